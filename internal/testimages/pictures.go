@@ -1,0 +1,217 @@
+// Package testimages makes reproducible test pictures in code: patterned, solid-colour,
+// labelled (a short text drawn with a tiny built-in bitmap font that a vision model can
+// read) and screenshot-like noisy pictures of a requested encoded size, and encodes them as
+// PNG, JPEG, GIF (also animated), BMP and lossless WebP.
+//
+// Everything is deterministic: the same arguments give the same bytes (for a given Go
+// toolchain, since PNG, JPEG and GIF use the standard library encoders).
+package testimages
+
+import (
+	"image"
+	"image/color"
+)
+
+// MaxSide is the largest width or height a picture of this package can have; larger requests
+// are clamped to it, and sides below 1 become 1.
+const MaxSide = 4096
+
+// Named colours with unambiguous names, for pictures whose colour is the expected answer.
+var (
+	Red    = color.RGBA{R: 0xE0, G: 0x1B, B: 0x24, A: 0xFF}
+	Green  = color.RGBA{R: 0x2E, G: 0xA0, B: 0x43, A: 0xFF}
+	Blue   = color.RGBA{R: 0x1C, G: 0x5F, B: 0xD8, A: 0xFF}
+	Yellow = color.RGBA{R: 0xF5, G: 0xD0, B: 0x16, A: 0xFF}
+	Orange = color.RGBA{R: 0xF2, G: 0x7A, B: 0x12, A: 0xFF}
+	Purple = color.RGBA{R: 0x7B, G: 0x2F, B: 0xBE, A: 0xFF}
+	Black  = color.RGBA{R: 0x10, G: 0x10, B: 0x10, A: 0xFF}
+	White  = color.RGBA{R: 0xFF, G: 0xFF, B: 0xFF, A: 0xFF}
+	Gray   = color.RGBA{R: 0x80, G: 0x80, B: 0x80, A: 0xFF}
+)
+
+// Option changes what a picture shows or how it is encoded.
+type Option func(*settings)
+
+type settings struct {
+	solid   *color.RGBA
+	square  *color.RGBA
+	text    string
+	ink     *color.RGBA
+	quality int
+}
+
+// WithSolid fills the whole picture with c instead of the seeded pattern.
+func WithSolid(c color.RGBA) Option { return func(s *settings) { s.solid = &c } }
+
+// WithSquare draws a filled square of colour c in the middle of the picture (half of its
+// shorter side), on a light background.
+func WithSquare(c color.RGBA) Option { return func(s *settings) { s.square = &c } }
+
+// WithText draws text (upper-case letters, digits, a little punctuation; '\n' breaks lines)
+// as large as fits, centred.
+func WithText(text string) Option { return func(s *settings) { s.text = text } }
+
+// WithInk sets the colour of the text; by default black or white, whichever contrasts more.
+func WithInk(c color.RGBA) Option { return func(s *settings) { s.ink = &c } }
+
+// WithQuality sets the JPEG quality (1–100, default 85); other encoders ignore it.
+func WithQuality(q int) Option { return func(s *settings) { s.quality = q } }
+
+func collect(opts []Option) settings {
+	s := settings{quality: 85}
+	for _, o := range opts {
+		if o != nil {
+			o(&s)
+		}
+	}
+	if s.quality < 1 || s.quality > 100 {
+		s.quality = 85
+	}
+	return s
+}
+
+// clampSide keeps a side within 1..MaxSide.
+func clampSide(n int) int {
+	switch {
+	case n < 1:
+		return 1
+	case n > MaxSide:
+		return MaxSide
+	}
+	return n
+}
+
+// rng is a splitmix64 generator: tiny, fast and stable across Go releases.
+type rng struct{ state uint64 }
+
+func newRNG(seed int64) *rng {
+	return &rng{state: uint64(seed)*0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019}
+}
+
+func (r *rng) next() uint64 {
+	r.state += 0x9E3779B97F4A7C15
+	return mix64(r.state)
+}
+
+// intn returns a number in [0, n); n must be positive.
+func (r *rng) intn(n int) int { return int(r.next() % uint64(n)) }
+
+func mix64(z uint64) uint64 {
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EB
+	return z ^ (z >> 31)
+}
+
+// Picture draws a w×h picture: the seeded pattern (a soft gradient with a few shapes) or a
+// solid colour, then the optional square and text.
+func Picture(w, h int, seed int64, opts ...Option) *image.RGBA {
+	w, h = clampSide(w), clampSide(h)
+	s := collect(opts)
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	background := color.RGBA{R: 0xF4, G: 0xF4, B: 0xF0, A: 0xFF}
+	switch {
+	case s.solid != nil:
+		background = *s.solid
+		fillRect(img, img.Bounds(), background)
+	case s.square != nil:
+		fillRect(img, img.Bounds(), background)
+	default:
+		background = drawPattern(img, seed)
+	}
+	if s.square != nil {
+		side := min(w, h) / 2
+		if side < 1 {
+			side = 1
+		}
+		x0, y0 := (w-side)/2, (h-side)/2
+		fillRect(img, image.Rect(x0, y0, x0+side, y0+side), *s.square)
+	}
+	if s.text != "" {
+		ink := contrasting(background)
+		if s.solid == nil {
+			ink = Black // on the light plate
+		}
+		if s.ink != nil {
+			ink = *s.ink
+		}
+		drawCentredText(img, img.Bounds(), s.text, ink, s.solid == nil)
+	}
+	return img
+}
+
+// drawPattern paints the seeded pattern and returns its average background colour.
+func drawPattern(img *image.RGBA, seed int64) color.RGBA {
+	r := newRNG(seed)
+	b := img.Bounds()
+	from := color.RGBA{R: uint8(160 + r.intn(96)), G: uint8(160 + r.intn(96)), B: uint8(160 + r.intn(96)), A: 0xFF}
+	to := color.RGBA{R: uint8(160 + r.intn(96)), G: uint8(160 + r.intn(96)), B: uint8(160 + r.intn(96)), A: 0xFF}
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		c := lerp(from, to, y, b.Dy())
+		fillRect(img, image.Rect(b.Min.X, y, b.Max.X, y+1), c)
+	}
+	shapes := 3 + r.intn(4)
+	for i := 0; i < shapes; i++ {
+		c := color.RGBA{R: uint8(r.intn(256)), G: uint8(r.intn(256)), B: uint8(r.intn(256)), A: 0xFF}
+		x0, y0 := r.intn(b.Dx()), r.intn(b.Dy())
+		sw, sh := 1+r.intn(max(1, b.Dx()/3)), 1+r.intn(max(1, b.Dy()/3))
+		if r.intn(2) == 0 {
+			fillRect(img, image.Rect(x0, y0, x0+sw, y0+sh), c)
+		} else {
+			fillEllipse(img, image.Rect(x0, y0, x0+sw, y0+sh), c)
+		}
+	}
+	return lerp(from, to, 1, 2)
+}
+
+func lerp(a, b color.RGBA, i, n int) color.RGBA {
+	if n <= 1 {
+		return a
+	}
+	f := func(x, y uint8) uint8 { return uint8((int(x)*(n-1-i) + int(y)*i) / (n - 1)) }
+	return color.RGBA{R: f(a.R, b.R), G: f(a.G, b.G), B: f(a.B, b.B), A: 0xFF}
+}
+
+func fillEllipse(img *image.RGBA, r image.Rectangle, c color.RGBA) {
+	cx, cy := float64(r.Min.X+r.Max.X)/2, float64(r.Min.Y+r.Max.Y)/2
+	rx, ry := float64(r.Dx())/2, float64(r.Dy())/2
+	if rx <= 0 || ry <= 0 {
+		return
+	}
+	clip := r.Intersect(img.Bounds())
+	for y := clip.Min.Y; y < clip.Max.Y; y++ {
+		for x := clip.Min.X; x < clip.Max.X; x++ {
+			dx, dy := (float64(x)+0.5-cx)/rx, (float64(y)+0.5-cy)/ry
+			if dx*dx+dy*dy <= 1 {
+				img.SetRGBA(x, y, c)
+			}
+		}
+	}
+}
+
+// contrasting returns black or white, whichever stands out more on bg.
+func contrasting(bg color.RGBA) color.RGBA {
+	luma := 299*int(bg.R) + 587*int(bg.G) + 114*int(bg.B)
+	if luma > 128*1000 {
+		return Black
+	}
+	return White
+}
+
+// drawCentredText draws text as large as fits in 90% of area, centred; with plate, on a
+// light plate that keeps it readable over the pattern.
+func drawCentredText(img *image.RGBA, area image.Rectangle, text string, ink color.RGBA, plate bool) {
+	tw, th := TextSize(text, 1)
+	if tw == 0 {
+		return
+	}
+	scale := min(area.Dx()*9/10/tw, area.Dy()*9/10/th)
+	if scale < 1 {
+		scale = 1
+	}
+	tw, th = TextSize(text, scale)
+	x, y := area.Min.X+(area.Dx()-tw)/2, area.Min.Y+(area.Dy()-th)/2
+	if plate {
+		fillRect(img, image.Rect(x-2*scale, y-2*scale, x+tw+2*scale, y+th+2*scale), color.RGBA{R: 0xF8, G: 0xF8, B: 0xF4, A: 0xFF})
+	}
+	DrawText(img, x, y, scale, text, ink)
+}
