@@ -1,20 +1,784 @@
 package corpora
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"path/filepath"
+	"strings"
 )
 
+// This file holds what the three request-body readers (OpenAI Chat Completions, OpenAI
+// Responses, Anthropic Messages) share: splitting a file into records (one request object, a
+// JSON array of requests, JSON Lines, proxy-log envelopes), numbering requests, locating
+// problems; and the Chat Completions reader itself.
+
+// apiMaxRecordBytes caps one record: a line of JSON Lines, a whole multi-line document, or one
+// httprr request. A line longer than this is reported and skipped; memory stays bounded.
+const apiMaxRecordBytes = 1 << 30
+
+// apiFormat describes one request-body format.
+type apiFormat struct {
+	format Format
+	// isRequest tells a request body from an envelope around one.
+	isRequest func(f jwFields) bool
+	// parse fills p.conv from the request body.
+	parse func(p *apiParse, req jwNode, f jwFields) *ReadError
+}
+
+// chatAPI is the OpenAI Chat Completions request format.
+func chatAPI() apiFormat {
+	return apiFormat{format: FormatOpenAIChat, isRequest: apiHas("messages"), parse: parseChatRequest}
+}
+
+// apiHas returns a predicate that is true when an object has one of the keys.
+func apiHas(keys ...string) func(jwFields) bool {
+	return func(f jwFields) bool {
+		for _, k := range keys {
+			if _, ok := f[k]; ok {
+				return true
+			}
+		}
+		return false
+	}
+}
+
 func readOpenAIChat(ctx context.Context, name string, r io.Reader, e Emitter) error {
-	return errors.New("not implemented")
+	return newAPILogReader(name, chatAPI(), e).read(ctx, r)
 }
-func readOpenAIResponses(ctx context.Context, name string, r io.Reader, e Emitter) error {
-	return errors.New("not implemented")
+
+// apiLogReader reads a file of recorded request bodies of one format.
+type apiLogReader struct {
+	name      string
+	base      string // file base name, for conversation ids
+	format    apiFormat
+	e         Emitter
+	maxRecord int
+	next      int // index of the next request in the file
 }
-func readAnthropic(ctx context.Context, name string, r io.Reader, e Emitter) error {
-	return errors.New("not implemented")
+
+func newAPILogReader(name string, format apiFormat, e Emitter) *apiLogReader {
+	return &apiLogReader{name: name, base: filepath.Base(name), format: format, e: e, maxRecord: apiMaxRecordBytes}
 }
-func readHTTPRR(ctx context.Context, name string, r io.Reader, e Emitter) error {
-	return errors.New("not implemented")
+
+// apiLineTooLongError reports a line past the record cap.
+type apiLineTooLongError struct{ size int }
+
+func (e *apiLineTooLongError) Error() string {
+	return fmt.Sprintf("line longer than %d bytes; skipped", e.size)
+}
+
+// readLine returns the next line with its '\n' (if any). A line longer than the cap is
+// consumed and reported as *apiLineTooLongError. io.EOF comes with the last (partial) line.
+func (rd *apiLogReader) readLine(br *bufio.Reader) ([]byte, error) {
+	var buf []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(buf)+len(chunk) > rd.maxRecord {
+			for errors.Is(err, bufio.ErrBufferFull) {
+				_, err = br.ReadSlice('\n')
+			}
+			if err != nil && err != io.EOF {
+				return nil, err
+			}
+			return nil, &apiLineTooLongError{size: rd.maxRecord}
+		}
+		buf = append(buf, chunk...)
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		return buf, err
+	}
+}
+
+// apiTrim trims whitespace and a byte order mark around a line.
+func apiTrim(b []byte) []byte {
+	b = bytes.TrimPrefix(b, []byte("\ufeff"))
+	return bytes.TrimSpace(b)
+}
+
+// read splits the input into records. When the first non-blank line is a whole JSON value the
+// input is JSON Lines (one request, or one array of requests, a line); otherwise it is read
+// as one (multi-line) document, a stream of JSON values.
+func (rd *apiLogReader) read(ctx context.Context, r io.Reader) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var prefix []byte
+	lineNo := 0
+	for {
+		line, err := rd.readLine(br)
+		var tooLong *apiLineTooLongError
+		if errors.As(err, &tooLong) {
+			lineNo++
+			rd.e.Problem(&ReadError{Loc: Location{File: rd.name, Line: lineNo}, Err: err})
+			rd.next++
+			return rd.lineMode(ctx, br, lineNo)
+		}
+		if err != nil && err != io.EOF {
+			return &ReadError{Loc: Location{File: rd.name, Line: lineNo + 1}, Err: err}
+		}
+		if len(line) == 0 && err == io.EOF {
+			return nil
+		}
+		lineNo++
+		t := apiTrim(line)
+		if len(t) == 0 {
+			prefix = append(prefix, line...)
+			if err == io.EOF {
+				return nil
+			}
+			continue
+		}
+		if json.Valid(t) || !(t[0] == '{' || t[0] == '[' || t[0] == '"') {
+			if herr := rd.handleLine(ctx, line, lineNo); herr != nil {
+				return herr
+			}
+			if err == io.EOF {
+				return nil
+			}
+			return rd.lineMode(ctx, br, lineNo)
+		}
+		rest, rerr := io.ReadAll(io.LimitReader(br, int64(rd.maxRecord-len(prefix)-len(line))+1))
+		if rerr != nil {
+			return &ReadError{Loc: Location{File: rd.name, Line: lineNo}, Err: rerr}
+		}
+		data := append(append(prefix, line...), rest...)
+		if len(data) > rd.maxRecord {
+			return &ReadError{Loc: Location{File: rd.name}, Err: fmt.Errorf("document larger than %d bytes", rd.maxRecord)}
+		}
+		return rd.documentMode(ctx, data)
+	}
+}
+
+// lineMode reads the remaining lines of a JSON Lines file; lineNo is the number of the last line read.
+func (rd *apiLogReader) lineMode(ctx context.Context, br *bufio.Reader, lineNo int) error {
+	for {
+		line, err := rd.readLine(br)
+		var tooLong *apiLineTooLongError
+		switch {
+		case errors.As(err, &tooLong):
+			lineNo++
+			rd.e.Problem(&ReadError{Loc: Location{File: rd.name, Line: lineNo}, Err: err})
+			rd.next++
+			continue
+		case err != nil && err != io.EOF:
+			return &ReadError{Loc: Location{File: rd.name, Line: lineNo + 1}, Err: err}
+		case len(line) == 0 && err == io.EOF:
+			return nil
+		}
+		lineNo++
+		if herr := rd.handleLine(ctx, line, lineNo); herr != nil {
+			return herr
+		}
+		if err == io.EOF {
+			return nil
+		}
+	}
+}
+
+// handleLine reads one line of JSON Lines.
+func (rd *apiLogReader) handleLine(ctx context.Context, line []byte, lineNo int) error {
+	lead := len(line) - len(bytes.TrimLeft(bytes.TrimPrefix(line, []byte("\ufeff")), " \t\r\n")) // bytes before the value
+	t := apiTrim(line)
+	if len(t) == 0 {
+		return nil
+	}
+	return rd.handleRecord(ctx, jwNode{raw: t, loc: Location{File: rd.name, Line: lineNo, Offset: int64(lead)}})
+}
+
+// documentMode reads a whole document held in memory: one or more JSON values.
+func (rd *apiLogReader) documentMode(ctx context.Context, data []byte) error {
+	base := 0
+	if bytes.HasPrefix(data, []byte("\ufeff")) {
+		base = 3
+	}
+	dec := json.NewDecoder(bytes.NewReader(data[base:]))
+	for {
+		start := jwSkipSpace(data, base+int(dec.InputOffset()))
+		if start >= len(data) {
+			return nil
+		}
+		if err := dec.Decode(new(jwSyntaxOnly)); err != nil {
+			errOff := len(data)
+			var se *json.SyntaxError
+			if errors.As(err, &se) {
+				errOff = min(base+int(se.Offset), len(data))
+			}
+			line, col := apiLineCol(data, errOff)
+			startLine, _ := apiLineCol(data, start)
+			rd.e.Problem(&ReadError{Loc: Location{File: rd.name, Line: line, Offset: int64(col)},
+				Err: fmt.Errorf("invalid JSON in the value starting at line %d: %w", startLine, err)})
+			rd.next++
+			// Go on line by line after the line the broken value started on: a JSON Lines file
+			// whose first line is broken looks like a document until here.
+			nl := bytes.IndexByte(data[start:], '\n')
+			if nl < 0 {
+				return nil
+			}
+			return rd.fallbackLines(ctx, data[start+nl+1:], startLine+1)
+		}
+		end := base + int(dec.InputOffset())
+		rec := jwNode{raw: data[start:end], loc: Location{File: rd.name, Offset: int64(start)}}
+		if err := rd.handleRecord(ctx, rec); err != nil {
+			return err
+		}
+	}
+}
+
+// fallbackLines reads what follows a broken value as JSON Lines, taking only lines that start
+// with '{' or '[' in column 1 (the inner lines of a pretty-printed document are indented, so
+// they are not mistaken for records).
+func (rd *apiLogReader) fallbackLines(ctx context.Context, data []byte, lineNo int) error {
+	for len(data) > 0 {
+		line := data
+		if nl := bytes.IndexByte(data, '\n'); nl >= 0 {
+			line, data = data[:nl+1], data[nl+1:]
+		} else {
+			data = nil
+		}
+		if len(line) > 0 && (line[0] == '{' || line[0] == '[') {
+			if err := rd.handleLine(ctx, line, lineNo); err != nil {
+				return err
+			}
+		}
+		lineNo++
+	}
+	return nil
+}
+
+// apiLineCol returns the 1-based line of data[off] and its 0-based byte offset in that line.
+func apiLineCol(data []byte, off int) (line, col int) {
+	off = min(max(off, 0), len(data))
+	before := data[:off]
+	line = 1 + bytes.Count(before, []byte("\n"))
+	col = off - (bytes.LastIndexByte(before, '\n') + 1)
+	return line, col
+}
+
+// handleRecord reads one top-level value: a request, an envelope, or an array of them.
+func (rd *apiLogReader) handleRecord(ctx context.Context, rec jwNode) error {
+	if err := jwCheck(rec); err != nil {
+		rd.e.Problem(err)
+		rd.next++
+		return nil
+	}
+	switch rec.kind() {
+	case '[':
+		return rec.elements(func(_ int, v jwNode) error { return rd.handleRequest(ctx, v) })
+	case '{', '"':
+		return rd.handleRequest(ctx, rec)
+	}
+	rd.e.Problem(rec.errorf("expected a request object or an array of requests, found %s", rec.kindName()))
+	rd.next++
+	return nil
+}
+
+// handleRequest reads one request and emits its conversation; a bad request is reported and
+// skipped. Only the emitter's own error (or cancellation) stops the reader.
+func (rd *apiLogReader) handleRequest(ctx context.Context, n jwNode) error {
+	if err := ctx.Err(); err != nil {
+		return &ReadError{Loc: n.loc, Err: err}
+	}
+	id := fmt.Sprintf("%s#%d", rd.base, rd.next)
+	rd.next++
+	conv, problems, rerr := apiParseRequest(rd.format, n, id)
+	for _, p := range problems {
+		rd.e.Problem(p)
+	}
+	if rerr != nil {
+		rd.e.Problem(rerr)
+		return nil
+	}
+	if err := rd.e.Conversation(conv); err != nil {
+		return fmt.Errorf("read %s: %w", rd.name, err)
+	}
+	return nil
+}
+
+// apiParseRequest reads one request body (or envelope) into a conversation. problems are
+// located issues that did not stop the request (a broken data URL, say).
+func apiParseRequest(format apiFormat, n jwNode, id string) (*Conversation, []*ReadError, *ReadError) {
+	req, f, rerr := apiUnwrap(n, format)
+	if rerr != nil {
+		return nil, nil, rerr
+	}
+	p := &apiParse{
+		conv:      &Conversation{ID: id, Format: format.format, Source: req.loc, Bytes: int64(len(req.raw)), Messages: []Message{}},
+		callNames: map[string]string{},
+	}
+	if rerr := format.parse(p, req, f); rerr != nil {
+		return nil, p.problems, rerr
+	}
+	return p.conv, p.problems, nil
+}
+
+// apiEnvelopeKeys are the members of a proxy-log record that may hold the request body.
+var apiEnvelopeKeys = [...]string{"request", "body", "request_body", "requestBody"}
+
+// apiUnwrap finds the request body in n: n itself, or (up to three levels down) the request,
+// body, request_body or requestBody member, which may be an object or a JSON string. Pointers
+// into a stringified body continue past the string's own pointer.
+func apiUnwrap(n jwNode, format apiFormat) (jwNode, jwFields, *ReadError) {
+	for depth := 0; ; depth++ {
+		if n.kind() == '"' {
+			b, rerr := n.textBytes()
+			if rerr != nil {
+				return n, nil, rerr
+			}
+			inner := jwNode{raw: bytes.TrimSpace(b), loc: n.loc, embedded: true}
+			if rerr := jwCheck(inner); rerr != nil {
+				rerr.Err = fmt.Errorf("stringified request body: %w", rerr.Err)
+				return n, nil, rerr
+			}
+			n = inner
+		}
+		if n.kind() != '{' {
+			return n, nil, n.errorf("expected a %s request object, found %s", format.format, n.kindName())
+		}
+		f, err := n.fields()
+		if err != nil {
+			return n, nil, asReadError(n, err)
+		}
+		if format.isRequest(f) {
+			return n, f, nil
+		}
+		found := false
+		if depth < 3 {
+			for _, k := range apiEnvelopeKeys {
+				if v, ok := f[k]; ok && (v.kind() == '{' || v.kind() == '"') {
+					n, found = v, true
+					break
+				}
+			}
+		}
+		if !found {
+			return n, nil, n.errorf("not a %s request: no messages or input member", format.format)
+		}
+	}
+}
+
+// apiParse collects one conversation.
+type apiParse struct {
+	conv     *Conversation
+	problems []*ReadError
+	// callNames maps tool call ids to tool names, to name the results.
+	callNames map[string]string
+}
+
+// note records a reader remark on the conversation.
+func (p *apiParse) note(format string, args ...any) {
+	p.conv.Notes = append(p.conv.Notes, fmt.Sprintf(format, args...))
+}
+
+// opaque keeps a value verbatim: the Part's Text is its raw JSON as recorded.
+func apiOpaque(n jwNode) Part {
+	return Part{Kind: PartOpaque, Text: string(n.raw), Loc: n.loc}
+}
+
+// opaqueNoted keeps a value verbatim and notes why.
+func (p *apiParse) opaqueNoted(n jwNode, what string) Part {
+	p.note("%s: %s kept opaque (not read)", n.loc.Pointer, what)
+	return apiOpaque(n)
+}
+
+// imageURL turns an image URL string into a Part: a data URL becomes an image with its bytes
+// decoded; anything else a reference that is never fetched. A data URL that does not decode
+// is reported as a problem and kept opaque, and the conversation goes on.
+func (p *apiParse) imageURL(urlNode jwNode, origin Origin, detail string) (Part, *ReadError) {
+	u, rerr := urlNode.textBytes()
+	if rerr != nil {
+		return Part{}, rerr
+	}
+	if d, ok := jwParseDataURL(u); ok {
+		data, err := d.decode()
+		if err != nil {
+			p.problems = append(p.problems, urlNode.errorf("image data URL: %v", err))
+			return p.opaqueNoted(urlNode, "undecodable data URL"), nil
+		}
+		img := &Image{Data: data, DeclaredType: d.MediaType, Origin: origin, Encoding: "data-url", Detail: detail}
+		return Part{Kind: PartImage, Image: img, Loc: urlNode.loc}, nil
+	}
+	target := string(u)
+	reason := "remote image URL; never fetched"
+	if !strings.HasPrefix(target, "http://") && !strings.HasPrefix(target, "https://") {
+		reason = "image URL that is neither a data URL nor http(s); not opened"
+	}
+	return Part{Kind: PartReference, Ref: &Reference{Kind: "url", Target: target, Origin: origin, Reason: reason}, Loc: urlNode.loc}, nil
+}
+
+// base64Image turns a bare base64 field into an image part; bad base64 is reported and kept opaque.
+func (p *apiParse) base64Image(dataNode jwNode, mediaType string, origin Origin) (Part, *ReadError) {
+	b, rerr := dataNode.textBytes()
+	if rerr != nil {
+		return Part{}, rerr
+	}
+	data, err := jwDecodeBase64(b)
+	if err != nil {
+		p.problems = append(p.problems, dataNode.errorf("image data: %v", err))
+		return p.opaqueNoted(dataNode, "undecodable base64 image"), nil
+	}
+	img := &Image{Data: data, DeclaredType: mediaType, Origin: origin, Encoding: "base64"}
+	return Part{Kind: PartImage, Image: img, Loc: dataNode.loc}, nil
+}
+
+// apiTextPart returns a text part, or false for an empty string.
+func apiTextPart(n jwNode) (Part, bool, *ReadError) {
+	s, rerr := n.text()
+	if rerr != nil {
+		return Part{}, false, rerr
+	}
+	return Part{Kind: PartText, Text: s, Loc: n.loc}, s != "", nil
+}
+
+// apiArguments returns tool-call arguments as JSON text: a string as is, any other JSON
+// value compacted (key order kept), null or absent as "".
+func apiArguments(n jwNode) (string, *ReadError) {
+	switch {
+	case n.isNull():
+		return "", nil
+	case n.kind() == '"':
+		return n.text()
+	}
+	return string(jwCompact(n.raw)), nil
+}
+
+// asReadError converts the error of a walk callback back to *ReadError.
+func asReadError(n jwNode, err error) *ReadError {
+	if err == nil {
+		return nil
+	}
+	var re *ReadError
+	if errors.As(err, &re) {
+		return re
+	}
+	return n.errorf("%v", err)
+}
+
+// parseChatRequest reads an OpenAI Chat Completions request body.
+func parseChatRequest(p *apiParse, req jwNode, f jwFields) *ReadError {
+	var rerr *ReadError
+	if p.conv.Model, rerr = f.str("model"); rerr != nil {
+		return rerr
+	}
+	if rerr := p.chatTools(f); rerr != nil {
+		return rerr
+	}
+	msgs := f["messages"]
+	if msgs.kind() != '[' {
+		return msgs.errorf("messages must be an array, found %s", msgs.kindName())
+	}
+	return asReadError(msgs, msgs.elements(func(_ int, m jwNode) error {
+		if rerr := p.chatMessage(m); rerr != nil {
+			return rerr
+		}
+		return nil
+	}))
+}
+
+// chatTools reads tools (and the deprecated functions) into ToolDefs.
+func (p *apiParse) chatTools(f jwFields) *ReadError {
+	for _, key := range []string{"tools", "functions"} {
+		list, ok := f[key]
+		if !ok || list.isNull() {
+			continue
+		}
+		err := list.elements(func(_ int, t jwNode) error {
+			tf, err := t.fields()
+			if err != nil {
+				return err
+			}
+			if fn, ok := tf["function"]; ok && fn.kind() == '{' {
+				if tf, err = fn.fields(); err != nil {
+					return err
+				}
+			}
+			def, rerr := apiToolDef(tf, "parameters")
+			if rerr != nil {
+				return rerr
+			}
+			if def.Name == "" {
+				def.Name, _ = tf.str("type")
+			}
+			p.conv.Tools = append(p.conv.Tools, def)
+			return nil
+		})
+		if err != nil {
+			return asReadError(list, err)
+		}
+	}
+	return nil
+}
+
+// apiToolDef reads name, description and the schema member of a tool declaration.
+func apiToolDef(f jwFields, schemaKey string) (ToolDef, *ReadError) {
+	var def ToolDef
+	var rerr *ReadError
+	if def.Name, rerr = f.str("name"); rerr != nil {
+		return def, rerr
+	}
+	if def.Description, rerr = f.str("description"); rerr != nil {
+		return def, rerr
+	}
+	if s, ok := f[schemaKey]; ok && !s.isNull() {
+		def.Parameters = json.RawMessage(s.raw)
+	}
+	return def, nil
+}
+
+// chatMessage reads one Chat Completions message.
+func (p *apiParse) chatMessage(m jwNode) *ReadError {
+	f, err := m.fields()
+	if err != nil {
+		return asReadError(m, err)
+	}
+	role, rerr := f.str("role")
+	if rerr != nil {
+		return rerr
+	}
+	msg := Message{Loc: m.loc, Raw: json.RawMessage(m.raw), Parts: []Part{}}
+	if msg.Name, rerr = f.str("name"); rerr != nil {
+		return rerr
+	}
+	content := f["content"]
+	switch role {
+	case "system", "developer":
+		msg.Role = RoleSystem
+		msg.Parts, rerr = p.chatContent(content, OriginUser)
+	case "user":
+		msg.Role = RoleUser
+		msg.Parts, rerr = p.chatContent(content, OriginUser)
+	case "assistant":
+		msg.Role = RoleAssistant
+		rerr = p.chatAssistant(&msg, f)
+	case "tool", "function":
+		msg.Role = RoleTool
+		rerr = p.chatToolResult(&msg, f, role == "function")
+	case "":
+		return m.errorf("message has no role")
+	default:
+		return f["role"].errorf("unknown message role %q", role)
+	}
+	if rerr != nil {
+		return rerr
+	}
+	p.conv.Messages = append(p.conv.Messages, msg)
+	return nil
+}
+
+// chatAssistant reads an assistant message: reasoning (opaque), content, refusal, tool calls.
+func (p *apiParse) chatAssistant(msg *Message, f jwFields) *ReadError {
+	for _, key := range []string{"reasoning_content", "reasoning"} {
+		if v, ok := f[key]; ok && !v.isNull() && string(v.raw) != `""` {
+			msg.Parts = append(msg.Parts, apiOpaque(v))
+		}
+	}
+	parts, rerr := p.chatContent(f["content"], OriginAssistant)
+	if rerr != nil {
+		return rerr
+	}
+	msg.Parts = append(msg.Parts, parts...)
+	if v, ok := f["refusal"]; ok && !v.isNull() {
+		part, nonEmpty, rerr := apiTextPart(v)
+		if rerr != nil {
+			return rerr
+		}
+		if nonEmpty {
+			msg.Parts = append(msg.Parts, part)
+		}
+	}
+	if calls, ok := f["tool_calls"]; ok && !calls.isNull() {
+		err := calls.elements(func(_ int, c jwNode) error {
+			part, rerr := p.chatToolCall(c)
+			if rerr != nil {
+				return rerr
+			}
+			msg.Parts = append(msg.Parts, part)
+			return nil
+		})
+		if err != nil {
+			return asReadError(calls, err)
+		}
+	}
+	if fc, ok := f["function_call"]; ok && !fc.isNull() {
+		part, rerr := p.chatFunction(fc, "")
+		if rerr != nil {
+			return rerr
+		}
+		msg.Parts = append(msg.Parts, part)
+	}
+	return nil
+}
+
+// chatToolCall reads one tool_calls entry.
+func (p *apiParse) chatToolCall(c jwNode) (Part, *ReadError) {
+	cf, err := c.fields()
+	if err != nil {
+		return Part{}, asReadError(c, err)
+	}
+	id, rerr := cf.str("id")
+	if rerr != nil {
+		return Part{}, rerr
+	}
+	fn, ok := cf["function"]
+	if !ok {
+		fn, ok = cf["custom"]
+	}
+	if !ok {
+		return p.opaqueNoted(c, "tool call without a function"), nil
+	}
+	part, rerr := p.chatFunction(fn, id)
+	part.Loc = c.loc
+	return part, rerr
+}
+
+// chatFunction reads {name, arguments} (or a custom tool's {name, input}).
+func (p *apiParse) chatFunction(fn jwNode, id string) (Part, *ReadError) {
+	ff, err := fn.fields()
+	if err != nil {
+		return Part{}, asReadError(fn, err)
+	}
+	name, rerr := ff.str("name")
+	if rerr != nil {
+		return Part{}, rerr
+	}
+	argNode, ok := ff["arguments"]
+	if !ok {
+		argNode = ff["input"]
+	}
+	args, rerr := apiArguments(argNode)
+	if rerr != nil {
+		return Part{}, rerr
+	}
+	if id != "" {
+		p.callNames[id] = name
+	}
+	return Part{Kind: PartToolCall, ToolCall: &ToolCall{ID: id, Name: name, Arguments: args}, Loc: fn.loc}, nil
+}
+
+// chatToolResult reads a tool (or deprecated function) message.
+func (p *apiParse) chatToolResult(msg *Message, f jwFields, legacyFunction bool) *ReadError {
+	var rerr *ReadError
+	if !legacyFunction {
+		if msg.ToolCallID, rerr = f.str("tool_call_id"); rerr != nil {
+			return rerr
+		}
+	}
+	name := msg.Name
+	if name == "" {
+		name = p.callNames[msg.ToolCallID]
+	}
+	res := &ToolResult{CallID: msg.ToolCallID, Name: name}
+	content, ok := f["content"]
+	loc := content.loc
+	if !ok {
+		loc = msg.Loc
+	}
+	switch content.kind() {
+	case '"':
+		if res.Text, rerr = content.text(); rerr != nil {
+			return rerr
+		}
+		res.IsText = true
+	case 'n', 0:
+		res.IsText = true
+	case '[':
+		if res.Parts, rerr = p.chatContent(content, OriginTool); rerr != nil {
+			return rerr
+		}
+	default:
+		return content.errorf("tool message content must be a string or an array of parts, found %s", content.kindName())
+	}
+	msg.Parts = []Part{{Kind: PartToolResult, ToolResult: res, Loc: loc}}
+	return nil
+}
+
+// chatContent reads a Chat Completions content value: absent, null, a string or an array of parts.
+func (p *apiParse) chatContent(content jwNode, origin Origin) ([]Part, *ReadError) {
+	switch content.kind() {
+	case 0, 'n':
+		return []Part{}, nil
+	case '"':
+		part, nonEmpty, rerr := apiTextPart(content)
+		if rerr != nil || !nonEmpty {
+			return []Part{}, rerr
+		}
+		return []Part{part}, nil
+	case '[':
+	default:
+		return nil, content.errorf("content must be a string or an array of parts, found %s", content.kindName())
+	}
+	parts := []Part{}
+	err := content.elements(func(_ int, el jwNode) error {
+		part, keep, rerr := p.chatPart(el, origin)
+		if rerr != nil {
+			return rerr
+		}
+		if keep {
+			parts = append(parts, part)
+		}
+		return nil
+	})
+	return parts, asReadError(content, err)
+}
+
+// chatPart reads one content part; unknown parts are kept opaque.
+func (p *apiParse) chatPart(el jwNode, origin Origin) (Part, bool, *ReadError) {
+	if el.kind() == '"' { // a bare string in a content array, as some clients write
+		part, _, rerr := apiTextPart(el)
+		return part, true, rerr
+	}
+	if el.kind() != '{' {
+		return p.opaqueNoted(el, "content part that is not an object"), true, nil
+	}
+	f, err := el.fields()
+	if err != nil {
+		return Part{}, false, asReadError(el, err)
+	}
+	typ, rerr := f.str("type")
+	if rerr != nil {
+		return Part{}, false, rerr
+	}
+	switch typ {
+	case "text", "input_text", "output_text":
+		part, _, rerr := apiTextPart(f["text"])
+		return part, true, rerr
+	case "refusal":
+		part, _, rerr := apiTextPart(f["refusal"])
+		return part, true, rerr
+	case "image_url":
+		iu := f["image_url"]
+		detail := ""
+		urlNode := iu
+		if iu.kind() == '{' {
+			iuf, err := iu.fields()
+			if err != nil {
+				return Part{}, false, asReadError(iu, err)
+			}
+			urlNode = iuf["url"]
+			if detail, rerr = iuf.str("detail"); rerr != nil {
+				return Part{}, false, rerr
+			}
+		}
+		part, rerr := p.imageURL(urlNode, origin, detail)
+		return part, true, rerr
+	case "file":
+		file := f["file"]
+		if file.kind() == '{' {
+			ff, err := file.fields()
+			if err != nil {
+				return Part{}, false, asReadError(file, err)
+			}
+			if id, _ := ff.str("file_id"); id != "" && ff["file_data"].isNull() {
+				return Part{Kind: PartReference, Loc: ff["file_id"].loc, Ref: &Reference{Kind: "file", Target: id, Origin: origin,
+					Reason: "file id of the provider's file store; not in the recording"}}, true, nil
+			}
+		}
+		return p.opaqueNoted(el, "file part"), true, nil
+	case "input_audio":
+		return p.opaqueNoted(el, "input_audio part"), true, nil
+	}
+	return p.opaqueNoted(el, fmt.Sprintf("content part of type %q", typ)), true, nil
 }
