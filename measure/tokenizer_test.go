@@ -1,0 +1,304 @@
+package measure
+
+import (
+	"encoding/base64"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"unicode/utf8"
+
+	tiktoken "github.com/pkoukk/tiktoken-go"
+	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
+)
+
+// Test fixtures shared by the tests of this file: loading a vocabulary takes ~0.5 s.
+var (
+	fixtureMu   sync.Mutex
+	oursByName  = map[string]*BPETokenizer{}
+	theirByName = map[string]*tiktoken.Tiktoken{}
+)
+
+func ourTiktoken(tb testing.TB, name string) *BPETokenizer {
+	tb.Helper()
+	fixtureMu.Lock()
+	defer fixtureMu.Unlock()
+	if t, ok := oursByName[name]; ok {
+		return t
+	}
+	t, err := loadTiktoken(name)
+	if err != nil {
+		tb.Fatalf("loadTiktoken(%s): %v", name, err)
+	}
+	oursByName[name] = t
+	return t
+}
+
+func referenceTiktoken(tb testing.TB, name string) *tiktoken.Tiktoken {
+	tb.Helper()
+	fixtureMu.Lock()
+	defer fixtureMu.Unlock()
+	if t, ok := theirByName[name]; ok {
+		return t
+	}
+	tiktoken.SetBpeLoader(tiktoken_loader.NewOfflineLoader())
+	t, err := tiktoken.GetEncoding(name)
+	if err != nil {
+		tb.Fatalf("tiktoken-go GetEncoding(%s): %v", name, err)
+	}
+	theirByName[name] = t
+	return t
+}
+
+var encodings = []string{"o200k_base", "cl100k_base"}
+
+// edgeCases exercise every alternative of the o200k and cl100k patterns.
+var edgeCases = []string{
+	"",
+	"hello world",
+	"Hello world",
+	"HELLO WORLD hello World HeLLo",
+	"I'm sure you've seen they'll, we'd, it's, 'S 'T 'RE 'Ve 'LL 'D 're",
+	"don't DON'T Don'T o'clock rock'n'roll '' ' 's",
+	"  leading spaces and trailing   ",
+	"tabs\tand\t\ttabs\t",
+	"line\nline\r\nline\n\n\nline\r\r\n",
+	"  \n  \n   x",
+	" \n",
+	"\n \n \n",
+	"a  \n\n  b",
+	"1 12 123 1234 12345 123456 3.14159 1,000,000 -42",
+	"١٢٣٤٥ ٦٧ ⅧⅨ ½¾ ²³",
+	"(parenthesised) [bracketed] {braced} <angle> \"quoted\" 'single'",
+	"path/to/file.go:12:34 https://example.com/a/b?c=d&e=f#g",
+	"a//b///c ///\n//\n",
+	"!!! ??? ... --- *** +++ ===\n\n",
+	" !x !\n!\r\n",
+	"日本語のテキストとカタカナ、ひらがな。中文文本：你好，世界！",
+	"한국어 텍스트 ‍ Ελληνικά Русский текст עברית العربية",
+	"café naïve coöperate résumé Ångström ﬁnance",
+	"e\u0301 a\u0300\u0301 \u0301start x\u0301\u0302Y \u0300\u0300",
+	"ǅungla ǈj ǋ Ǉ ʰʱ ʲ ˠ ᴬᴮ",
+	"emoji 😀😃 👍🏽 👨‍👩‍👧 🇯🇵 ✨",
+	"\u00a0nbsp\u2003em\u3000ideographic\u2028ls\u2029ps\u0085nel\u200bzw",
+	"\x00\x01\x1f\x7f control",
+	"mixedCASEIdentifiers snake_case_name kebab-case-name CONSTANT_NAME",
+	"func main() {\n\tfmt.Println(\"hi\")\n}\n",
+	"{\"key\": [1, 2, 3], \"nested\": {\"a\": null, \"b\": true}}",
+	"<|im_start|>user\nhi<|im_end|> <|endoftext|>",
+	"iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+	strings.Repeat("a", 300),
+	strings.Repeat("ab", 200) + strings.Repeat(" ", 150) + strings.Repeat("\n", 3),
+	strings.Repeat("Z", 257) + "z",
+	strings.Repeat("日本", 120),
+	"ſ ſt K Kelvin İstanbul ß ẞ",
+	"'ſ 'K 'İ 'ß",
+	"A\u0300b \u02b0A\u02b0 A\u0300 AB\u0300 ABʰC ABʰCd Ab'S A'LL a'Re",
+	"\u0301'S \u0301a \u0301A \u0301\u0302",
+	"word\u00adsoft hyphen",
+	"x\u2028\u2028y  \u0085\u0085z",
+	"\ufeffBOM and \ufffd replacement",
+}
+
+func TestTiktokenKnownIDs(t *testing.T) {
+	tests := []struct {
+		encoding, text string
+		want           []int
+	}{
+		{"cl100k_base", "hello world", []int{15339, 1917}},
+		{"o200k_base", "hello world", []int{24912, 2375}},
+	}
+	for _, tc := range tests {
+		got := ourTiktoken(t, tc.encoding).Encode(tc.text)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s Encode(%q) = %v, want %v", tc.encoding, tc.text, got, tc.want)
+		}
+	}
+}
+
+func TestTiktokenFramingSpecials(t *testing.T) {
+	tests := []struct {
+		encoding, text string
+		want           []int
+	}{
+		{"cl100k_base", "<|endoftext|>", []int{100257}},
+		{"o200k_base", "<|endoftext|>hello world<|endofprompt|>", []int{199999, 24912, 2375, 200018}},
+	}
+	for _, tc := range tests {
+		tok := ourTiktoken(t, tc.encoding)
+		if got := tok.EncodeFraming(tc.text); !slices.Equal(got, tc.want) {
+			t.Errorf("%s EncodeFraming(%q) = %v, want %v", tc.encoding, tc.text, got, tc.want)
+		}
+		if got := tok.CountFraming(tc.text); got != len(tc.want) {
+			t.Errorf("%s CountFraming(%q) = %d, want %d", tc.encoding, tc.text, got, len(tc.want))
+		}
+		// As ordinary text the same string is never a special token.
+		if got := tok.Encode(tc.text); slices.Contains(got, tc.want[0]) {
+			t.Errorf("%s Encode(%q) = %v contains the special id %d", tc.encoding, tc.text, got, tc.want[0])
+		}
+	}
+}
+
+// checkParity compares ours with tiktoken-go on one text.
+func checkParity(t *testing.T, name, text string) {
+	t.Helper()
+	ours := ourTiktoken(t, name)
+	want := referenceTiktoken(t, name).Encode(text, nil, nil)
+	got := ours.Encode(text)
+	if !slices.Equal(got, want) {
+		i := 0
+		for i < len(got) && i < len(want) && got[i] == want[i] {
+			i++
+		}
+		t.Fatalf("%s: ids differ for %q at token %d:\n ours %v\ntheirs %v", name, clip(text, 200), i, clip2(got, i), clip2(want, i))
+	}
+	if n := ours.Count(text); n != len(want) {
+		t.Fatalf("%s: Count(%q) = %d, Encode gives %d", name, clip(text, 200), n, len(want))
+	}
+	if utf8.ValidString(text) {
+		dec, err := ours.Decode(got)
+		if err != nil || string(dec) != text {
+			t.Fatalf("%s: Decode(Encode(%q)) = %q, %v", name, clip(text, 200), clip(string(dec), 200), err)
+		}
+	}
+}
+
+func clip(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}
+
+func clip2(ids []int, at int) []int {
+	lo, hi := max(0, at-3), min(len(ids), at+5)
+	return ids[lo:hi]
+}
+
+func TestTiktokenParityEdgeCases(t *testing.T) {
+	for _, name := range encodings {
+		for _, text := range edgeCases {
+			checkParity(t, name, text)
+		}
+		// Invalid UTF-8 is read as U+FFFD per bad byte, as tiktoken-go reads it.
+		checkParity(t, name, "bad \xff\xfe bytes \xc3( \xe2\x82")
+	}
+}
+
+// randomText draws text from an alphabet that stresses the pattern boundaries.
+func randomText(r *rand.Rand, n int) string {
+	alphabet := []string{
+		"a", "b", "z", "A", "Z", "e", "s", "t", "S", "T", "l", "L", "d", "r", "v", "m",
+		"'", "'", "\"", " ", " ", " ", "  ", "\t", "\n", "\r", "\r\n", "\n\n",
+		"0", "1", "9", "١", "½", ".", ",", "/", "//", "-", "_", "(", ")", "!", "?",
+		"é", "É", "ß", "ǅ", "ʰ", "\u0301", "\u0300", "日", "本", "カ", "한", "Ω", "ω",
+		"😀", "👍🏽", "\u00a0", "\u3000", "\u2028", "\u0085", "\u200b", "\x00", "ſ", "K",
+		"<|endoftext|>", "hello", " world", "HTTP", "Server", "'re", "'LL",
+	}
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		b.WriteString(alphabet[r.IntN(len(alphabet))])
+	}
+	return b.String()
+}
+
+func TestTiktokenParityRandom(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	rounds := 400
+	if testing.Short() {
+		rounds = 60
+	}
+	for _, name := range encodings {
+		for i := 0; i < rounds; i++ {
+			checkParity(t, name, randomText(r, 1+r.IntN(60)))
+		}
+	}
+}
+
+func TestTiktokenParityRealText(t *testing.T) {
+	// Real inputs: this package's and the module's Go sources, and base64 of binary data.
+	var texts []string
+	_, self, _, _ := runtime.Caller(0)
+	files, _ := filepath.Glob(filepath.Join(filepath.Dir(self), "..", "corpora", "*.go"))
+	for _, f := range files[:min(len(files), 4)] {
+		b, err := os.ReadFile(f)
+		if err == nil {
+			texts = append(texts, string(b[:min(len(b), 20000)]))
+		}
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	raw := make([]byte, 3000)
+	for i := range raw {
+		raw[i] = byte(r.Uint32())
+	}
+	texts = append(texts, base64.StdEncoding.EncodeToString(raw), englishText(r, 4000))
+	if len(texts) < 3 {
+		t.Fatalf("found only %d real texts", len(texts))
+	}
+	for _, name := range encodings {
+		for _, text := range texts {
+			checkParity(t, name, text)
+		}
+	}
+}
+
+// englishText makes English-like text: common words, punctuation, numbers, paragraphs.
+func englishText(r *rand.Rand, bytes int) string {
+	words := strings.Fields(`the of and to in is that it was for on are as with his they I at be this
+		have from or one had by word but not what all were we when your can said there use an each
+		which she do how their if will up other about out many then them these so some her would
+		make like him into time has look two more write go see number no way could people my than
+		first water been call who oil its now find long down day did get come made may part Server
+		JSON request token image picture model context window OpenAI Qwen don't it's we'll you're`)
+	var b strings.Builder
+	for b.Len() < bytes {
+		w := words[r.IntN(len(words))]
+		if r.IntN(12) == 0 {
+			w = strings.ToUpper(w[:1]) + w[1:]
+		}
+		b.WriteString(w)
+		switch x := r.IntN(40); {
+		case x == 0:
+			b.WriteString(".\n\n")
+		case x < 3:
+			b.WriteString(", ")
+		case x < 4:
+			b.WriteString(". ")
+		case x < 5:
+			b.WriteString(" 2024 ")
+		default:
+			b.WriteString(" ")
+		}
+	}
+	return b.String()
+}
+
+func TestPathologicalLongPiece(t *testing.T) {
+	tok := ourTiktoken(t, "o200k_base")
+	text := strings.Repeat("a", 100000)
+	if got := tok.Count(text); got != 12500 {
+		t.Errorf("o200k Count(100,000 × a) = %d, want 12500", got)
+	}
+	// The heap merge and the scan merge agree on a piece just over the threshold.
+	long := strings.Repeat("abc", 60)
+	checkParity(t, "o200k_base", long)
+	checkParity(t, "cl100k_base", long)
+}
+
+func FuzzTiktokenParity(f *testing.F) {
+	for _, s := range edgeCases {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		if len(text) > 4096 {
+			return // tiktoken-go is O(n²) per piece; keep the reference quick
+		}
+		for _, name := range encodings {
+			checkParity(t, name, text)
+		}
+	})
+}
