@@ -1,0 +1,177 @@
+package corpora
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// errNoContentArray says a JSON object is not a CallToolResult because it has no content
+// array (a task handle, an input_required result, a built-in tool's own result shape).
+var errNoContentArray = errors.New("not an MCP CallToolResult: no content array")
+
+// parseCallToolResult parses an MCP tools/call result of any revision from 2024-11-05 to
+// 2026-07-28. raw must be a JSON object with a `content` array (errNoContentArray otherwise).
+// Blocks of unknown type are kept with Type and Raw; `_meta` and `structuredContent` are kept
+// as recorded; a missing `isError` is false. loc is the location of raw; every block gets
+// loc + /content/<i>. Base64 payloads are not decoded here.
+func parseCallToolResult(raw json.RawMessage, loc Location) (*CallToolResult, error) {
+	members, err := jsObjectMembers(raw)
+	if err != nil {
+		return nil, &ReadError{Loc: loc, Err: fmt.Errorf("MCP result: %w", err)}
+	}
+	res := &CallToolResult{Raw: raw, Loc: loc}
+	var content []byte
+	for _, m := range members {
+		switch m.Key {
+		case "content":
+			content = m.Value
+		case "structuredContent":
+			res.StructuredContent = json.RawMessage(m.Value)
+		case "isError":
+			switch string(m.Value) {
+			case "true":
+				res.IsError = true
+			case "false", "null":
+				res.IsError = false
+			default:
+				return nil, &ReadError{Loc: loc.Child("isError"), Err: fmt.Errorf("isError is %.40s, want a boolean", m.Value)}
+			}
+		case "_meta":
+			res.Meta = json.RawMessage(m.Value)
+		}
+	}
+	if content == nil {
+		return nil, &ReadError{Loc: loc, Err: errNoContentArray}
+	}
+	elems, err := jsArrayElements(content)
+	if err != nil {
+		return nil, &ReadError{Loc: loc.Child("content"), Err: fmt.Errorf("content is not an array: %w", err)}
+	}
+	res.Content = make([]Block, 0, len(elems))
+	for i, el := range elems {
+		blk, err := parseMCPBlock(el, loc.Child("content").Child(i))
+		if err != nil {
+			return nil, err
+		}
+		res.Content = append(res.Content, blk)
+	}
+	return res, nil
+}
+
+// parseMCPBlock parses one content block; loc is its location.
+func parseMCPBlock(raw []byte, loc Location) (Block, error) {
+	blk := Block{Raw: json.RawMessage(raw), Loc: loc}
+	members, err := jsObjectMembers(raw)
+	if err != nil {
+		return blk, &ReadError{Loc: loc, Err: fmt.Errorf("content block: %w", err)}
+	}
+	get := func(key string) ([]byte, bool) {
+		var v []byte
+		ok := false
+		for _, m := range members {
+			if m.Key == key {
+				v, ok = m.Value, true
+			}
+		}
+		return v, ok
+	}
+	str := func(key string, dst *string) error {
+		v, ok := get(key)
+		if !ok || string(v) == "null" {
+			return nil
+		}
+		if err := json.Unmarshal(v, dst); err != nil {
+			return &ReadError{Loc: loc.Child(key), Err: fmt.Errorf("%s is not a string", key)}
+		}
+		return nil
+	}
+	if err := str("type", &blk.Type); err != nil {
+		return blk, err
+	}
+	if v, ok := get("_meta"); ok {
+		blk.Meta = json.RawMessage(v)
+	}
+	var fields []string
+	switch blk.Type {
+	case "text":
+		fields = []string{"text"}
+	case "image", "audio":
+		fields = []string{"data", "mimeType"}
+	case "resource_link":
+		fields = []string{"uri", "name", "title", "description", "mimeType"}
+	case "resource":
+		// handled below
+	default:
+		return blk, nil // unknown block: Type and Raw are kept
+	}
+	targets := map[string]*string{"text": &blk.Text, "data": &blk.Data, "mimeType": &blk.MimeType,
+		"uri": &blk.URI, "name": &blk.Name, "title": &blk.Title, "description": &blk.Description}
+	for _, f := range fields {
+		if err := str(f, targets[f]); err != nil {
+			return blk, err
+		}
+	}
+	if blk.Type == "resource_link" {
+		if v, ok := get("size"); ok && string(v) != "null" {
+			var n json.Number
+			if err := json.Unmarshal(v, &n); err != nil {
+				return blk, &ReadError{Loc: loc.Child("size"), Err: errors.New("size is not a number")}
+			}
+			size, err := n.Int64()
+			if err != nil {
+				f, ferr := n.Float64()
+				if ferr != nil {
+					return blk, &ReadError{Loc: loc.Child("size"), Err: fmt.Errorf("size %s: %w", n, err)}
+				}
+				size = int64(f)
+			}
+			blk.Size = &size
+		}
+	}
+	if blk.Type == "resource" {
+		v, ok := get("resource")
+		if !ok {
+			return blk, &ReadError{Loc: loc, Err: errors.New("resource block without a resource")}
+		}
+		res, err := parseEmbeddedResource(v, loc.Child("resource"))
+		if err != nil {
+			return blk, err
+		}
+		blk.Resource = res
+	}
+	return blk, nil
+}
+
+// parseEmbeddedResource parses the resource of a `resource` block: {uri, mimeType?, text|blob}.
+func parseEmbeddedResource(raw []byte, loc Location) (*EmbeddedResource, error) {
+	members, err := jsObjectMembers(raw)
+	if err != nil {
+		return nil, &ReadError{Loc: loc, Err: fmt.Errorf("embedded resource: %w", err)}
+	}
+	res := &EmbeddedResource{}
+	for _, m := range members {
+		var dst *string
+		switch m.Key {
+		case "uri":
+			dst = &res.URI
+		case "mimeType":
+			dst = &res.MimeType
+		case "text":
+			res.Text = new(string)
+			dst = res.Text
+		case "blob":
+			res.Blob = new(string)
+			dst = res.Blob
+		default:
+			continue
+		}
+		if string(m.Value) == "null" {
+			continue
+		}
+		if err := json.Unmarshal(m.Value, dst); err != nil {
+			return nil, &ReadError{Loc: loc.Child(m.Key), Err: fmt.Errorf("%s is not a string", m.Key)}
+		}
+	}
+	return res, nil
+}
