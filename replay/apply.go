@@ -1,0 +1,357 @@
+package replay
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/strata-eval/strata-eval/corpora"
+)
+
+// How the server receives an MCP result recorded as a structured CallToolResult.
+const (
+	// MCPStructured: the server runs MCP itself and receives the blocks (PIPELINE.md §4.2).
+	MCPStructured = "structured"
+	// MCPStringified: the client ran MCP and sent the result as the tool message's string
+	// (ToolResult.Text, as a Vercel-AI-SDK client such as Chatbox does); §4.1 applies to it.
+	MCPStringified = "stringified"
+	// MCPAuto: stringified for Chatbox recordings that carry the string, structured otherwise.
+	MCPAuto = "auto"
+)
+
+// ClientSideFunc is the client side of a gate arm (PIPELINE.md §4.3–4.5): it returns the
+// messages as they leave the client, the records of the pictures it handled, and the lane the
+// gate took. It must not modify msgs.
+type ClientSideFunc func(ctx context.Context, msgs []corpora.Message, s Settings) ([]corpora.Message, []PictureRecord, *GateDecision, error)
+
+// Applier applies arms to requests.
+type Applier struct {
+	// ClientSide runs the client side of arms whose client is "gate"; such an arm fails
+	// without it.
+	ClientSide ClientSideFunc
+	// MCPDelivery says how structured MCP results reach the server: "structured" (the
+	// default when empty), "stringified" or "auto".
+	MCPDelivery string
+}
+
+// Apply runs the arm on the request with a default Applier (no client-side gate, MCP results
+// delivered structured).
+func (a Arm) Apply(ctx context.Context, req corpora.Request) (*Result, error) {
+	return Applier{}.Apply(ctx, a, req)
+}
+
+// Apply runs the arm on the request: the client side (the request as recorded, or the gate),
+// then the server side (legacy or lift). The request is not modified. The result holds the
+// messages as the server hands them to the model, and a record of every picture met.
+func (ap Applier) Apply(ctx context.Context, arm Arm, req corpora.Request) (*Result, error) {
+	s := arm.Settings
+	res := &Result{Arm: arm.Name}
+	msgs := req.Messages
+	var clientRecords []PictureRecord
+	switch s.Client {
+	case ClientRecorded, "":
+	case ClientGate:
+		if ap.ClientSide == nil {
+			return nil, fmt.Errorf("arm %s: client side %q needs the gate, and none is wired", arm.Name, s.Client)
+		}
+		var err error
+		msgs, clientRecords, res.Gate, err = ap.ClientSide(ctx, msgs, s)
+		if err != nil {
+			return nil, fmt.Errorf("arm %s: client side: %w", arm.Name, err)
+		}
+	default:
+		return nil, fmt.Errorf("arm %s: unknown client side %q (known: recorded, gate)", arm.Name, s.Client)
+	}
+	var lift bool
+	switch s.Server {
+	case ServerLegacy:
+	case ServerLift:
+		lift = true
+	default:
+		return nil, fmt.Errorf("arm %s: unknown server side %q (known: legacy, lift)", arm.Name, s.Server)
+	}
+	delivery := ap.MCPDelivery
+	switch delivery {
+	case "":
+		delivery = MCPStructured
+	case MCPStructured, MCPStringified, MCPAuto:
+	default:
+		return nil, fmt.Errorf("arm %s: unknown MCP delivery %q (known: structured, stringified, auto)", arm.Name, delivery)
+	}
+	w := &armWalk{settings: s, lift: lift, delivery: delivery, res: res}
+	if req.Conversation != nil {
+		w.format = req.Conversation.Format
+	}
+	res.Messages = make([]corpora.Message, 0, len(msgs))
+	for i := range msgs {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("arm %s: message %d: %w", arm.Name, i, err)
+		}
+		m, err := w.message(i, &msgs[i])
+		if err != nil {
+			return nil, fmt.Errorf("arm %s: message %d (%s): %w", arm.Name, i, msgs[i].Loc, err)
+		}
+		res.Messages = append(res.Messages, m)
+	}
+	res.Pictures = mergeClientRecords(clientRecords, res.Pictures)
+	return res, nil
+}
+
+// mergeClientRecords puts the client side's records first and drops the server's "passed"
+// records of pictures the client side already recorded (same message, same bytes).
+func mergeClientRecords(client, server []PictureRecord) []PictureRecord {
+	if len(client) == 0 {
+		return server
+	}
+	type key struct {
+		msg int
+		sha string
+	}
+	seen := make(map[key]bool, len(client))
+	for _, r := range client {
+		seen[key{r.MessageIndex, r.SHA256}] = true
+	}
+	out := append([]PictureRecord(nil), client...)
+	for _, r := range server {
+		if r.Outcome == OutcomePassed && r.SHA256 != "" && seen[key{r.MessageIndex, r.SHA256}] {
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// armWalk carries the server side through the messages of one request.
+type armWalk struct {
+	settings Settings
+	lift     bool
+	delivery string
+	format   corpora.Format
+	res      *Result
+}
+
+func (w *armWalk) record(r PictureRecord) { w.res.Pictures = append(w.res.Pictures, r) }
+
+// message renders one message as the server hands it to the model.
+func (w *armWalk) message(i int, m *corpora.Message) (corpora.Message, error) {
+	out := corpora.Message{Role: m.Role, Name: m.Name, ToolCallID: m.ToolCallID, Loc: m.Loc, Raw: m.Raw}
+	isTool := m.Role == corpora.RoleTool
+	var lifter *Lifter
+	if w.lift {
+		lifter = NewLifter(w.settings)
+	}
+	var scanBytes int
+	var scanNanos int64
+	scanned := false
+	parts := make([]corpora.Part, 0, len(m.Parts))
+	for j := range m.Parts {
+		p := &m.Parts[j]
+		switch p.Kind {
+		case corpora.PartText:
+			if !isTool { // a user's, assistant's or system text is never read
+				parts = append(parts, *p)
+				continue
+			}
+			ps, n, d := w.toolText(p.Text, i, p.Loc, lifter)
+			parts = append(parts, ps...)
+			scanBytes, scanNanos, scanned = scanBytes+n, scanNanos+d, true
+		case corpora.PartImage:
+			parts = append(parts, w.passImage(p, i, m.Role))
+		case corpora.PartToolCall, corpora.PartOpaque:
+			parts = append(parts, *p)
+		case corpora.PartReference:
+			w.reference(p, i)
+		case corpora.PartToolResult:
+			if p.ToolResult == nil {
+				return out, fmt.Errorf("part %d: tool result part without a result", j)
+			}
+			if out.ToolCallID == "" {
+				out.ToolCallID = p.ToolResult.CallID
+			}
+			if out.Name == "" {
+				out.Name = p.ToolResult.Name
+			}
+			ps, n, d := w.toolResult(p, i, m.Name)
+			parts = append(parts, ps...)
+			scanBytes, scanNanos, scanned = scanBytes+n, scanNanos+d, true
+		default:
+			return out, fmt.Errorf("part %d: unknown part kind %q", j, p.Kind)
+		}
+	}
+	out.Parts = parts
+	if scanned && w.lift {
+		w.res.Scans = append(w.res.Scans, ScanTiming{MessageIndex: i, Bytes: scanBytes, Nanos: scanNanos})
+	}
+	return out, nil
+}
+
+// toolText renders one text of a tool (string content or a text part of a content array).
+// It returns the parts, the bytes scanned and the nanoseconds the scan and lift took.
+func (w *armWalk) toolText(text string, msgIndex int, loc corpora.Location, lifter *Lifter) ([]corpora.Part, int, int64) {
+	if !w.lift {
+		return w.legacyToolParts(text, msgIndex, loc), 0, 0
+	}
+	start := time.Now()
+	t := lifter.Plan(text)
+	err := t.Decode(text)
+	nanos := time.Since(start).Nanoseconds()
+	parts := []corpora.Part{{Kind: corpora.PartText, Text: t.Text, Loc: loc}}
+	for _, p := range t.Pictures {
+		if err != nil && p.Image != nil && p.Image.Data == nil {
+			// Cannot happen for a run of base64 characters; kept so no picture goes unrecorded.
+			p.Outcome, p.Reason, p.Image = OutcomeOmitted, err.Error(), nil
+		}
+		w.record(textPictureRecord(text, p, msgIndex, loc))
+		if p.Image != nil {
+			parts = append(parts, corpora.Part{Kind: corpora.PartImage, Image: p.Image, Loc: loc})
+		}
+	}
+	return parts, len(text), nanos
+}
+
+// toolResult flattens a tool result into the tool message's parts.
+func (w *armWalk) toolResult(p *corpora.Part, msgIndex int, msgName string) ([]corpora.Part, int, int64) {
+	tr := p.ToolResult
+	loc := p.Loc
+	if tr.MCP != nil {
+		opt := MCPRenderOptions{ToolName: tr.Name}
+		if opt.ToolName == "" {
+			opt.ToolName = msgName
+		}
+		stringified := w.delivery == MCPStringified || (w.delivery == MCPAuto && w.format == corpora.FormatChatbox)
+		if !(stringified && tr.Text != "") {
+			return w.mcpResult(tr.MCP, opt, msgIndex)
+		}
+		return w.toolText(tr.Text, msgIndex, loc, w.newLifter())
+	}
+	if tr.Parts != nil {
+		lifter := w.newLifter()
+		var parts []corpora.Part
+		var bytes int
+		var nanos int64
+		for j := range tr.Parts {
+			q := &tr.Parts[j]
+			switch q.Kind {
+			case corpora.PartText:
+				ps, n, d := w.toolText(q.Text, msgIndex, q.Loc, lifter)
+				parts = append(parts, ps...)
+				bytes, nanos = bytes+n, nanos+d
+			case corpora.PartImage:
+				parts = append(parts, w.passImage(q, msgIndex, corpora.RoleTool))
+			case corpora.PartReference:
+				w.reference(q, msgIndex)
+			case corpora.PartOpaque:
+				parts = append(parts, *q)
+			default:
+				// A content array holds text and images; anything else is kept as its text.
+				if q.Text != "" {
+					parts = append(parts, corpora.Part{Kind: corpora.PartText, Text: q.Text, Loc: q.Loc})
+				}
+			}
+		}
+		return parts, bytes, nanos
+	}
+	text := tr.Text
+	if text == "" && tr.RPCError != nil {
+		text = fmt.Sprintf("error %d: %s", tr.RPCError.Code, tr.RPCError.Message)
+	}
+	return w.toolText(text, msgIndex, loc, w.newLifter())
+}
+
+// newLifter returns a Lifter for one result in the after arm (nil in the before arm).
+func (w *armWalk) newLifter() *Lifter {
+	if !w.lift {
+		return nil
+	}
+	return NewLifter(w.settings)
+}
+
+// mcpResult renders a structured MCP result. One with picture blocks takes the structured
+// path (§4.2) and its text is not scanned; one without is a plain string, scanned like any
+// other tool text (§4.1).
+func (w *armWalk) mcpResult(res *corpora.CallToolResult, opt MCPRenderOptions, msgIndex int) ([]corpora.Part, int, int64) {
+	if !HasPictureBlocks(res) {
+		text := RenderMCPLegacy(res, w.settings, opt).Text()
+		return w.toolText(text, msgIndex, res.Loc, w.newLifter())
+	}
+	if !w.lift {
+		return w.legacyMCPParts(res, opt, msgIndex), 0, 0
+	}
+	start := time.Now()
+	r := RenderMCPLift(res, w.settings, opt)
+	nanos := time.Since(start).Nanoseconds()
+	w.recordMCP(r, msgIndex)
+	return r.Parts, 0, nanos
+}
+
+// recordMCP records the picture blocks of a rendered MCP result.
+func (w *armWalk) recordMCP(r MCPRendering, msgIndex int) {
+	for _, p := range r.Pictures {
+		rec := PictureRecord{
+			Loc:          p.Loc,
+			MessageIndex: msgIndex,
+			Type:         p.Type,
+			DeclaredType: p.DeclaredType,
+			Bytes:        int(p.Bytes),
+			Outcome:      p.Outcome,
+			Reason:       p.Reason,
+			SeenByModel:  p.Outcome == OutcomeTaken,
+			Source:       corpora.OriginTool,
+		}
+		if p.Data != nil {
+			f := describePictureBytes(p.Data)
+			rec.SHA256, rec.Width, rec.Height = f.sha256, f.width, f.height
+		}
+		w.record(rec)
+	}
+}
+
+// passImage passes a real image part the client sent, untouched (PIPELINE.md §3), or omits it
+// when the model has no vision encoder.
+func (w *armWalk) passImage(p *corpora.Part, msgIndex int, role corpora.Role) corpora.Part {
+	rec := PictureRecord{Loc: p.Loc, MessageIndex: msgIndex, Outcome: OutcomePassed, SeenByModel: true}
+	switch role {
+	case corpora.RoleUser:
+		rec.Source = corpora.OriginUser
+	case corpora.RoleAssistant:
+		rec.Source = corpora.OriginAssistant
+	default:
+		rec.Source = corpora.OriginTool
+	}
+	if p.Image == nil {
+		rec.Outcome, rec.SeenByModel, rec.Reason = OutcomeOmitted, false, "an image part without an image"
+		w.record(rec)
+		return corpora.Part{Kind: corpora.PartText, Text: OmittedNote("the image part carries no image"), Loc: p.Loc}
+	}
+	img := p.Image
+	if img.Origin != "" {
+		rec.Source = img.Origin
+	}
+	f := describePictureBytes(img.Data)
+	rec.SHA256, rec.Width, rec.Height = f.sha256, f.width, f.height
+	if img.Width > 0 && img.Height > 0 {
+		rec.Width, rec.Height = img.Width, img.Height
+	}
+	rec.Type, rec.DeclaredType, rec.Bytes = SniffImage(img.Data), img.DeclaredType, len(img.Data)
+	if w.settings.NoVisionEncoder {
+		rec.Outcome, rec.SeenByModel, rec.Reason = OutcomeOmitted, false, ReasonNoVisionEncoder
+		w.record(rec)
+		return corpora.Part{Kind: corpora.PartText, Text: OmittedNote(ReasonNoVisionEncoder), Loc: p.Loc}
+	}
+	w.record(rec)
+	return *p
+}
+
+// reference records content the recording names but does not carry; nothing reaches the
+// model for it.
+func (w *armWalk) reference(p *corpora.Part, msgIndex int) {
+	rec := PictureRecord{Loc: p.Loc, MessageIndex: msgIndex, Outcome: OutcomeOmitted, Reason: "not in the recording"}
+	if p.Ref != nil {
+		rec.Source = p.Ref.Origin
+		rec.Reason = fmt.Sprintf("not in the recording (%s %s)", p.Ref.Kind, p.Ref.Target)
+		if p.Ref.Reason != "" {
+			rec.Reason += ": " + p.Ref.Reason
+		}
+	}
+	w.record(rec)
+}
