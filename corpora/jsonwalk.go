@@ -43,7 +43,7 @@ func jwCheck(root jwNode) *ReadError {
 		loc := root.loc
 		var se *json.SyntaxError
 		if errors.As(err, &se) && !root.embedded {
-			loc.Offset += se.Offset
+			loc.Offset += max(se.Offset-1, 0) // the byte that broke the syntax
 		}
 		if err == nil {
 			err = errJWMalformed

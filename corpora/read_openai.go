@@ -205,7 +205,7 @@ func (rd *apiLogReader) documentMode(ctx context.Context, data []byte) error {
 			errOff := len(data)
 			var se *json.SyntaxError
 			if errors.As(err, &se) {
-				errOff = min(base+int(se.Offset), len(data))
+				errOff = min(base+int(max(se.Offset-1, 0)), len(data)) // the byte that broke the syntax
 			}
 			line, col := apiLineCol(data, errOff)
 			startLine, _ := apiLineCol(data, start)
