@@ -16,12 +16,6 @@ const (
 	rankByMergeList
 )
 
-// mergeRule is one entry of a Hugging Face merges list.
-type mergeRule struct {
-	rank uint32 // position in the merges list
-	id   uint32 // id of the merged token
-}
-
 // bpeEngine is a byte-level BPE: it splits one pre-tokenized piece into token ids. It is
 // read-only after construction and safe for concurrent use.
 //
@@ -33,8 +27,10 @@ type bpeEngine struct {
 	mode bpeMode
 	// vocab maps a token's bytes to its id (every byte-level token, specials excluded).
 	vocab map[string]uint32
-	// merges maps left<<32|right to the merge rule (rankByMergeList only).
-	merges map[uint64]mergeRule
+	// index finds multi-byte tokens fast (built from vocab).
+	index *tokenIndex
+	// merges maps left<<32|right to rank<<32|merged id (rankByMergeList only).
+	merges *u64Table
 	// byteID is the id of each single-byte token; byteOK says whether that byte has one.
 	byteID [256]uint32
 	byteOK [256]bool
@@ -51,34 +47,37 @@ const heapThreshold = 128
 
 // bpeScratch holds reusable buffers for one goroutine's merging.
 type bpeScratch struct {
-	start []int32  // start offset of each part (plus a sentinel at the end for the scan)
-	ids   []uint32 // id of each part
-	ranks []uint32 // rank of merging part i with part i+1
-	out   []uint32 // output buffer of countPiece
+	start  []int32  // start offset of each part (plus a sentinel at the end for the scan)
+	ids    []uint32 // id of each part
+	ranks  []uint32 // rank of merging part i with part i+1
+	merged []uint32 // id of the token that merging part i with part i+1 makes
+	out    []uint32 // output buffer of countPiece
 	// heap merge
 	next, prev []int32
 	version    []uint32
 	heap       []heapItem
 }
 
+// heapItem is a candidate merge of the part starting at node with its right neighbour. The
+// key orders by rank, then by position (node is the part's start offset), so ties go to the
+// leftmost pair.
 type heapItem struct {
-	rank    uint32
-	pos     int32 // start offset of the left part: ties go to the leftmost pair
-	node    int32
-	version uint32
+	key     uint64 // rank<<32 | node
+	version uint32 // the node's version when pushed; stale items are skipped
+	merged  uint32 // id of the merged token
 }
 
 // pairRank returns the rank and merged id of two adjacent parts: the left part spans
 // piece[a:b] with id leftID, the right part spans piece[b:c] with id rightID.
 func (e *bpeEngine) pairRank(piece string, a, c int32, leftID, rightID uint32) (uint32, uint32) {
 	if e.mode == rankByConcatenation {
-		if id, ok := e.vocab[piece[a:c]]; ok {
+		if id, ok := e.index.lookup(piece[a:c]); ok {
 			return id, id
 		}
 		return noRank, 0
 	}
-	if m, ok := e.merges[uint64(leftID)<<32|uint64(rightID)]; ok {
-		return m.rank, m.id
+	if v, ok := e.merges.get(uint64(leftID)<<32 | uint64(rightID)); ok {
+		return uint32(v >> 32), uint32(v)
 	}
 	return noRank, 0
 }
@@ -96,7 +95,7 @@ func (e *bpeEngine) encodePiece(dst []uint32, piece string, s *bpeScratch) ([]ui
 		return append(dst, e.byteID[piece[0]]), true
 	}
 	if e.wholePieceFirst {
-		if id, ok := e.vocab[piece]; ok {
+		if id, ok := e.index.lookup(piece); ok {
 			return append(dst, id), true
 		}
 	}
@@ -117,7 +116,7 @@ func (e *bpeEngine) countPiece(piece string, s *bpeScratch) (int, bool) {
 		return 1, e.byteOK[piece[0]]
 	}
 	if e.wholePieceFirst && len(piece) > 0 {
-		if _, ok := e.vocab[piece]; ok {
+		if _, ok := e.index.lookup(piece); ok {
 			return 1, true
 		}
 	}
@@ -132,14 +131,15 @@ func (e *bpeEngine) mergeScan(dst []uint32, piece string, s *bpeScratch) []uint3
 	start := growInt32(s.start, n+1)
 	ids := growUint32(s.ids, n)
 	ranks := growUint32(s.ranks, n)
-	s.start, s.ranks = start, ranks
+	merged := growUint32(s.merged, n)
+	s.start, s.ids, s.ranks, s.merged = start, ids, ranks, merged
 	for i := 0; i < n; i++ {
 		start[i] = int32(i)
 		ids[i] = e.byteID[piece[i]]
 	}
 	start[n] = int32(n)
 	for i := 0; i+1 < n; i++ {
-		ranks[i], _ = e.pairRank(piece, start[i], start[i+2], ids[i], ids[i+1])
+		ranks[i], merged[i] = e.pairRank(piece, start[i], start[i+2], ids[i], ids[i+1])
 	}
 	ranks[n-1] = noRank
 	parts := n
@@ -154,22 +154,21 @@ func (e *bpeEngine) mergeScan(dst []uint32, piece string, s *bpeScratch) []uint3
 			break
 		}
 		i := bestAt
-		_, merged := e.pairRank(piece, start[i], start[i+2], ids[i], ids[i+1])
-		ids[i] = merged
+		ids[i] = merged[i]
 		copy(start[i+1:parts], start[i+2:parts+1])
 		copy(ids[i+1:parts-1], ids[i+2:parts])
 		copy(ranks[i+1:parts-1], ranks[i+2:parts])
+		copy(merged[i+1:parts-1], merged[i+2:parts])
 		parts--
 		if i+1 < parts {
-			ranks[i], _ = e.pairRank(piece, start[i], start[i+2], ids[i], ids[i+1])
+			ranks[i], merged[i] = e.pairRank(piece, start[i], start[i+2], ids[i], ids[i+1])
 		} else {
 			ranks[i] = noRank
 		}
 		if i > 0 {
-			ranks[i-1], _ = e.pairRank(piece, start[i-1], start[i+1], ids[i-1], ids[i])
+			ranks[i-1], merged[i-1] = e.pairRank(piece, start[i-1], start[i+1], ids[i-1], ids[i])
 		}
 	}
-	s.ids = ids
 	return append(dst, ids[:parts]...)
 }
 
@@ -202,11 +201,11 @@ func (e *bpeEngine) mergeHeap(dst []uint32, piece string, s *bpeScratch) []uint3
 		if nx < 0 {
 			return
 		}
-		r, _ := e.pairRank(piece, start[node], end(nx), ids[node], ids[nx])
+		r, id := e.pairRank(piece, start[node], end(nx), ids[node], ids[nx])
 		if r == noRank {
 			return
 		}
-		h = heapPush(h, heapItem{rank: r, pos: start[node], node: node, version: version[node]})
+		h = heapPush(h, heapItem{key: uint64(r)<<32 | uint64(node), version: version[node], merged: id})
 	}
 	for i := int32(0); i < int32(n-1); i++ {
 		push(i)
@@ -214,13 +213,12 @@ func (e *bpeEngine) mergeHeap(dst []uint32, piece string, s *bpeScratch) []uint3
 	for len(h) > 0 {
 		var top heapItem
 		top, h = heapPop(h)
-		node := top.node
+		node := int32(uint32(top.key))
 		if version[node] != top.version || next[node] < 0 {
 			continue
 		}
 		right := next[node]
-		_, merged := e.pairRank(piece, start[node], end(right), ids[node], ids[right])
-		ids[node] = merged
+		ids[node] = top.merged
 		next[node] = next[right]
 		if next[right] >= 0 {
 			prev[next[right]] = node
@@ -240,48 +238,46 @@ func (e *bpeEngine) mergeHeap(dst []uint32, piece string, s *bpeScratch) []uint3
 	return dst
 }
 
-func heapLess(a, b heapItem) bool {
-	if a.rank != b.rank {
-		return a.rank < b.rank
-	}
-	return a.pos < b.pos
-}
-
 func heapPush(h []heapItem, it heapItem) []heapItem {
 	h = append(h, it)
 	i := len(h) - 1
 	for i > 0 {
 		parent := (i - 1) / 2
-		if !heapLess(h[i], h[parent]) {
+		if h[parent].key <= it.key {
 			break
 		}
-		h[i], h[parent] = h[parent], h[i]
+		h[i] = h[parent]
 		i = parent
 	}
+	h[i] = it
 	return h
 }
 
 func heapPop(h []heapItem) (heapItem, []heapItem) {
 	top := h[0]
 	last := len(h) - 1
-	h[0] = h[last]
+	it := h[last]
 	h = h[:last]
+	if last == 0 {
+		return top, h
+	}
 	i := 0
 	for {
 		l := 2*i + 1
-		if l >= len(h) {
+		if l >= last {
 			break
 		}
 		small := l
-		if r := l + 1; r < len(h) && heapLess(h[r], h[l]) {
+		if r := l + 1; r < last && h[r].key < h[l].key {
 			small = r
 		}
-		if !heapLess(h[small], h[i]) {
+		if it.key <= h[small].key {
 			break
 		}
-		h[i], h[small] = h[small], h[i]
+		h[i] = h[small]
 		i = small
 	}
+	h[i] = it
 	return top, h
 }
 
@@ -297,4 +293,136 @@ func growUint32(b []uint32, n int) []uint32 {
 		return make([]uint32, n, n+n/2)
 	}
 	return b[:n]
+}
+
+// u64Table is an open-addressing hash table from uint64 keys to uint64 values, built once and
+// read-only afterwards. One probe usually costs one cache line, which is what makes BPE on
+// random text (base64) fast: a Go map of strings costs two or three cache misses per lookup.
+//
+// A small Bloom filter (two bits per key, about 16 bits per key, sized to stay in the L2
+// cache) answers most misses without touching the slots: in BPE most candidate pairs are not
+// tokens.
+type u64Table struct {
+	slots      []u64Slot
+	shift      uint
+	filter     []uint64
+	filterBits uint
+}
+
+type u64Slot struct {
+	key   uint64 // stored key + 1; 0 marks an empty slot
+	value uint64
+}
+
+func newU64Table(n int) *u64Table {
+	size, shift := 1, uint(64)
+	for size < 2*n+16 {
+		size <<= 1
+		shift--
+	}
+	bits := uint(10)
+	for 1<<bits < 16*n && bits < 24 {
+		bits++
+	}
+	return &u64Table{slots: make([]u64Slot, size), shift: shift,
+		filter: make([]uint64, 1<<bits/64), filterBits: bits}
+}
+
+// filterBitsOf returns the two filter bit positions of a key.
+func (t *u64Table) filterBitsOf(key uint64) (uint64, uint64) {
+	h := (key ^ key>>29) * 0xBF58476D1CE4E5B9
+	h ^= h >> 32
+	mask := uint64(1)<<t.filterBits - 1
+	return h & mask, (h >> 32) & mask
+}
+
+func (t *u64Table) home(key uint64) uint64 { return (key * 0x9E3779B97F4A7C15) >> t.shift }
+
+func (t *u64Table) put(key, value uint64) {
+	b1, b2 := t.filterBitsOf(key)
+	t.filter[b1/64] |= 1 << (b1 % 64)
+	t.filter[b2/64] |= 1 << (b2 % 64)
+	mask := uint64(len(t.slots) - 1)
+	for i := t.home(key); ; i = (i + 1) & mask {
+		s := &t.slots[i]
+		if s.key == 0 || s.key == key+1 {
+			s.key, s.value = key+1, value
+			return
+		}
+	}
+}
+
+func (t *u64Table) get(key uint64) (uint64, bool) {
+	b1, b2 := t.filterBitsOf(key)
+	if t.filter[b1/64]&(1<<(b1%64)) == 0 || t.filter[b2/64]&(1<<(b2%64)) == 0 {
+		return 0, false
+	}
+	mask := uint64(len(t.slots) - 1)
+	for i := t.home(key); ; i = (i + 1) & mask {
+		s := &t.slots[i]
+		if s.key == key+1 {
+			return s.value, true
+		}
+		if s.key == 0 {
+			return 0, false
+		}
+	}
+}
+
+// maxShortToken is the longest token kept in the packed table; longer ones use a map.
+const maxShortToken = 7
+
+// packShort packs up to 7 bytes and their length into one uint64.
+func packShort(s string) uint64 {
+	k := uint64(len(s)) << 56
+	for i := 0; i < len(s); i++ {
+		k |= uint64(s[i]) << (8 * i)
+	}
+	return k
+}
+
+// tokenIndex finds a token id by its bytes: two-byte tokens in a direct table, tokens of up to
+// seven bytes in a packed hash table, longer ones in a map.
+type tokenIndex struct {
+	pair  []uint32 // 65536 entries: id of the two-byte token b0 b1, or noRank
+	short *u64Table
+	long  map[string]uint32
+}
+
+func newTokenIndex(vocab map[string]uint32) *tokenIndex {
+	nShort := 0
+	for tok := range vocab {
+		if len(tok) > 2 && len(tok) <= maxShortToken {
+			nShort++
+		}
+	}
+	ix := &tokenIndex{pair: make([]uint32, 1<<16), short: newU64Table(nShort), long: map[string]uint32{}}
+	for i := range ix.pair {
+		ix.pair[i] = noRank
+	}
+	for tok, id := range vocab {
+		switch {
+		case len(tok) == 2:
+			ix.pair[uint16(tok[0])<<8|uint16(tok[1])] = id
+		case len(tok) > 2 && len(tok) <= maxShortToken:
+			ix.short.put(packShort(tok), uint64(id))
+		case len(tok) > maxShortToken:
+			ix.long[tok] = id
+		}
+	}
+	return ix
+}
+
+// lookup returns the id of a token of two or more bytes.
+func (ix *tokenIndex) lookup(tok string) (uint32, bool) {
+	switch {
+	case len(tok) == 2:
+		id := ix.pair[uint16(tok[0])<<8|uint16(tok[1])]
+		return id, id != noRank
+	case len(tok) <= maxShortToken:
+		v, ok := ix.short.get(packShort(tok))
+		return uint32(v), ok
+	}
+	id, ok := ix.long[tok]
+	return id, ok
 }

@@ -106,7 +106,7 @@ type bpeSpec struct {
 	name            string
 	mode            bpeMode
 	vocab           map[string]uint32 // token bytes → id
-	merges          map[uint64]mergeRule
+	merges          *u64Table         // left<<32|right → rank<<32|merged id
 	wholePieceFirst bool
 	pretokenizer    string // a pre* name
 	specials        map[string]uint32
@@ -118,7 +118,10 @@ func newBPETokenizer(sp bpeSpec) (*BPETokenizer, error) {
 	if !ok {
 		return nil, fmt.Errorf("%s: unknown pre-tokenizer %q", sp.name, sp.pretokenizer)
 	}
-	e := &bpeEngine{mode: sp.mode, vocab: sp.vocab, merges: sp.merges, wholePieceFirst: sp.wholePieceFirst}
+	e := &bpeEngine{mode: sp.mode, vocab: sp.vocab, index: newTokenIndex(sp.vocab), merges: sp.merges, wholePieceFirst: sp.wholePieceFirst}
+	if sp.mode == rankByMergeList && sp.merges == nil {
+		return nil, fmt.Errorf("%s: merge-list BPE without merges", sp.name)
+	}
 	var missing []int
 	for b := 0; b < 256; b++ {
 		id, ok := sp.vocab[string([]byte{byte(b)})]

@@ -1,0 +1,96 @@
+package measure
+
+import (
+	"encoding/base64"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+)
+
+// benchInputs are the inputs of go-dependencies.md §1: 2,000,000 characters of base64 of
+// 1.5 MB of random bytes, and 2 MiB of English-like text.
+func benchInputs() map[string]string {
+	r := rand.New(rand.NewPCG(7, 8))
+	raw := make([]byte, 1_500_000)
+	for i := range raw {
+		raw[i] = byte(r.Uint32())
+	}
+	return map[string]string{
+		"base64_2MB":  base64.StdEncoding.EncodeToString(raw),
+		"english_2MB": englishText(r, 2<<20),
+	}
+}
+
+// BenchmarkCount compares this package's counting with pkoukk/tiktoken-go on o200k_base;
+// each tiktoken-go sub-benchmark asserts that both give the same count.
+func BenchmarkCount(b *testing.B) {
+	ours := ourTiktoken(b, "o200k_base")
+	theirs := referenceTiktoken(b, "o200k_base")
+	inputs := benchInputs()
+	for _, name := range []string{"base64_2MB", "english_2MB"} {
+		text := inputs[name]
+		want := ours.Count(text)
+		b.Run("ours/"+name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				if got := ours.Count(text); got != want {
+					b.Fatalf("count changed: %d, then %d", want, got)
+				}
+			}
+			b.ReportMetric(float64(want), "tokens")
+		})
+		b.Run("tiktoken-go/"+name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				if got := len(theirs.Encode(text, nil, nil)); got != want {
+					b.Fatalf("tiktoken-go counts %d tokens, ours %d", got, want)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkLongPiece is 100,000 letters in one pre-tokenizer piece.
+func BenchmarkLongPiece(b *testing.B) {
+	ours := ourTiktoken(b, "o200k_base")
+	text := strings.Repeat("a", 100_000)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		if got := ours.Count(text); got != 12500 {
+			b.Fatalf("Count = %d, want 12500", got)
+		}
+	}
+}
+
+// TestLongPieceIsNotQuadratic guards the heap merge: 100,000 letters in one piece take about
+// 20 ms on an idle core (BenchmarkLongPiece; the target is 50 ms), while a quadratic merge
+// takes seconds. The bound here is loose because the test machine is shared.
+func TestLongPieceIsNotQuadratic(t *testing.T) {
+	ours := ourTiktoken(t, "o200k_base")
+	text := strings.Repeat("a", 100_000)
+	ours.Count(text) // warm the scratch buffers
+	best := time.Hour
+	for range 5 {
+		start := time.Now()
+		ours.Count(text)
+		best = min(best, time.Since(start))
+	}
+	if best > 300*time.Millisecond && !raceEnabled {
+		t.Errorf("100,000 letters in one piece took %v at best, want well under 300 ms (50 ms idle)", best)
+	}
+}
+
+func TestCountDoesNotAllocatePerToken(t *testing.T) {
+	ours := ourTiktoken(t, "o200k_base")
+	r := rand.New(rand.NewPCG(9, 9))
+	text := englishText(r, 20000) + base64.StdEncoding.EncodeToString([]byte(englishText(r, 3000)))
+	ours.Count(text)
+	allocs := testing.AllocsPerRun(5, func() { ours.Count(text) })
+	if allocs > 2 {
+		t.Errorf("Count of %d bytes allocates %.0f times per run, want ≤ 2", len(text), allocs)
+	}
+}
