@@ -1,0 +1,98 @@
+package replay
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestLoadArms(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "catalog.yaml"), []byte("providers:\n  anthropic:\n    models:\n      m: true\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(dir, "arms.yaml")
+	text := `arms:
+  - name: agent-native
+    client: gate
+    image_input_mode: native
+    provider: anthropic
+    model: m
+    catalog: catalog.yaml
+    embed_target_bytes: 131072
+    auxiliary_vision: {provider: openrouter, model: google/gemini-2.5-flash}
+  - name: after-textonly
+    no_vision_encoder: true
+    max_pictures: 2
+  - name: agent
+    client: gate
+    supports_vision: "yes"
+`
+	if err := os.WriteFile(cfg, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	arms, err := LoadArms(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, a := range arms {
+		names = append(names, a.Name)
+	}
+	if got := strings.Join(names, ","); got != "before,after,agent,agent-native,after-textonly" {
+		t.Fatalf("arms %s", got)
+	}
+	native := arms[3].Settings
+	if native.Client != ClientGate || native.Server != ServerLift || native.ImageInputMode != "native" ||
+		native.EmbedTargetBytes != 131072 || native.Catalog != filepath.Join(dir, "catalog.yaml") ||
+		native.AuxiliaryVision["provider"] != "openrouter" {
+		t.Errorf("agent-native settings %+v", native)
+	}
+	if d := Decide(native, mustCatalog(t, "")); d.Lane != LaneNative {
+		t.Errorf("agent-native lane %s", d.Lane)
+	}
+	if s := arms[4].Settings; s.Client != ClientRecorded || !s.NoVisionEncoder || s.MaxPictures != 2 {
+		t.Errorf("after-textonly settings %+v", s)
+	}
+	if s := arms[2].Settings; s.Client != ClientGate || s.ImageInputMode != ModeAuto || s.SupportsVision != "yes" {
+		t.Errorf("replaced agent settings %+v", s)
+	}
+}
+
+func TestParseArmsErrors(t *testing.T) {
+	tests := []struct {
+		name, text, want string
+	}{
+		{"unknown key names its line", "arms:\n  - name: x\n    colour: blue\n", `arms.yaml:3: arm "x": unknown key "colour"`},
+		{"unknown key without a name", "- client: gate\n  modle: m\n", `arms.yaml:2: arm 1: unknown key "modle"`},
+		{"unknown top-level key", "arm:\n  - name: x\n", `arms.yaml:1: unknown key "arm"`},
+		{"missing name", "- client: gate\n", "arms.yaml:1: arm 1: name is missing"},
+		{"bad name", "- name: 'a b'\n", `arms.yaml:1: arm "a b": name "a b"`},
+		{"bad client", "- name: x\n  client: agent\n", `arms.yaml:1: arm "x": client "agent"`},
+		{"bad server", "- name: x\n  server: magic\n", `arms.yaml:1: arm "x": server "magic"`},
+		{"bad mode", "- name: x\n  image_input_mode: nonsense\n", `arm "x": image_input_mode "nonsense"`},
+		{"bad supports_vision", "- name: x\n  supports_vision: 1.5\n", `arm "x": supports_vision 1.5`},
+		{"negative", "- name: x\n  min_run: -1\n", `arm "x": min_run -1`},
+		{"embed target out of range", "- name: x\n  embed_target_bytes: 100\n", `arm "x": embed_target_bytes 100`},
+		{"wrong type", "- name: x\n  min_run: lots\n", `arms.yaml:1: arm "x": line 2: cannot unmarshal`},
+		{"duplicate", "- name: x\n- name: x\n", `arms.yaml:2: arm "x": the name is already used by the arm at line 1`},
+		{"missing catalog", "- name: x\n  catalog: /nonexistent/catalog.yaml\n", `arm "x": read catalog`},
+		{"not a list", "arms: 3\n", "arms.yaml:1: arms must be a list"},
+		{"syntax", "- name: [x\n", "arms.yaml: yaml:"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParseArms("arms.yaml", []byte(tt.text))
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error = %v, want %q", err, tt.want)
+			}
+		})
+	}
+	if arms, err := ParseArms("arms.yaml", []byte("\n")); err != nil || arms != nil {
+		t.Errorf("empty file: %v %v", arms, err)
+	}
+	if _, err := LoadArms(filepath.Join(t.TempDir(), "missing.yaml")); err == nil || !strings.Contains(err.Error(), "read arms") {
+		t.Errorf("missing file: %v", err)
+	}
+}
