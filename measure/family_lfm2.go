@@ -1,0 +1,113 @@
+package measure
+
+// LFM2-VL / LFM2.5-VL (projector lfm2): 512-px tiles for pictures wider or taller
+// than 1024 px (P5) plus a smart-resized thumbnail (P1, f = 32, tok-limits
+// 64..256). image-row-costs.md §1.1 (P5), §1.2, §2.
+
+import (
+	"math"
+	"sort"
+)
+
+// LFM2 tiling constants of llama.cpp's mtmd_image_preprocessor_lfm2.
+const (
+	lfm2TileSize  = 512
+	lfm2Tolerance = 2.0
+	lfm2MinTiles  = 2
+	lfm2MaxTiles  = 10
+)
+
+// lfm2Families are the named LFM2-VL families, one per llama.cpp behaviour.
+func lfm2Families() []Family {
+	base := func(name, note string) Family {
+		return Family{
+			Name: name, Rule: RuleLlamaCpp, Projector: "lfm2",
+			PatchSize: 16, Merge: 2, MinTokens: 64, MaxTokens: 256, Note: note,
+		}
+	}
+	mid := base("llamacpp-b7980..b9585/lfm2-vl", "b7980..b9585: tiling, no <|img_thumbnail|> before an untiled picture")
+	mid.LFM2NoThumbnailMarker = true
+	old := base("llamacpp-pre-b7980/lfm2-vl", "before b7980: one smart-resized picture, no tiling")
+	old.LFM2NoTiling, old.LFM2NoThumbnailMarker = true, true
+	return []Family{
+		base("llamacpp/lfm2-vl", "master (2026-08): tiles of 256 rows + thumbnail; <|img_thumbnail|> also before an untiled picture"),
+		mid,
+		old,
+	}
+}
+
+// lfm2TargetRatios lists the grids with 2..10 tiles ordered by area (generation
+// order within an area).
+func lfm2TargetRatios() []PixelSize {
+	var ratios []PixelSize
+	seen := map[PixelSize]bool{}
+	for n := lfm2MinTiles; n <= lfm2MaxTiles; n++ {
+		for w := 1; w <= n; w++ {
+			for h := 1; h <= n; h++ {
+				g := PixelSize{w, h}
+				if a := w * h; a >= lfm2MinTiles && a <= lfm2MaxTiles && !seen[g] {
+					seen[g] = true
+					ratios = append(ratios, g)
+				}
+			}
+		}
+	}
+	sort.SliceStable(ratios, func(i, j int) bool {
+		return ratios[i].Width*ratios[i].Height < ratios[j].Width*ratios[j].Height
+	})
+	return ratios
+}
+
+// lfm2Grid is find_closest_aspect_ratio: the grid with the closest aspect; on an
+// exact tie a later (larger) grid replaces the current one when the picture's
+// area exceeds half the grid's pixel area.
+func lfm2Grid(in PixelSize) PixelSize {
+	aspect := float32(in.Width) / float32(in.Height)
+	area := float32(int64(in.Width) * int64(in.Height))
+	best := PixelSize{1, 1}
+	bestDiff := float32(math.MaxFloat32)
+	for _, r := range lfm2TargetRatios() {
+		diff := float32(math.Abs(float64(aspect - float32(r.Width)/float32(r.Height))))
+		if diff < bestDiff {
+			bestDiff, best = diff, r
+		} else if diff == bestDiff {
+			target := float32(lfm2TileSize * lfm2TileSize * r.Width * r.Height)
+			if area > float32(0.5*target) {
+				best = r
+			}
+		}
+	}
+	return best
+}
+
+// lfm2Rows computes LFM2-VL's cost. Markers: <|image_start|> <|image_end|>; with
+// tiles one <|img_row_r_col_c|> per tile and <|img_thumbnail|> before the
+// thumbnail; without tiles <|img_thumbnail|> too unless LFM2NoThumbnailMarker.
+func lfm2Rows(f Family, in PixelSize, opts RowOptions) (Rows, error) {
+	p := f.PatchSize
+	m := paramOrDefault(f.Merge, 2)
+	if err := requirePositiveParams(rowParam{"patch_size", p}); err != nil {
+		return Rows{}, err
+	}
+	unit := p * m
+	u := int64(unit)
+	minPx, maxPx := tokenPixelLimits(unit, paramOrDefault(f.MinTokens, 64), paramOrDefault(f.MaxTokens, 256), opts)
+	thumb := llamaSmartResize(in, unit, minPx, maxPx)
+	thumbRows := int(rowsCeilDiv(int64(thumb.Width), u) * rowsCeilDiv(int64(thumb.Height), u))
+	limit := float32(lfm2TileSize * lfm2Tolerance)
+	if f.LFM2NoTiling || (float32(in.Width) <= limit && float32(in.Height) <= limit) {
+		markers := 3
+		if f.LFM2NoThumbnailMarker {
+			markers = 2
+		}
+		return Rows{Rows: thumbRows, Markers: markers, Resized: thumb, Source: SourceTokenizer}, nil
+	}
+	grid := lfm2Grid(in)
+	tiles := grid.Width * grid.Height
+	perTile := int(rowsCeilDiv(lfm2TileSize, u) * rowsCeilDiv(lfm2TileSize, u))
+	return Rows{
+		Rows: tiles*perTile + thumbRows, Markers: 2 + tiles + 1,
+		Resized: PixelSize{lfm2TileSize * grid.Width, lfm2TileSize * grid.Height}, Overview: thumb,
+		Tiles: tiles, Grid: grid, Source: SourceTokenizer,
+	}, nil
+}
