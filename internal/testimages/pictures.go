@@ -38,6 +38,7 @@ type settings struct {
 	text    string
 	ink     *color.RGBA
 	quality int
+	grain   int
 }
 
 // WithSolid fills the whole picture with c instead of the seeded pattern.
@@ -53,6 +54,10 @@ func WithText(text string) Option { return func(s *settings) { s.text = text } }
 
 // WithInk sets the colour of the text; by default black or white, whichever contrasts more.
 func WithInk(c color.RGBA) Option { return func(s *settings) { s.ink = &c } }
+
+// WithGrain adds reproducible noise of ±amount (0–127) to every pixel of the background,
+// as a camera would; the square and the text stay clean. Grain makes encoded pictures larger.
+func WithGrain(amount int) Option { return func(s *settings) { s.grain = max(0, min(127, amount)) } }
 
 // WithQuality sets the JPEG quality (1–100, default 85); other encoders ignore it.
 func WithQuality(q int) Option { return func(s *settings) { s.quality = q } }
@@ -118,6 +123,15 @@ func Picture(w, h int, seed int64, opts ...Option) *image.RGBA {
 	default:
 		background = drawPattern(img, seed)
 	}
+	x, y, scale := textLayout(img.Bounds(), s.text)
+	if s.text != "" && s.solid == nil {
+		// A light plate keeps the text readable over the pattern.
+		tw, th := TextSize(s.text, scale)
+		fillRect(img, image.Rect(x-2*scale, y-2*scale, x+tw+2*scale, y+th+2*scale), color.RGBA{R: 0xF8, G: 0xF8, B: 0xF4, A: 0xFF})
+	}
+	if s.grain > 0 {
+		addGrain(img, seed, s.grain)
+	}
 	if s.square != nil {
 		side := min(w, h) / 2
 		if side < 1 {
@@ -134,9 +148,23 @@ func Picture(w, h int, seed int64, opts ...Option) *image.RGBA {
 		if s.ink != nil {
 			ink = *s.ink
 		}
-		drawCentredText(img, img.Bounds(), s.text, ink, s.solid == nil)
+		DrawText(img, x, y, scale, s.text, ink)
 	}
 	return img
+}
+
+// addGrain adds noise of ±amount to every pixel of img.
+func addGrain(img *image.RGBA, seed int64, amount int) {
+	span := uint64(2*amount + 1)
+	base := mix64(uint64(seed) ^ 0x6A09E667F3BCC908)
+	for i := 0; i+3 < len(img.Pix); i += 4 {
+		z := mix64(base + uint64(i))
+		for c := 0; c < 3; c++ {
+			v := int(img.Pix[i+c]) + int(z%span) - amount
+			img.Pix[i+c] = uint8(max(0, min(255, v)))
+			z >>= 16
+		}
+	}
 }
 
 // drawPattern paints the seeded pattern and returns its average background colour.
@@ -197,21 +225,14 @@ func contrasting(bg color.RGBA) color.RGBA {
 	return White
 }
 
-// drawCentredText draws text as large as fits in 90% of area, centred; with plate, on a
-// light plate that keeps it readable over the pattern.
-func drawCentredText(img *image.RGBA, area image.Rectangle, text string, ink color.RGBA, plate bool) {
+// textLayout places text as large as fits in 90% of area, centred: its top-left corner and
+// scale.
+func textLayout(area image.Rectangle, text string) (x, y, scale int) {
 	tw, th := TextSize(text, 1)
 	if tw == 0 {
-		return
+		return area.Min.X, area.Min.Y, 1
 	}
-	scale := min(area.Dx()*9/10/tw, area.Dy()*9/10/th)
-	if scale < 1 {
-		scale = 1
-	}
+	scale = max(1, min(area.Dx()*9/10/tw, area.Dy()*9/10/th))
 	tw, th = TextSize(text, scale)
-	x, y := area.Min.X+(area.Dx()-tw)/2, area.Min.Y+(area.Dy()-th)/2
-	if plate {
-		fillRect(img, image.Rect(x-2*scale, y-2*scale, x+tw+2*scale, y+th+2*scale), color.RGBA{R: 0xF8, G: 0xF8, B: 0xF4, A: 0xFF})
-	}
-	DrawText(img, x, y, scale, text, ink)
+	return area.Min.X + (area.Dx()-tw)/2, area.Min.Y + (area.Dy()-th)/2, scale
 }

@@ -181,3 +181,21 @@ func BenchmarkEncodeWebP(b *testing.B) {
 		}
 	}
 }
+
+func TestWithGrainKeepsSquareCleanAndGrowsThePicture(t *testing.T) {
+	plain := PNG(96, 96, 1, WithSquare(Purple))
+	grainy := PNG(96, 96, 1, WithSquare(Purple), WithGrain(8))
+	if len(grainy) <= 2*len(plain) {
+		t.Fatalf("grain did not grow the PNG: %d vs %d bytes", len(grainy), len(plain))
+	}
+	img := Picture(96, 96, 1, WithSquare(Purple), WithGrain(8))
+	if got := img.RGBAAt(48, 48); got != Purple {
+		t.Fatalf("square pixel %v, want %v", got, Purple)
+	}
+	if got := img.RGBAAt(2, 2); got == (color.RGBA{R: 0xF4, G: 0xF4, B: 0xF0, A: 0xFF}) {
+		t.Log("corner pixel happens to equal the background; checking another")
+		if img.RGBAAt(3, 2) == img.RGBAAt(2, 2) && img.RGBAAt(4, 2) == img.RGBAAt(2, 2) {
+			t.Fatal("background has no grain")
+		}
+	}
+}
