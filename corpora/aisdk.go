@@ -1,6 +1,7 @@
 package corpora
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -62,6 +63,11 @@ func appendAISDKBlock(b []byte, blk *Block) []byte {
 	switch blk.Type {
 	case "text":
 		b = append(b, `{"type":"text","text":`...)
+		// A lone surrogate escape decodes to U+FFFD in Text; only then re-read the raw text.
+		if !strings.Contains(blk.Text, "\uFFFD") {
+			b = jsAppendString(b, blk.Text)
+			return append(b, '}')
+		}
 		if v, ok := jsRawMember(blk.Raw, "text"); ok && len(v) > 0 && v[0] == '"' {
 			if out, err := jsAppendStringified(b, v); err == nil {
 				return append(out, '}')
@@ -72,7 +78,7 @@ func appendAISDKBlock(b []byte, blk *Block) []byte {
 	case "image":
 		b = append(b, `{"type":"image-data","data":`...)
 		b = jsAppendString(b, blk.Data)
-		if _, ok := jsRawMember(blk.Raw, "mimeType"); ok || blk.MimeType != "" {
+		if blk.MimeType != "" || jsHasMember(blk.Raw, "mimeType") {
 			b = append(b, `,"mediaType":`...)
 			b = jsAppendString(b, blk.MimeType)
 		}
@@ -327,6 +333,12 @@ func (s *jsScan) rawString() ([]byte, error) {
 	}
 	start := s.i
 	s.i++
+	// Fast path: jump to the next quote; if no backslash lies before it, the string ends
+	// there. (Control characters are not checked here; decoding the value checks them.)
+	if q := bytes.IndexByte(s.b[s.i:], '"'); q >= 0 && bytes.IndexByte(s.b[s.i:s.i+q], '\\') < 0 {
+		s.i += q + 1
+		return s.b[start:s.i], nil
+	}
 	for s.i < len(s.b) {
 		switch c := s.b[s.i]; {
 		case c == '"':
@@ -715,6 +727,12 @@ func jsRawMember(raw []byte, key string) ([]byte, bool) {
 		}
 	}
 	return found, ok
+}
+
+// jsHasMember reports whether the JSON object raw has a member named key.
+func jsHasMember(raw []byte, key string) bool {
+	_, ok := jsRawMember(raw, key)
+	return ok
 }
 
 // jsObjectMember is one member of a JSON object: its decoded key and raw value bytes.

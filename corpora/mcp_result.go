@@ -81,9 +81,14 @@ func parseMCPBlock(raw []byte, loc Location) (Block, error) {
 		if !ok || string(v) == "null" {
 			return nil
 		}
-		if err := json.Unmarshal(v, dst); err != nil {
+		if len(v) == 0 || v[0] != '"' {
 			return &ReadError{Loc: loc.Child(key), Err: fmt.Errorf("%s is not a string", key)}
 		}
+		s, err := mcpDecodeString(v)
+		if err != nil {
+			return &ReadError{Loc: loc.Child(key), Err: fmt.Errorf("%s: %w", key, err)}
+		}
+		*dst = s
 		return nil
 	}
 	if err := str("type", &blk.Type); err != nil {
@@ -169,9 +174,37 @@ func parseEmbeddedResource(raw []byte, loc Location) (*EmbeddedResource, error) 
 		if string(m.Value) == "null" {
 			continue
 		}
-		if err := json.Unmarshal(m.Value, dst); err != nil {
+		if len(m.Value) == 0 || m.Value[0] != '"' {
 			return nil, &ReadError{Loc: loc.Child(m.Key), Err: fmt.Errorf("%s is not a string", m.Key)}
 		}
+		v, err := mcpDecodeString(m.Value)
+		if err != nil {
+			return nil, &ReadError{Loc: loc.Child(m.Key), Err: fmt.Errorf("%s: %w", m.Key, err)}
+		}
+		*dst = v
 	}
 	return res, nil
+}
+
+// mcpDecodeString decodes a raw JSON string as encoding/json does (invalid UTF-8 and lone
+// surrogates become U+FFFD), with a fast path for the plain ASCII of base64 payloads.
+func mcpDecodeString(raw []byte) (string, error) {
+	if len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' {
+		body := raw[1 : len(raw)-1]
+		plain := true
+		for _, c := range body {
+			if c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
+				plain = false
+				break
+			}
+		}
+		if plain {
+			return string(body), nil
+		}
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", err
+	}
+	return s, nil
 }

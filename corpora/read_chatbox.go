@@ -371,6 +371,50 @@ type chatboxPart struct {
 	Result     json.RawMessage `json:"result"`
 }
 
+// chatboxDecodePart decodes one content part without copying its args and result.
+func chatboxDecodePart(raw []byte, loc Location) (chatboxPart, *ReadError) {
+	var p chatboxPart
+	members, err := jsObjectMembers(raw)
+	if err != nil {
+		return p, &ReadError{Loc: loc, Err: fmt.Errorf("content part: %w", err)}
+	}
+	for _, m := range members {
+		var dst *string
+		switch m.Key {
+		case "type":
+			dst = &p.Type
+		case "text":
+			dst = &p.Text
+		case "storageKey":
+			dst = &p.StorageKey
+		case "url":
+			dst = &p.URL
+		case "state":
+			dst = &p.State
+		case "toolCallId":
+			dst = &p.ToolCallID
+		case "toolName":
+			dst = &p.ToolName
+		case "args":
+			p.Args = json.RawMessage(m.Value)
+		case "result":
+			p.Result = json.RawMessage(m.Value)
+		}
+		if dst == nil || string(m.Value) == "null" {
+			continue
+		}
+		if len(m.Value) == 0 || m.Value[0] != '"' {
+			return p, &ReadError{Loc: loc.Child(m.Key), Err: fmt.Errorf("content part: %s is not a string", m.Key)}
+		}
+		v, err := mcpDecodeString(m.Value)
+		if err != nil {
+			return p, &ReadError{Loc: loc.Child(m.Key), Err: fmt.Errorf("content part %s: %w", m.Key, err)}
+		}
+		*dst = v
+	}
+	return p, nil
+}
+
 // convertList converts the recorded messages of one list.
 func (rd *chatboxReader) convertList(raws []json.RawMessage, loc Location) *chatboxList {
 	l := &chatboxList{}
@@ -431,8 +475,12 @@ func (rd *chatboxReader) convertMessage(l *chatboxList, m *chatboxMessage, raw j
 	var parts []json.RawMessage
 	legacy := true
 	if len(m.ContentParts) > 0 && m.ContentParts[0] == '[' {
-		if err := json.Unmarshal(m.ContentParts, &parts); err != nil {
+		elems, err := jsArrayElements(m.ContentParts)
+		if err != nil {
 			rd.e.Problem(&ReadError{Loc: loc.Child("contentParts"), Err: fmt.Errorf("contentParts: %w", err)})
+		}
+		for _, el := range elems {
+			parts = append(parts, json.RawMessage(el))
 		}
 		legacy = len(parts) == 0
 	}
@@ -476,9 +524,9 @@ func (rd *chatboxReader) convertMessage(l *chatboxList, m *chatboxMessage, raw j
 	}
 	for i, praw := range parts {
 		ploc := loc.Child("contentParts").Child(i)
-		var p chatboxPart
-		if err := json.Unmarshal(praw, &p); err != nil {
-			rd.e.Problem(&ReadError{Loc: ploc, Err: fmt.Errorf("content part: %w", err)})
+		p, err := chatboxDecodePart(praw, ploc)
+		if err != nil {
+			rd.e.Problem(err)
 			continue
 		}
 		if p.Type != "tool-call" && len(pendingResults) > 0 {

@@ -320,7 +320,7 @@ func chatboxWriteBigBackup(b *testing.B, path string, target int64) int64 {
 	w := bufio.NewWriterSize(f, 1<<20)
 	const sessions = 1000
 	bigImage := strings.Repeat("iVBORw0KGgoAAAANSUhEUgAA", 6<<20/24)
-	perSession := target / sessions
+	perSession := (target - sessions/25*int64(len(bigImage))) / sessions
 	w.WriteString(`{"chat-sessions-list":[],`)
 	var written int64
 	for i := 0; i < sessions; i++ {
