@@ -52,8 +52,8 @@ func SampleFiles() ([]string, error) {
 	return names, nil
 }
 
-// SampleExpectations returns expectations.json: conversation id → question and answer.
-// Ids are "<file name>#<0-based ordinal of the conversation in the file>".
+// SampleExpectations returns expectations.json: conversation id (as the readers assign it;
+// manifest.json lists them per file) → question and answer.
 func SampleExpectations() (map[string]Expectation, error) {
 	data, err := fs.ReadFile(SampleFS(), samplesExpectations)
 	if err != nil {

@@ -27,6 +27,7 @@ func mcpImageBlock(p payload) obj {
 func chatboxBackup(p *pictures) (sampleFile, error) {
 	g := &ids{state: 201}
 	sessionID, legacyID := g.uuid(), g.uuid()
+	threadID, forkListID := "", ""
 	providerID := "custom-provider-" + g.uuid()
 	sysID, userID, answerID := g.uuid(), g.uuid(), g.uuid()
 	navID, shotID, oldShotID := "call_"+g.alnum(24), "call_"+g.alnum(24), "call_"+g.alnum(24)
@@ -57,18 +58,19 @@ func chatboxBackup(p *pictures) (sampleFile, error) {
 		chatboxMessage(g.uuid(), "user", arr{cbText("Which browser does the Playwright MCP server use by default?")}, kv{"timestamp", t0 - 590000}),
 		chatboxMessage(g.uuid(), "assistant", arr{cbText("Chromium, unless you pass --browser.")}, assistantExtra(t0-585000)...),
 	}
+	threadID, forkListID = g.uuid(), g.uuid()
 	session := obj{
 		{"id", sessionID},
 		{"name", "Shop admin check"},
 		{"type", "chat"},
 		{"messages", arr{system, user, answer}},
 		{"settings", obj{{"provider", providerID}, {"modelId", chatboxModel}, {"temperature", 0.7}, {"maxContextMessageCount", 20}, {"stream", true}}},
-		{"threads", arr{obj{{"id", g.uuid()}, {"name", "Warm-up"}, {"messages", warmUp}, {"createdAt", t0 - 580000}}}},
+		{"threads", arr{obj{{"id", threadID}, {"name", "Warm-up"}, {"messages", warmUp}, {"createdAt", t0 - 580000}}}},
 		{"threadName", "Orders screenshot"},
 		{"messageForksHash", obj{{userID, obj{
 			{"position", 1},
 			{"lists", arr{
-				obj{{"id", "fork_list_" + g.uuid()}, {"messages", arr{oldAnswer}}},
+				obj{{"id", "fork_list_" + forkListID}, {"messages", arr{oldAnswer}}},
 				obj{{"id", "fork_list_" + g.uuid()}, {"messages", arr{}}},
 			}},
 			{"createdAt", t0 + 8000},
@@ -102,13 +104,13 @@ func chatboxBackup(p *pictures) (sampleFile, error) {
 		{"__exported_at", "2026-11-30T09:52:11.480Z"},
 	}
 	return jsonFile(chatboxBackupName, "chatbox", backup, compact, false,
-		conversation{Title: "Receipt",
+		conversation{Key: chatboxBackupName + "#" + legacyID, Title: "Receipt",
 			Expect: expectation{Question: "What is the total on the receipt?", Scorer: "contains", Answer: "12.40"}},
-		conversation{Title: "Shop admin check",
+		conversation{Key: chatboxBackupName + "#" + sessionID, Title: "Shop admin check",
 			Expect: expectation{Question: "What colour is the square under STATUS in the screenshot?", Scorer: "icontains", Answer: "red"}},
-		conversation{Title: "Warm-up",
+		conversation{Key: chatboxBackupName + "#" + sessionID + "/thread/" + threadID, Title: "Warm-up",
 			Expect: expectation{Question: "Which browser does the Playwright MCP server use by default?", Scorer: "icontains", Answer: "chromium"}},
-		conversation{Title: "Shop admin check (fork)",
+		conversation{Key: chatboxBackupName + "#" + sessionID + "/fork/" + userID + "/0", Title: "Shop admin check (fork)",
 			Expect: expectation{Question: "What colour is the square under STATUS in the earlier screenshot?", Scorer: "icontains", Answer: "blue"}},
 	)
 }

@@ -80,7 +80,9 @@ type sampleFile struct {
 
 // conversation is what the generator knows of one conversation of a file.
 type conversation struct {
-	Key    string // expectation key: file name + "#" + ordinal
+	// Key is the conversation id the readers assign (see corpora/read_*.go); when empty,
+	// file name + "#" + ordinal.
+	Key    string
 	Title  string `json:",omitempty"`
 	Expect expectation
 }
@@ -138,7 +140,9 @@ func linesFile(name, format string, lines []line, convs ...conversation) (sample
 func keyed(name string, convs []conversation) []conversation {
 	out := make([]conversation, len(convs))
 	for i, c := range convs {
-		c.Key = fmt.Sprintf("%s#%d", name, i)
+		if c.Key == "" {
+			c.Key = fmt.Sprintf("%s#%d", name, i)
+		}
 		out[i] = c
 	}
 	return out
@@ -156,6 +160,7 @@ type manifestFile struct {
 	Bytes         int               `json:"bytes"`
 	SHA256        string            `json:"sha256"`
 	Conversations int               `json:"conversations"`
+	IDs           []string          `json:"conversation_ids"`
 	Titles        []string          `json:"titles,omitempty"`
 	Pictures      []manifestPayload `json:"pictures"`
 	NotPictures   []manifestPayload `json:"not_pictures,omitempty"`
@@ -184,8 +189,8 @@ const manifestAbout = "Written by internal/gensamples (go generate ./corpora/). 
 	"expect says what the after pipeline should do: lift (picture in a tool's text), mcp-picture (picture block of an " +
 	"MCP result), mcp-duplicate (the same picture again in structuredContent or a text mirror), native (already an " +
 	"image part), short (picture under the 1024-character minimum run), never-user (pasted by a user), never-opaque " +
-	"(an opaque token), keep (base64 that is not a picture). Expectation keys in expectations.json are " +
-	"<file name>#<0-based ordinal of the conversation in the file>."
+	"(an opaque token), keep (base64 that is not a picture). conversation_ids are the ids the readers assign, in " +
+	"the order they emit them; expectations.json is keyed by them."
 
 // generate writes the corpus into dir.
 func generate(ctx context.Context, dir string) error {
@@ -209,6 +214,7 @@ func generate(ctx context.Context, dir string) error {
 		mf := manifestFile{File: f.name, Format: f.format, Bytes: len(f.data), SHA256: hex.EncodeToString(sum[:]),
 			Conversations: len(f.convs), Pictures: []manifestPayload{}}
 		for _, c := range f.convs {
+			mf.IDs = append(mf.IDs, c.Key)
 			if c.Title != "" {
 				mf.Titles = append(mf.Titles, c.Title)
 			}

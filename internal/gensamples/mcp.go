@@ -114,7 +114,7 @@ func mcpStdio20250618(p *pictures) (sampleFile, error) {
 	// mirror of structuredContent, and structuredContent. Only the image block is recorded
 	// as mcp-picture; the other two as mcp-duplicate.
 	return linesFile("mcp-stdio-2025-06-18.jsonl", "mcp-jsonl", lines,
-		conversation{Title: "MCP stdio 2025-06-18",
+		conversation{Key: "mcp-stdio-2025-06-18.jsonl", Title: "MCP stdio 2025-06-18",
 			Expect: expectation{Question: "What colour is the square in the screenshot of display 1?", Scorer: "icontains", Answer: "green"}})
 }
 
@@ -138,7 +138,7 @@ func mcpStdio20251125(p *pictures) (sampleFile, error) {
 		}}, {"isError", false}}),
 	)
 	return linesFile("mcp-stdio-2025-11-25.jsonl", "mcp-jsonl", lines,
-		conversation{Title: "MCP stdio 2025-11-25",
+		conversation{Key: "mcp-stdio-2025-11-25.jsonl", Title: "MCP stdio 2025-11-25",
 			Expect: expectation{Question: "What lot number is shown on the label?", Scorer: "contains", Answer: "58213"}})
 }
 
@@ -164,7 +164,7 @@ func mcpStdio20241105(p *pictures) (sampleFile, error) {
 	)
 	lines[3].doc = obj{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/list"}}
 	return linesFile("mcp-stdio-2024-11-05.jsonl", "mcp-jsonl", lines,
-		conversation{Title: "MCP stdio 2024-11-05",
+		conversation{Key: "mcp-stdio-2024-11-05.jsonl", Title: "MCP stdio 2024-11-05",
 			Expect: expectation{Question: "What word is written in the picture?", Scorer: "icontains", Answer: "hello"}})
 }
 
@@ -203,7 +203,7 @@ func claudeDesktopLog(p *pictures) (sampleFile, error) {
 		{prefix: stamp(59, 903) + "Client transport closed" + suffix},
 	}
 	return linesFile("mcp-server-screenshot.log", "claude-desktop-log", lines,
-		conversation{Title: "screenshot",
+		conversation{Key: "mcp-server-screenshot.log#screenshot", Title: "screenshot",
 			Expect: expectation{Question: "What number does the calculator display show?", Scorer: "contains", Answer: "1234.5"}})
 }
 
@@ -238,6 +238,6 @@ func inspectorExport(p *pictures) (sampleFile, error) {
 	}
 	name := "inspector-protocol-everything-" + strings.ReplaceAll("2026-11-30T09:45:07.000Z", ":", "-") + ".json"
 	return jsonFile(name, "mcp-inspector", list, pretty, false,
-		conversation{Title: "everything",
+		conversation{Key: name, Title: "everything",
 			Expect: expectation{Question: "What text is shown in the tiny image?", Scorer: "icontains", Answer: "MCP"}})
 }

@@ -128,7 +128,7 @@ func openAINotAPicture(p *pictures) (sampleFile, error) {
 	for i := 0; i < 400; i++ {
 		fmt.Fprintf(&csv, "%d,customer-%03d,%d.%02d,%s\n", 4000+i, g.next()%500, 5+g.next()%300, g.next()%100, []string{"paid", "open", "refunded"}[g.next()%3])
 	}
-	gz := opaque(gzipOf([]byte(csv.String())), "application/gzip", "base64", "tool", expectKeep)
+	gz := opaque(gzipOf([]byte(csv.String())), "application/gzip", "base64-in-text", "tool", expectKeep)
 	random := opaque(g.bytes(3000), "application/octet-stream", "base64", "tool", expectKeep)
 	messages := arr{
 		obj{{"role", "system"}, {"content", "You are a data assistant."}},
