@@ -15,8 +15,12 @@ import (
 )
 
 func main() {
-	out := flag.String("out", "samples", "directory to write the sample corpus to")
+	out := flag.String("out", "", "directory to write the sample corpus to (required; go generate passes corpora/samples)")
 	flag.Parse()
+	if *out == "" {
+		fmt.Fprintln(os.Stderr, "gensamples: -out is required")
+		os.Exit(2)
+	}
 	if err := generate(context.Background(), *out); err != nil {
 		fmt.Fprintln(os.Stderr, "gensamples:", err)
 		os.Exit(1)
