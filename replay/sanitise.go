@@ -31,8 +31,8 @@ func isTagRune(r rune) bool { return r >= tagFirst && r <= tagLast }
 // StripTags removes the invisible TAG characters U+E0000–U+E007F from text an MCP server sent
 // (text blocks, resource text, tool descriptions), keeping only the three pinned subdivision
 // flags (England, Scotland, Wales) as whole sequences. This is the newest rule of the source
-// agent (variant B, gate-and-mcp-images.md §4.3). Text without TAG characters, and bytes that
-// are not valid UTF-8, come out unchanged.
+// agent (variant B, gate-and-mcp-images.md §4.3). Text without TAG characters comes out
+// unchanged; in text with TAG characters, bytes that are not valid UTF-8 become U+FFFD.
 func StripTags(s string) string {
 	if !hasTagChars(s) {
 		return s
@@ -51,6 +51,10 @@ func StripTags(s string) string {
 			b.WriteString(s[i : i+size])
 		case isTagRune(r):
 			// dropped
+		case r == utf8.RuneError && size == 1:
+			// An invalid byte becomes U+FFFD (as a JSON decoder would have made it), so that
+			// removing a TAG character can never splice fragments into a new one.
+			b.WriteString("\ufffd")
 		default:
 			b.WriteString(s[i : i+size])
 		}
@@ -104,6 +108,8 @@ func StripTagsShapePreserving(s string) string {
 			}
 			b.WriteString(s[i : i+size])
 		case isTagRune(r):
+		case r == utf8.RuneError && size == 1:
+			b.WriteString("\ufffd")
 		default:
 			b.WriteString(s[i : i+size])
 		}
