@@ -54,9 +54,14 @@ func fxJPEG(t testing.TB, w, h int) []byte {
 
 func fxGIF(t testing.TB, w, h int) []byte {
 	t.Helper()
-	img := image.NewPaletted(image.Rect(0, 0, w, h), color.Palette{color.Black, color.White})
+	pal := make(color.Palette, 256)
+	for i := range pal {
+		pal[i] = color.Gray{Y: uint8(i)}
+	}
+	img := image.NewPaletted(image.Rect(0, 0, w, h), pal)
+	r := rand.New(rand.NewPCG(uint64(w), 3))
 	for i := range img.Pix {
-		img.Pix[i] = byte(i % 2)
+		img.Pix[i] = byte(r.Uint32())
 	}
 	var buf bytes.Buffer
 	if err := gif.Encode(&buf, img, nil); err != nil {
@@ -108,6 +113,14 @@ func jsStringify(t testing.TB, v any) string {
 		t.Fatal(err)
 	}
 	return strings.TrimSuffix(buf.String(), "\n")
+}
+
+// aiSDKPart is one element of an AI SDK 6 tool output, in its key order.
+type aiSDKPart struct {
+	Type      string `json:"type"`
+	Text      string `json:"text,omitempty"`
+	Data      string `json:"data,omitempty"`
+	MediaType string `json:"mediaType,omitempty"`
 }
 
 // escapeSlashes writes every '/' as "\/", as PHP and some JSON encoders do.
@@ -329,4 +342,41 @@ func TestDecodeRun(t *testing.T) {
 	if _, err := DecodeRun(bad, r); err == nil {
 		t.Error("a run of 1025 characters decoded without error")
 	}
+}
+
+func FuzzScan(f *testing.F) {
+	f.Add(fxBase64Noise(100), 16)
+	f.Add(`a\/b\\/c`+fxBase64Noise(40)+`==`, 8)
+	f.Add("data:image/png;base64,"+b64(fxPNG(f, 2, 2, false)), 32)
+	f.Add(`\\\/`+fxBase64Noise(30), 4)
+	f.Fuzz(func(t *testing.T, text string, minRun int) {
+		minRun = 1 + abs(minRun)%64
+		got := collectRuns(text, minRun)
+		want := naiveRuns(text, minRun)
+		if len(got) != len(want) {
+			t.Fatalf("%d runs, want %d: %+v vs %+v", len(got), len(want), got, want)
+		}
+		for i := range got {
+			g, w := got[i], want[i]
+			if g.Start != w.Start || g.End != w.End || g.Chars != w.Chars || g.Padding != w.Padding || g.Escaped != w.Escaped {
+				t.Fatalf("run %d: %+v, want %+v", i, g, w)
+			}
+			if g.URLStart > g.Start || g.URLStart < -1 {
+				t.Fatalf("run %d: data URL starts at %d", i, g.URLStart)
+			}
+			if d, err := DecodeRun(text, g); err == nil && int64(len(d)) != g.DecodedLen() {
+				t.Fatalf("run %d decodes to %d bytes, DecodedLen %d", i, len(d), g.DecodedLen())
+			}
+		}
+	})
+}
+
+func abs(n int) int {
+	if n < 0 {
+		if n == -n {
+			return 0
+		}
+		return -n
+	}
+	return n
 }
