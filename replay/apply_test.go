@@ -66,7 +66,7 @@ func newFxConversation(t testing.TB) fxConversation {
 		{Role: corpora.RoleTool, ToolCallID: "call_3", Name: "mcp__img__read_image", Parts: []corpora.Part{
 			{Kind: corpora.PartToolResult, ToolResult: &corpora.ToolResult{CallID: "call_3", Name: "mcp__img__read_image",
 				Text: `[{"type":"text","text":"a.png"},{"type":"image-data","data":"` + b64(fx.mcpPic) + `","mediaType":"image/png"}]`,
-				MCP: &corpora.CallToolResult{Content: []corpora.Block{mcpText("a.png"), mcpImage(fx.mcpPic, "image/png")}, Loc: loc("/messages/7/result")}}},
+				MCP:  &corpora.CallToolResult{Content: []corpora.Block{mcpText("a.png"), mcpImage(fx.mcpPic, "image/png")}, Loc: loc("/messages/7/result")}}},
 		}},
 		{Role: corpora.RoleTool, ToolCallID: "call_4", Parts: []corpora.Part{
 			{Kind: corpora.PartToolResult, ToolResult: &corpora.ToolResult{CallID: "call_4", MCP: mcpNoPic}},
