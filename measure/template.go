@@ -1,0 +1,343 @@
+package measure
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/strata-eval/strata-eval/corpora"
+)
+
+// Segment is one piece of a rendered prompt.
+//
+//   - Special: template framing; the vocabulary's special and added tokens in Text are
+//     recognised (`<|im_start|>` is one token).
+//   - Image != nil: a picture. Text holds the family's marker text for display only; it is
+//     not counted as text, because markers and image rows are counted by the image-row
+//     component.
+//   - Otherwise: content (message text, tool arguments and results, tool declarations),
+//     tokenized as ordinary text in which special-token strings are just characters.
+type Segment struct {
+	Text    string
+	Image   *corpora.Image
+	Special bool
+}
+
+// Template renders a request's messages and declared tools into prompt segments, ending
+// with the generation prompt of the assistant turn.
+type Template interface {
+	// Name is the name --template accepts.
+	Name() string
+	// Render renders the messages and tools.
+	Render(msgs []corpora.Message, tools []corpora.ToolDef) ([]Segment, error)
+}
+
+// TemplateByName returns a built-in chat template: "chatml", "qwen" (Qwen2.5/Qwen3 with
+// tools, also "qwen3", "qwen2.5"), "llama3", "gemma", "mistral".
+func TemplateByName(name string) (Template, error) {
+	switch strings.ToLower(name) {
+	case "chatml":
+		return chatMLTemplate{}, nil
+	case "qwen", "qwen3", "qwen2.5", "qwen2", "qwen-vl":
+		return qwenTemplate{}, nil
+	case "llama3", "llama-3", "llama3.1", "llama3.2":
+		return llama3Template{}, nil
+	case "gemma", "gemma3":
+		return gemmaTemplate{}, nil
+	case "mistral", "mistral-v7", "mistral-small":
+		return mistralTemplate{}, nil
+	}
+	return nil, fmt.Errorf("unknown chat template %q (built in: %s)", name, strings.Join(TemplateNames(), ", "))
+}
+
+// TemplateNames lists the built-in templates.
+func TemplateNames() []string {
+	return []string{"chatml", "qwen", "llama3", "gemma", "mistral"}
+}
+
+// RenderString joins segments into the prompt text a server would see; images appear as
+// their marker text.
+func RenderString(segs []Segment) string {
+	var b strings.Builder
+	for _, s := range segs {
+		b.WriteString(s.Text)
+	}
+	return b.String()
+}
+
+// segmentWriter accumulates segments, merging neighbours of the same kind.
+type segmentWriter struct{ segs []Segment }
+
+func (w *segmentWriter) special(s string) {
+	if s == "" {
+		return
+	}
+	if n := len(w.segs); n > 0 && w.segs[n-1].Special && w.segs[n-1].Image == nil {
+		w.segs[n-1].Text += s
+		return
+	}
+	w.segs = append(w.segs, Segment{Text: s, Special: true})
+}
+
+func (w *segmentWriter) text(s string) {
+	if s == "" {
+		return
+	}
+	if n := len(w.segs); n > 0 && !w.segs[n-1].Special && w.segs[n-1].Image == nil {
+		w.segs[n-1].Text += s
+		return
+	}
+	w.segs = append(w.segs, Segment{Text: s})
+}
+
+func (w *segmentWriter) image(img *corpora.Image, marker string) {
+	w.segs = append(w.segs, Segment{Text: marker, Image: img})
+}
+
+// contentItem is one item of a message's flattened content: text or a picture.
+type contentItem struct {
+	text  string
+	image *corpora.Image
+}
+
+// flattenContent returns a message's content in order: text parts (and tool results' text),
+// pictures. Tool calls, opaque parts (reasoning, signatures) and references (content not in
+// the recording) are left out.
+func flattenContent(m corpora.Message) []contentItem {
+	var out []contentItem
+	var add func(p corpora.Part)
+	add = func(p corpora.Part) {
+		switch p.Kind {
+		case corpora.PartText:
+			out = append(out, contentItem{text: p.Text})
+		case corpora.PartImage:
+			if p.Image != nil {
+				out = append(out, contentItem{image: p.Image})
+			}
+		case corpora.PartToolResult:
+			r := p.ToolResult
+			if r == nil {
+				return
+			}
+			if len(r.Parts) > 0 && !r.IsText {
+				for _, q := range r.Parts {
+					add(q)
+				}
+				return
+			}
+			if r.RPCError != nil && r.Text == "" {
+				out = append(out, contentItem{text: r.RPCError.Message})
+				return
+			}
+			out = append(out, contentItem{text: r.Text})
+		}
+	}
+	for _, p := range m.Parts {
+		add(p)
+	}
+	return out
+}
+
+// writeContent writes content items: consecutive text items are joined with "\n" (as
+// llama.cpp's server joins text parts), pictures sit between text without separators.
+func writeContent(w *segmentWriter, items []contentItem, marker string, trim bool) {
+	if trim {
+		items = trimItems(items)
+	}
+	prevText := false
+	for _, it := range items {
+		if it.image != nil {
+			w.image(it.image, marker)
+			prevText = false
+			continue
+		}
+		if prevText {
+			w.text("\n")
+		}
+		w.text(it.text)
+		prevText = true
+	}
+}
+
+// trimItems trims white space at both ends of the content (Jinja's `| trim`).
+func trimItems(items []contentItem) []contentItem {
+	out := append([]contentItem(nil), items...)
+	for len(out) > 0 && out[0].image == nil {
+		out[0].text = strings.TrimLeft(out[0].text, " \t\n\r")
+		if out[0].text != "" || len(out) == 1 {
+			break
+		}
+		out = out[1:]
+	}
+	for len(out) > 0 && out[len(out)-1].image == nil {
+		i := len(out) - 1
+		out[i].text = strings.TrimRight(out[i].text, " \t\n\r")
+		if out[i].text != "" || i == 0 {
+			break
+		}
+		out = out[:i]
+	}
+	return out
+}
+
+// contentText returns a message's text content (pictures left out).
+func contentText(m corpora.Message) string {
+	var parts []string
+	for _, it := range flattenContent(m) {
+		if it.image == nil {
+			parts = append(parts, it.text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// toolCalls returns a message's tool calls.
+func toolCalls(m corpora.Message) []*corpora.ToolCall {
+	var out []*corpora.ToolCall
+	for _, p := range m.Parts {
+		if p.Kind == corpora.PartToolCall && p.ToolCall != nil {
+			out = append(out, p.ToolCall)
+		}
+	}
+	return out
+}
+
+// toolJSON renders a declared tool as the OpenAI function object, in the style of Python's
+// json.dumps (", " and ": " separators, non-ASCII kept), which is how Hugging Face's
+// `tojson` prints it. indent > 0 pretty-prints with that many spaces.
+func toolJSON(t corpora.ToolDef, indent int) (string, error) {
+	var fn []string
+	fn = append(fn, `"name": `+pyString(t.Name))
+	if t.Description != "" {
+		fn = append(fn, `"description": `+pyString(t.Description))
+	}
+	if len(bytes.TrimSpace(t.Parameters)) > 0 && string(bytes.TrimSpace(t.Parameters)) != "null" {
+		params, err := pyJSON(t.Parameters)
+		if err != nil {
+			return "", fmt.Errorf("tool %s parameters: %w", t.Name, err)
+		}
+		fn = append(fn, `"parameters": `+params)
+	}
+	compact := `{"type": "function", "function": {` + strings.Join(fn, ", ") + `}}`
+	if indent <= 0 {
+		return compact, nil
+	}
+	return pyJSONIndent(json.RawMessage(compact), indent)
+}
+
+// pyJSON re-prints JSON text the way Python's json.dumps(ensure_ascii=False) does, keeping
+// key order and number spelling.
+func pyJSON(raw json.RawMessage) (string, error) { return pyJSONIndent(raw, 0) }
+
+func pyJSONIndent(raw json.RawMessage, indent int) (string, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var b strings.Builder
+	if err := pyValue(dec, &b, indent, 0); err != nil {
+		return "", err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return "", fmt.Errorf("trailing data after JSON value")
+	}
+	return b.String(), nil
+}
+
+func pyValue(dec *json.Decoder, b *strings.Builder, indent, depth int) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	newline := func(d int) {
+		if indent > 0 {
+			b.WriteByte('\n')
+			b.WriteString(strings.Repeat(" ", indent*d))
+		}
+	}
+	itemSep := ", "
+	if indent > 0 {
+		itemSep = ","
+	}
+	switch v := tok.(type) {
+	case json.Delim:
+		closer := map[json.Delim]string{'{': "}", '[': "]"}[v]
+		b.WriteString(v.String())
+		n := 0
+		for dec.More() {
+			if n > 0 {
+				b.WriteString(itemSep)
+			}
+			newline(depth + 1)
+			if v == '{' {
+				key, err := dec.Token()
+				if err != nil {
+					return err
+				}
+				ks, _ := key.(string)
+				b.WriteString(pyString(ks))
+				b.WriteString(": ")
+			}
+			if err := pyValue(dec, b, indent, depth+1); err != nil {
+				return err
+			}
+			n++
+		}
+		if _, err := dec.Token(); err != nil {
+			return err
+		}
+		if n > 0 {
+			newline(depth)
+		}
+		b.WriteString(closer)
+	case string:
+		b.WriteString(pyString(v))
+	case json.Number:
+		b.WriteString(v.String())
+	case bool:
+		if v {
+			b.WriteString("true")
+		} else {
+			b.WriteString("false")
+		}
+	case nil:
+		b.WriteString("null")
+	}
+	return nil
+}
+
+// pyString quotes a string as Python's json.dumps(ensure_ascii=False) does.
+func pyString(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + 2)
+	b.WriteByte('"')
+	for i := 0; i < len(s); {
+		r, w := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == '"':
+			b.WriteString(`\"`)
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\b':
+			b.WriteString(`\b`)
+		case r == '\f':
+			b.WriteString(`\f`)
+		case r < 0x20:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		case r == utf8.RuneError && w == 1:
+			b.WriteString(`\ufffd`)
+		default:
+			b.WriteString(s[i : i+w])
+		}
+		i += w
+	}
+	b.WriteByte('"')
+	return b.String()
+}
