@@ -520,6 +520,39 @@ func flattenForJPEG(img image.Image) image.Image {
 	}
 	b := img.Bounds()
 	out := image.NewRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
+	switch src := img.(type) {
+	case *image.NRGBA:
+		for y := 0; y < b.Dy(); y++ {
+			s := src.Pix[y*src.Stride : y*src.Stride+b.Dx()*4]
+			d := out.Pix[y*out.Stride : y*out.Stride+b.Dx()*4]
+			for i := 0; i < len(s); i += 4 {
+				d[i], d[i+1], d[i+2], d[i+3] = s[i], s[i+1], s[i+2], 0xFF
+			}
+		}
+		return out
+	case *image.YCbCr, *image.RGBA:
+		draw.Draw(out, out.Bounds(), img, b.Min, draw.Src) // stdlib fast paths
+		for i := 3; i < len(out.Pix); i += 4 {
+			out.Pix[i] = 0xFF
+		}
+		return out
+	case *image.Paletted:
+		lut := make([]color.NRGBA, len(src.Palette))
+		for i, c := range src.Palette {
+			lut[i] = color.NRGBAModel.Convert(c).(color.NRGBA)
+		}
+		for y := 0; y < b.Dy(); y++ {
+			for x := 0; x < b.Dx(); x++ {
+				var c color.NRGBA
+				if idx := int(src.Pix[y*src.Stride+x]); idx < len(lut) {
+					c = lut[idx]
+				}
+				i := y*out.Stride + x*4
+				out.Pix[i], out.Pix[i+1], out.Pix[i+2], out.Pix[i+3] = c.R, c.G, c.B, 0xFF
+			}
+		}
+		return out
+	}
 	for y := b.Min.Y; y < b.Max.Y; y++ {
 		row := out.Pix[(y-b.Min.Y)*out.Stride:]
 		for x := b.Min.X; x < b.Max.X; x++ {
