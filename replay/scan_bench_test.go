@@ -5,11 +5,12 @@ import (
 	"testing"
 )
 
-// benchTexts builds the inputs of the scan benchmarks.
+// benchHeadlineText is the headline case: a Chatbox tool message of about 2 MB carrying a
+// ~1.5 MB PNG as JSON-stringified image-data.
 func benchHeadlineText(b *testing.B) string {
 	pic := fxBigPNG()
 	return jsStringify(b, []aiSDKPart{
-		{Type: "text", Text: "Captured the chat window " + strings.Repeat("with some context ", 20000)},
+		{Type: "text", Text: "Captured the chat window " + strings.Repeat("with some context ", 40)},
 		{Type: "image-data", Data: b64(pic), MediaType: "image/png"},
 	})
 }
@@ -70,5 +71,28 @@ func BenchmarkDecodeLiftedPNG(b *testing.B) {
 		if _, err := DecodeRun(text, run); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkLift times what the server pays per tool message (ScanTiming): the scan, the text
+// lift and the decode of the lifted pictures.
+func BenchmarkLift(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		text func(b *testing.B) string
+	}{
+		{"png2MB", benchHeadlineText},
+		{"base64_2MB", func(*testing.B) string { return `{"blob":"` + fxBase64Noise(2<<20) + `"}` }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			text := c.text(b)
+			b.SetBytes(int64(len(text)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := NewLifter(Settings{}).Lift(text); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
