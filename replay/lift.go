@@ -50,6 +50,14 @@ func (t TextLift) Images() []*corpora.Image {
 // Lifter lifts pictures out of the texts of one tool message (PIPELINE.md §4.1). It counts
 // the message's pictures against the caps, so use one Lifter per message (or MCP result) and
 // pass it every text part of that message in order.
+//
+// Order of parts (the source server's: the text keeps a placeholder where each picture was and
+// the pictures go to the encoder as image parts): a tool string becomes its text part followed
+// by the lifted image parts in order of appearance; in a content array each text part is
+// followed by the pictures lifted from it, so the client's own image parts keep their place.
+// Outcomes, in order of precedence: no vision encoder → omitted; a run whose length cannot be
+// base64 → omitted; past 8 lifted pictures or over 32 MiB → capped (the legacy note, computed
+// from the run's length without decoding it); otherwise lifted.
 type Lifter struct {
 	minRun      int
 	maxPictures int

@@ -365,7 +365,12 @@ func decodedSizeForNote(data string) int64 {
 // renderStructuredContent renders structuredContent as one line of compact JSON, unless a
 // text block already carries it (the dual-emit the MCP specification recommends: a text block
 // whose JSON equals it), following gate-and-mcp-images.md §5.2's dedupe rule. _meta is not
-// shown: the server treats it as protocol metadata.
+// shown: the server treats it as protocol metadata. Error results get neither (§3.7).
+//
+// structuredContent is text. On the structured path (a result with picture blocks) text is
+// not scanned (PIPELINE.md §4.1), so a picture that structuredContent repeats as base64 stays
+// text in the after arm too and costs its text tokens; a result without picture blocks is a
+// plain string, and the lift scans it, structuredContent included.
 func renderStructuredContent(res *corpora.CallToolResult) string {
 	raw := bytes.TrimSpace(res.StructuredContent)
 	if len(raw) == 0 || string(raw) == "null" {
