@@ -231,24 +231,42 @@ func (n jwNode) members(fn func(key string, v jwNode) error) error {
 }
 
 // jwFields is an object's members by key.
-type jwFields map[string]jwNode
+type jwFields struct {
+	members map[string]jwNode
+	parent  jwNode
+}
 
 // fields returns the members of an object by key; of duplicate keys the last wins, as with
 // encoding/json.
 func (n jwNode) fields() (jwFields, error) {
-	f := jwFields{}
+	f := jwFields{members: map[string]jwNode{}, parent: n}
 	err := n.members(func(k string, v jwNode) error {
-		f[k] = v
+		f.members[k] = v
 		return nil
 	})
 	return f, err
 }
 
+// has returns the member key and whether it is present.
+func (f jwFields) has(key string) (jwNode, bool) {
+	v, ok := f.members[key]
+	return v, ok
+}
+
+// get returns the member key; an absent member is an empty node that is still located (at
+// the pointer it would have), so that errors about it name the place.
+func (f jwFields) get(key string) jwNode {
+	if v, ok := f.members[key]; ok {
+		return v
+	}
+	return jwNode{loc: f.parent.loc.Child(key), embedded: f.parent.embedded}
+}
+
 // str returns the string member key, "" when it is absent or null, and an error when it is
 // another type.
 func (f jwFields) str(key string) (string, *ReadError) {
-	v, ok := f[key]
-	if !ok || v.isNull() {
+	v := f.get(key)
+	if v.isNull() {
 		return "", nil
 	}
 	return v.text()

@@ -80,7 +80,7 @@ func TestJWWalk(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []string
-	err = f["a~b/c"].elements(func(i int, v jwNode) error {
+	err = f.get("a~b/c").elements(func(i int, v jwNode) error {
 		got = append(got, v.loc.Pointer+"="+string(v.raw))
 		return nil
 	})
@@ -91,10 +91,10 @@ func TestJWWalk(t *testing.T) {
 	if s, _ := inner.text(); s != "vé" || inner.loc.Pointer != `/a~0b~1c/1/k"ey` || inner.loc.Offset != int64(bytes.Index(doc, []byte(`"v\u00e9"`))) {
 		t.Errorf("node at = %q %+v", s, inner.loc)
 	}
-	if b, _ := f["t"].boolean(); !b || !f["n"].isNull() {
+	if b, _ := f.get("t").boolean(); !b || !f.get("n").isNull() {
 		t.Errorf("scalars wrong")
 	}
-	if _, err := f["t"].text(); err == nil || !strings.Contains(err.Error(), "f:3 at /t: expected a string, found a boolean") {
+	if _, err := f.get("t").text(); err == nil || !strings.Contains(err.Error(), "f:3 at /t: expected a string, found a boolean") {
 		t.Errorf("type error = %v", err)
 	}
 	if rerr := jwCheck(jwNode{raw: []byte(`{"a":[1,2}`), loc: Location{File: "f", Line: 2}}); rerr == nil || rerr.Loc.Offset != 9 {

@@ -32,14 +32,14 @@ func parseAnthropicRequest(p *apiParse, req jwNode, f jwFields) *ReadError {
 	if rerr := p.anthropicTools(f); rerr != nil {
 		return rerr
 	}
-	if sys, ok := f["system"]; ok && !sys.isNull() {
+	if sys, ok := f.has("system"); ok && !sys.isNull() {
 		parts, rerr := p.anthropicBlocks(sys, OriginUser)
 		if rerr != nil {
 			return rerr
 		}
 		p.conv.Messages = append(p.conv.Messages, Message{Role: RoleSystem, Parts: parts, Loc: sys.loc, Raw: json.RawMessage(sys.raw)})
 	}
-	msgs := f["messages"]
+	msgs := f.get("messages")
 	if msgs.kind() != '[' {
 		return msgs.errorf("messages must be an array, found %s", msgs.kindName())
 	}
@@ -53,7 +53,7 @@ func parseAnthropicRequest(p *apiParse, req jwNode, f jwFields) *ReadError {
 
 // anthropicTools reads tools: {name, description, input_schema}; server tools have only a name and type.
 func (p *apiParse) anthropicTools(f jwFields) *ReadError {
-	list, ok := f["tools"]
+	list, ok := f.has("tools")
 	if !ok || list.isNull() {
 		return nil
 	}
@@ -97,9 +97,9 @@ func (p *apiParse) anthropicMessage(m jwNode) *ReadError {
 	case "":
 		return m.errorf("message has no role")
 	default:
-		return f["role"].errorf("unknown message role %q", role)
+		return f.get("role").errorf("unknown message role %q", role)
 	}
-	content := f["content"]
+	content := f.get("content")
 	if content.kind() != '[' {
 		parts, rerr := p.anthropicBlocks(content, origin)
 		if rerr != nil {
@@ -156,10 +156,10 @@ func (p *apiParse) anthropicToolResult(b jwNode, f jwFields) (Message, *ReadErro
 		return Message{}, rerr
 	}
 	res := &ToolResult{CallID: id, Name: p.callNames[id]}
-	if res.IsError, rerr = f["is_error"].boolean(); rerr != nil {
+	if res.IsError, rerr = f.get("is_error").boolean(); rerr != nil {
 		return Message{}, rerr
 	}
-	content, ok := f["content"]
+	content, ok := f.has("content")
 	loc := content.loc
 	if !ok {
 		loc = b.loc
@@ -228,7 +228,7 @@ func (p *apiParse) anthropicBlock(b jwNode, origin Origin) (Part, *ReadError) {
 	}
 	switch typ {
 	case "text":
-		part, _, rerr := apiTextPart(f["text"])
+		part, _, rerr := apiTextPart(f.get("text"))
 		return part, rerr
 	case "thinking", "redacted_thinking":
 		return apiOpaque(b), nil
@@ -241,7 +241,7 @@ func (p *apiParse) anthropicBlock(b jwNode, origin Origin) (Part, *ReadError) {
 		if rerr != nil {
 			return Part{}, rerr
 		}
-		args, rerr := apiArguments(f["input"])
+		args, rerr := apiArguments(f.get("input"))
 		if rerr != nil {
 			return Part{}, rerr
 		}
@@ -260,7 +260,7 @@ func (p *apiParse) anthropicBlock(b jwNode, origin Origin) (Part, *ReadError) {
 // anthropicSource reads the source of an image or document block: base64 images become image
 // parts, url and file sources references, anything else opaque.
 func (p *apiParse) anthropicSource(b jwNode, f jwFields, origin Origin, isImage bool) (Part, *ReadError) {
-	src, ok := f["source"]
+	src, ok := f.has("source")
 	if !ok || src.kind() != '{' {
 		return p.opaqueNoted(b, "block without a source object"), nil
 	}
@@ -281,9 +281,9 @@ func (p *apiParse) anthropicSource(b jwNode, f jwFields, origin Origin, isImage 
 		if rerr != nil {
 			return Part{}, rerr
 		}
-		return p.base64Image(sf["data"], mt, origin)
+		return p.base64Image(sf.get("data"), mt, origin)
 	case "url":
-		u, rerr := sf["url"].text()
+		u, rerr := sf.get("url").text()
 		if rerr != nil {
 			return Part{}, rerr
 		}
@@ -291,13 +291,13 @@ func (p *apiParse) anthropicSource(b jwNode, f jwFields, origin Origin, isImage 
 		if isImage {
 			reason = "remote image URL; never fetched"
 		}
-		return Part{Kind: PartReference, Loc: sf["url"].loc, Ref: &Reference{Kind: "url", Target: u, Origin: origin, Reason: reason}}, nil
+		return Part{Kind: PartReference, Loc: sf.get("url").loc, Ref: &Reference{Kind: "url", Target: u, Origin: origin, Reason: reason}}, nil
 	case "file":
-		id, rerr := sf["file_id"].text()
+		id, rerr := sf.get("file_id").text()
 		if rerr != nil {
 			return Part{}, rerr
 		}
-		return Part{Kind: PartReference, Loc: sf["file_id"].loc, Ref: &Reference{Kind: "file", Target: id, Origin: origin,
+		return Part{Kind: PartReference, Loc: sf.get("file_id").loc, Ref: &Reference{Kind: "file", Target: id, Origin: origin,
 			Reason: "file id of the provider's file store; not in the recording"}}, nil
 	}
 	return p.opaqueNoted(b, fmt.Sprintf("block with a %q source", st)), nil

@@ -215,3 +215,29 @@ func FuzzReadHTTPRR(f *testing.F) {
 		apiCheckInvariants(t, &c)
 	})
 }
+
+func TestHTTPRRDechunk(t *testing.T) {
+	tests := []struct {
+		in, want, err string
+	}{
+		{"5\r\n{\"a\":\r\n2;ext=1\r\n1}\r\n0\r\n\r\n", `{"a":1}`, ""},
+		{"3\nabc\n0\n", "abc", ""},
+		{"5\r\n{\";\":\r\n0\r\n\rb", `{";":`, ""}, // garbage after the last chunk is ignored
+		{"zz\r\n", "", "bad chunk size"},
+		{"9\r\nabc", "", "chunk of 9 bytes, only 3 left"},
+		{"3\r\nabcX", "", "not followed by a line end"},
+		{"3\r\nabc\r\n", "", "without a newline"},
+	}
+	for _, tt := range tests {
+		got, err := httprrDechunk([]byte(tt.in), 1<<20)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("%q: err %v, want %q", tt.in, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || string(got) != tt.want {
+			t.Errorf("%q: got %q, %v", tt.in, got, err)
+		}
+	}
+}

@@ -39,7 +39,7 @@ func chatAPI() apiFormat {
 func apiHas(keys ...string) func(jwFields) bool {
 	return func(f jwFields) bool {
 		for _, k := range keys {
-			if _, ok := f[k]; ok {
+			if _, ok := f.has(k); ok {
 				return true
 			}
 		}
@@ -326,21 +326,21 @@ func apiUnwrap(n jwNode, format apiFormat) (jwNode, jwFields, *ReadError) {
 		if n.kind() == '"' {
 			b, rerr := n.textBytes()
 			if rerr != nil {
-				return n, nil, rerr
+				return n, jwFields{}, rerr
 			}
 			inner := jwNode{raw: bytes.TrimSpace(b), loc: n.loc, embedded: true}
 			if rerr := jwCheck(inner); rerr != nil {
 				rerr.Err = fmt.Errorf("stringified request body: %w", rerr.Err)
-				return n, nil, rerr
+				return n, jwFields{}, rerr
 			}
 			n = inner
 		}
 		if n.kind() != '{' {
-			return n, nil, n.errorf("expected a %s request object, found %s", format.format, n.kindName())
+			return n, jwFields{}, n.errorf("expected a %s request object, found %s", format.format, n.kindName())
 		}
 		f, err := n.fields()
 		if err != nil {
-			return n, nil, asReadError(n, err)
+			return n, jwFields{}, asReadError(n, err)
 		}
 		if format.isRequest(f) {
 			return n, f, nil
@@ -348,14 +348,14 @@ func apiUnwrap(n jwNode, format apiFormat) (jwNode, jwFields, *ReadError) {
 		found := false
 		if depth < 3 {
 			for _, k := range apiEnvelopeKeys {
-				if v, ok := f[k]; ok && (v.kind() == '{' || v.kind() == '"') {
+				if v, ok := f.has(k); ok && (v.kind() == '{' || v.kind() == '"') {
 					n, found = v, true
 					break
 				}
 			}
 		}
 		if !found {
-			return n, nil, n.errorf("not a %s request: no messages or input member", format.format)
+			return n, jwFields{}, n.errorf("not a %s request: no messages or input member", format.format)
 		}
 	}
 }
@@ -466,7 +466,7 @@ func parseChatRequest(p *apiParse, req jwNode, f jwFields) *ReadError {
 	if rerr := p.chatTools(f); rerr != nil {
 		return rerr
 	}
-	msgs := f["messages"]
+	msgs := f.get("messages")
 	if msgs.kind() != '[' {
 		return msgs.errorf("messages must be an array, found %s", msgs.kindName())
 	}
@@ -481,7 +481,7 @@ func parseChatRequest(p *apiParse, req jwNode, f jwFields) *ReadError {
 // chatTools reads tools (and the deprecated functions) into ToolDefs.
 func (p *apiParse) chatTools(f jwFields) *ReadError {
 	for _, key := range []string{"tools", "functions"} {
-		list, ok := f[key]
+		list, ok := f.has(key)
 		if !ok || list.isNull() {
 			continue
 		}
@@ -490,7 +490,7 @@ func (p *apiParse) chatTools(f jwFields) *ReadError {
 			if err != nil {
 				return err
 			}
-			if fn, ok := tf["function"]; ok && fn.kind() == '{' {
+			if fn, ok := tf.has("function"); ok && fn.kind() == '{' {
 				if tf, err = fn.fields(); err != nil {
 					return err
 				}
@@ -522,7 +522,7 @@ func apiToolDef(f jwFields, schemaKey string) (ToolDef, *ReadError) {
 	if def.Description, rerr = f.str("description"); rerr != nil {
 		return def, rerr
 	}
-	if s, ok := f[schemaKey]; ok && !s.isNull() {
+	if s, ok := f.has(schemaKey); ok && !s.isNull() {
 		def.Parameters = json.RawMessage(s.raw)
 	}
 	return def, nil
@@ -542,7 +542,7 @@ func (p *apiParse) chatMessage(m jwNode) *ReadError {
 	if msg.Name, rerr = f.str("name"); rerr != nil {
 		return rerr
 	}
-	content := f["content"]
+	content := f.get("content")
 	switch role {
 	case "system", "developer":
 		msg.Role = RoleSystem
@@ -559,7 +559,7 @@ func (p *apiParse) chatMessage(m jwNode) *ReadError {
 	case "":
 		return m.errorf("message has no role")
 	default:
-		return f["role"].errorf("unknown message role %q", role)
+		return f.get("role").errorf("unknown message role %q", role)
 	}
 	if rerr != nil {
 		return rerr
@@ -571,16 +571,16 @@ func (p *apiParse) chatMessage(m jwNode) *ReadError {
 // chatAssistant reads an assistant message: reasoning (opaque), content, refusal, tool calls.
 func (p *apiParse) chatAssistant(msg *Message, f jwFields) *ReadError {
 	for _, key := range []string{"reasoning_content", "reasoning"} {
-		if v, ok := f[key]; ok && !v.isNull() && string(v.raw) != `""` {
+		if v, ok := f.has(key); ok && !v.isNull() && string(v.raw) != `""` {
 			msg.Parts = append(msg.Parts, apiOpaque(v))
 		}
 	}
-	parts, rerr := p.chatContent(f["content"], OriginAssistant)
+	parts, rerr := p.chatContent(f.get("content"), OriginAssistant)
 	if rerr != nil {
 		return rerr
 	}
 	msg.Parts = append(msg.Parts, parts...)
-	if v, ok := f["refusal"]; ok && !v.isNull() {
+	if v, ok := f.has("refusal"); ok && !v.isNull() {
 		part, nonEmpty, rerr := apiTextPart(v)
 		if rerr != nil {
 			return rerr
@@ -589,7 +589,7 @@ func (p *apiParse) chatAssistant(msg *Message, f jwFields) *ReadError {
 			msg.Parts = append(msg.Parts, part)
 		}
 	}
-	if calls, ok := f["tool_calls"]; ok && !calls.isNull() {
+	if calls, ok := f.has("tool_calls"); ok && !calls.isNull() {
 		err := calls.elements(func(_ int, c jwNode) error {
 			part, rerr := p.chatToolCall(c)
 			if rerr != nil {
@@ -602,7 +602,7 @@ func (p *apiParse) chatAssistant(msg *Message, f jwFields) *ReadError {
 			return asReadError(calls, err)
 		}
 	}
-	if fc, ok := f["function_call"]; ok && !fc.isNull() {
+	if fc, ok := f.has("function_call"); ok && !fc.isNull() {
 		part, rerr := p.chatFunction(fc, "")
 		if rerr != nil {
 			return rerr
@@ -622,9 +622,9 @@ func (p *apiParse) chatToolCall(c jwNode) (Part, *ReadError) {
 	if rerr != nil {
 		return Part{}, rerr
 	}
-	fn, ok := cf["function"]
+	fn, ok := cf.has("function")
 	if !ok {
-		fn, ok = cf["custom"]
+		fn, ok = cf.has("custom")
 	}
 	if !ok {
 		return p.opaqueNoted(c, "tool call without a function"), nil
@@ -644,9 +644,9 @@ func (p *apiParse) chatFunction(fn jwNode, id string) (Part, *ReadError) {
 	if rerr != nil {
 		return Part{}, rerr
 	}
-	argNode, ok := ff["arguments"]
+	argNode, ok := ff.has("arguments")
 	if !ok {
-		argNode = ff["input"]
+		argNode = ff.get("input")
 	}
 	args, rerr := apiArguments(argNode)
 	if rerr != nil {
@@ -671,7 +671,7 @@ func (p *apiParse) chatToolResult(msg *Message, f jwFields, legacyFunction bool)
 		name = p.callNames[msg.ToolCallID]
 	}
 	res := &ToolResult{CallID: msg.ToolCallID, Name: name}
-	content, ok := f["content"]
+	content, ok := f.has("content")
 	loc := content.loc
 	if !ok {
 		loc = msg.Loc
@@ -743,13 +743,13 @@ func (p *apiParse) chatPart(el jwNode, origin Origin) (Part, bool, *ReadError) {
 	}
 	switch typ {
 	case "text", "input_text", "output_text":
-		part, _, rerr := apiTextPart(f["text"])
+		part, _, rerr := apiTextPart(f.get("text"))
 		return part, true, rerr
 	case "refusal":
-		part, _, rerr := apiTextPart(f["refusal"])
+		part, _, rerr := apiTextPart(f.get("refusal"))
 		return part, true, rerr
 	case "image_url":
-		iu := f["image_url"]
+		iu := f.get("image_url")
 		detail := ""
 		urlNode := iu
 		if iu.kind() == '{' {
@@ -757,7 +757,7 @@ func (p *apiParse) chatPart(el jwNode, origin Origin) (Part, bool, *ReadError) {
 			if err != nil {
 				return Part{}, false, asReadError(iu, err)
 			}
-			urlNode = iuf["url"]
+			urlNode = iuf.get("url")
 			if detail, rerr = iuf.str("detail"); rerr != nil {
 				return Part{}, false, rerr
 			}
@@ -765,14 +765,14 @@ func (p *apiParse) chatPart(el jwNode, origin Origin) (Part, bool, *ReadError) {
 		part, rerr := p.imageURL(urlNode, origin, detail)
 		return part, true, rerr
 	case "file":
-		file := f["file"]
+		file := f.get("file")
 		if file.kind() == '{' {
 			ff, err := file.fields()
 			if err != nil {
 				return Part{}, false, asReadError(file, err)
 			}
-			if id, _ := ff.str("file_id"); id != "" && ff["file_data"].isNull() {
-				return Part{Kind: PartReference, Loc: ff["file_id"].loc, Ref: &Reference{Kind: "file", Target: id, Origin: origin,
+			if id, _ := ff.str("file_id"); id != "" && ff.get("file_data").isNull() {
+				return Part{Kind: PartReference, Loc: ff.get("file_id").loc, Ref: &Reference{Kind: "file", Target: id, Origin: origin,
 					Reason: "file id of the provider's file store; not in the recording"}}, true, nil
 			}
 		}

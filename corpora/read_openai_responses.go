@@ -30,7 +30,7 @@ func parseResponsesRequest(p *apiParse, req jwNode, f jwFields) *ReadError {
 	if prev, _ := f.str("previous_response_id"); prev != "" {
 		p.note("previous_response_id %q: earlier turns are stored by the provider, not in the recording", prev)
 	}
-	if ins, ok := f["instructions"]; ok && !ins.isNull() {
+	if ins, ok := f.has("instructions"); ok && !ins.isNull() {
 		switch ins.kind() {
 		case '"':
 			part, nonEmpty, rerr := apiTextPart(ins)
@@ -50,7 +50,7 @@ func parseResponsesRequest(p *apiParse, req jwNode, f jwFields) *ReadError {
 			return ins.errorf("instructions must be a string or an array of items, found %s", ins.kindName())
 		}
 	}
-	in, ok := f["input"]
+	in, ok := f.has("input")
 	switch {
 	case !ok || in.isNull():
 		return nil
@@ -73,7 +73,7 @@ func parseResponsesRequest(p *apiParse, req jwNode, f jwFields) *ReadError {
 
 // responsesTools reads the flat Responses tool declarations; built-in tools are named by type.
 func (p *apiParse) responsesTools(f jwFields) *ReadError {
-	list, ok := f["tools"]
+	list, ok := f.has("tools")
 	if !ok || list.isNull() {
 		return nil
 	}
@@ -131,9 +131,9 @@ func (p *apiParse) responsesItem(it jwNode) *ReadError {
 		case "assistant":
 			msg.Role, origin = RoleAssistant, OriginAssistant
 		default:
-			return f["role"].errorf("unknown message role %q", role)
+			return f.get("role").errorf("unknown message role %q", role)
 		}
-		if msg.Parts, rerr = p.responsesContent(f["content"], origin); rerr != nil {
+		if msg.Parts, rerr = p.responsesContent(f.get("content"), origin); rerr != nil {
 			return rerr
 		}
 	case typ == "function_call" || typ == "custom_tool_call":
@@ -178,10 +178,10 @@ func (p *apiParse) responsesCall(it jwNode, f jwFields, name string) (Part, *Rea
 			return Part{}, rerr
 		}
 	}
-	argNode, ok := f["arguments"]
+	argNode, ok := f.has("arguments")
 	if !ok {
-		if argNode, ok = f["input"]; !ok {
-			argNode = f["action"]
+		if argNode, ok = f.has("input"); !ok {
+			argNode = f.get("action")
 		}
 	}
 	args, rerr := apiArguments(argNode)
@@ -202,7 +202,7 @@ func (p *apiParse) responsesOutput(msg *Message, f jwFields, it jwNode) *ReadErr
 	}
 	res := &ToolResult{CallID: msg.ToolCallID, Name: p.callNames[msg.ToolCallID]}
 	msg.Name = res.Name
-	out, ok := f["output"]
+	out, ok := f.has("output")
 	loc := out.loc
 	if !ok {
 		loc = it.loc
@@ -274,27 +274,27 @@ func (p *apiParse) responsesPart(el jwNode, origin Origin) (Part, *ReadError) {
 	}
 	switch typ {
 	case "input_text", "output_text", "text", "summary_text":
-		part, _, rerr := apiTextPart(f["text"])
+		part, _, rerr := apiTextPart(f.get("text"))
 		return part, rerr
 	case "refusal":
-		part, _, rerr := apiTextPart(f["refusal"])
+		part, _, rerr := apiTextPart(f.get("refusal"))
 		return part, rerr
 	case "input_image", "computer_screenshot", "image_url":
 		detail, rerr := f.str("detail")
 		if rerr != nil {
 			return Part{}, rerr
 		}
-		if u, ok := f["image_url"]; ok && !u.isNull() {
+		if u, ok := f.has("image_url"); ok && !u.isNull() {
 			if u.kind() == '{' { // Chat-style {url} object, as some proxies rewrite it
 				uf, err := u.fields()
 				if err != nil {
 					return Part{}, asReadError(u, err)
 				}
-				u = uf["url"]
+				u = uf.get("url")
 			}
 			return p.imageURL(u, origin, detail)
 		}
-		if id, ok := f["file_id"]; ok && !id.isNull() {
+		if id, ok := f.has("file_id"); ok && !id.isNull() {
 			target, rerr := id.text()
 			if rerr != nil {
 				return Part{}, rerr
@@ -304,7 +304,7 @@ func (p *apiParse) responsesPart(el jwNode, origin Origin) (Part, *ReadError) {
 		}
 		return p.opaqueNoted(el, "image part without image_url or file_id"), nil
 	case "input_file":
-		if u, ok := f["file_url"]; ok && !u.isNull() {
+		if u, ok := f.has("file_url"); ok && !u.isNull() {
 			target, rerr := u.text()
 			if rerr != nil {
 				return Part{}, rerr
@@ -312,7 +312,7 @@ func (p *apiParse) responsesPart(el jwNode, origin Origin) (Part, *ReadError) {
 			return Part{Kind: PartReference, Loc: u.loc, Ref: &Reference{Kind: "url", Target: target, Origin: origin,
 				Reason: "remote file URL; never fetched"}}, nil
 		}
-		if id, ok := f["file_id"]; ok && !id.isNull() && f["file_data"].isNull() {
+		if id, ok := f.has("file_id"); ok && !id.isNull() && f.get("file_data").isNull() {
 			target, rerr := id.text()
 			if rerr != nil {
 				return Part{}, rerr
