@@ -101,8 +101,11 @@ func miniCPMRows(f Family, in PixelSize) (Rows, error) {
 	}
 	query := f.QueryNum
 	if query <= 0 {
-		query = 64
-		if version == 2 {
+		// clip.cpp's fallback for files without clip.minicpmv_query_num.
+		switch version {
+		case 3, 4, 5, 6, 100045:
+			query = 64
+		default:
 			query = 96
 		}
 	}

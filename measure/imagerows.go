@@ -198,6 +198,9 @@ func ImageRows(f Family, width, height int, opts RowOptions) (Rows, error) {
 	if opts.MinTokens < 0 || opts.MaxTokens < 0 || opts.MinTokens > MaxTokenLimit || opts.MaxTokens > MaxTokenLimit {
 		return Rows{}, fmt.Errorf("image rows for %s: token limits %d..%d out of range 0..%d", f.Name, opts.MinTokens, opts.MaxTokens, MaxTokenLimit)
 	}
+	if err := checkTokenLimits(f, opts); err != nil {
+		return Rows{}, fmt.Errorf("image rows for %s: %w", f.Name, err)
+	}
 	var (
 		r   Rows
 		err error
@@ -320,15 +323,40 @@ func paramOrDefault(v, def int) int {
 
 // tokenPixelLimits is llama.cpp's set_limit_image_tokens: the pixel limits for a
 // token range with unit = patch·merge, the CLI overrides taking precedence.
+// (llama.cpp refuses to load a projector whose resulting maximum is below the
+// minimum; ImageRows checks that through checkTokenLimits.)
 func tokenPixelLimits(unit, minTokens, maxTokens int, opts RowOptions) (minPx, maxPx int64) {
+	minTokens, maxTokens = effectiveTokenLimits(minTokens, maxTokens, opts)
+	area := int64(unit) * int64(unit)
+	return int64(minTokens) * area, int64(maxTokens) * area
+}
+
+// effectiveTokenLimits applies the CLI overrides to a projector's token limits.
+func effectiveTokenLimits(minTokens, maxTokens int, opts RowOptions) (int, int) {
 	if opts.MinTokens > 0 {
 		minTokens = opts.MinTokens
 	}
 	if opts.MaxTokens > 0 {
 		maxTokens = opts.MaxTokens
 	}
-	area := int64(unit) * int64(unit)
-	return int64(minTokens) * area, int64(maxTokens) * area
+	return minTokens, maxTokens
+}
+
+// errInvertedLimits marks token limits llama.cpp refuses to load with.
+var errInvertedLimits = errors.New("llama.cpp refuses these limits")
+
+// checkTokenLimits rejects overrides that leave the maximum below the minimum,
+// which llama.cpp refuses at load time ("image_max_pixels is less than
+// image_min_pixels"). Families without token limits accept any options.
+func checkTokenLimits(f Family, opts RowOptions) error {
+	if f.MinTokens <= 0 && f.MaxTokens <= 0 {
+		return nil
+	}
+	lo, hi := effectiveTokenLimits(f.MinTokens, f.MaxTokens, opts)
+	if lo > 0 && hi > 0 && hi < lo {
+		return fmt.Errorf("%w: image max tokens %d is less than image min tokens %d", errInvertedLimits, hi, lo)
+	}
+	return nil
 }
 
 // rowParam is a named family parameter, for validation messages.

@@ -223,7 +223,7 @@ func TestImageRowsDetails(t *testing.T) {
 		{"hf/qwen3vl", 10000, 100, RowOptions{}, Rows{Rows: 936, Markers: 2, Total: 938, Resized: PixelSize{9984, 96}, Source: SourceTokenizer}},
 		// Gemma 4 limits are overridable; Gemma 3 is fixed whatever the limits.
 		{"llamacpp/gemma4", 1, 1, RowOptions{MinTokens: 252}, Rows{Rows: 256, Markers: 2, Total: 258, Resized: PixelSize{768, 768}, Source: SourceTokenizer}},
-		{"llamacpp/gemma3", 1, 1, RowOptions{MinTokens: 1000}, Rows{Rows: 256, Markers: 2, Total: 258, Resized: PixelSize{896, 896}, Source: SourceTokenizer}},
+		{"llamacpp/gemma3", 1, 1, RowOptions{MinTokens: 1000, MaxTokens: 10}, Rows{Rows: 256, Markers: 2, Total: 258, Resized: PixelSize{896, 896}, Source: SourceTokenizer}},
 	}
 	for _, tc := range cases {
 		fam, err := FamilyByName(tc.family)
@@ -263,6 +263,8 @@ func TestImageRowsErrors(t *testing.T) {
 		{"no projector", Family{Name: "x", Rule: RuleLlamaCpp}, 10, 10, RowOptions{}, "no projector type"},
 		{"no patch", Family{Name: "x", Rule: RuleLlamaCpp, Projector: "qwen2vl_merger"}, 10, 10, RowOptions{}, "patch_size is 0"},
 		{"paddle without limits", Family{Name: "x", Rule: RuleLlamaCpp, Projector: "paddleocr", PatchSize: 14}, 10, 10, RowOptions{}, "image_min_pixels"},
+		{"inverted limits", qwen, 10, 10, RowOptions{MinTokens: 2000, MaxTokens: 1000}, "max tokens 1000 is less than image min tokens 2000"},
+		{"min above the built-in max", qwen, 10, 10, RowOptions{MinTokens: 5000}, "max tokens 4096 is less than"},
 		{"hf aspect", Family{Name: "hf", Rule: RuleHFQwen, PatchSize: 14, MinPixels: 3136, MaxPixels: 12845056}, 201, 1, RowOptions{}, "aspect ratio"},
 	}
 	for _, tc := range cases {
@@ -356,7 +358,7 @@ func FuzzImageRows(f *testing.F) {
 		}
 		r, err := ImageRows(fam, width, height, RowOptions{MinTokens: minTok, MaxTokens: maxTok})
 		if err != nil {
-			if errors.Is(err, ErrPictureRefused) {
+			if errors.Is(err, ErrPictureRefused) || errors.Is(err, errInvertedLimits) {
 				return
 			}
 			t.Fatalf("%s %dx%d: %v", fam.Name, width, height, err)

@@ -110,7 +110,7 @@ func LoadProjector(path string) (Family, error) {
 // projectorFromGGUF builds the family from a parsed GGUF.
 func projectorFromGGUF(f *gguf.GGUFFile, fileName string) (Family, error) {
 	kvs := f.Header.MetadataKV
-	if arch, ok, err := ggufString(kvs, "general.architecture"); err != nil {
+	if arch, ok, err := rowsKVString(kvs, "general.architecture"); err != nil {
 		return Family{}, err
 	} else if ok && arch != "clip" {
 		return Family{}, fmt.Errorf("general.architecture is %q, not an mmproj (clip) file", arch)
@@ -123,12 +123,12 @@ func projectorFromGGUF(f *gguf.GGUFFile, fileName string) (Family, error) {
 			return Family{}, fmt.Errorf("%s is false: the projector has no vision encoder", keyHasVisionEncoder)
 		}
 	}
-	projector, ok, err := ggufString(kvs, keyProjectorType)
+	projector, ok, err := rowsKVString(kvs, keyProjectorType)
 	if err != nil {
 		return Family{}, err
 	}
 	if !ok || projector == "" {
-		if projector, ok, err = ggufString(kvs, keyVisionProjectorType); err != nil {
+		if projector, ok, err = rowsKVString(kvs, keyVisionProjectorType); err != nil {
 			return Family{}, err
 		}
 	}
@@ -151,7 +151,7 @@ func projectorFromGGUF(f *gguf.GGUFFile, fileName string) (Family, error) {
 		keyImageSize, keyPatchSize, keySpatialMerge, keyScaleFactor, keyMinPixels, keyMaxPixels,
 		keyPreprocImageSize, keyPreprocMinTiles, keyPreprocMaxTiles, keyMiniCPMVersion, keyMiniCPMQueryNum,
 	} {
-		v, found, err := ggufInt(kvs, key)
+		v, found, err := rowsKVInt(kvs, key)
 		if err != nil {
 			return Family{}, err
 		}
@@ -194,6 +194,10 @@ func projectorFromGGUF(f *gguf.GGUFFile, fileName string) (Family, error) {
 	}
 	if readsGGUFPixelLimits(projector) {
 		fam.MinPixels, fam.MaxPixels = ints[keyMinPixels], ints[keyMaxPixels]
+		if fam.MinPixels > 0 && fam.MaxPixels > 0 && fam.MaxPixels < fam.MinPixels {
+			return Family{}, fmt.Errorf("%s (%d) is less than %s (%d); llama.cpp refuses the file",
+				keyMaxPixels, fam.MaxPixels, keyMinPixels, fam.MinPixels)
+		}
 	}
 	if projector == "adapter" && hasTensor(tensorAdapterBOI) {
 		fam.ExtraRows = 2 // BOI and EOI embeddings
@@ -236,10 +240,9 @@ func ggufPinpoints(kvs gguf.GGUFMetadataKVs) ([]PixelSize, error) {
 		for _, v := range arr.ValuesUint32() {
 			values = append(values, int64(v))
 		}
-	case gguf.GGUFMetadataValueTypeInt64:
-		values = arr.ValuesInt64()
 	default:
-		return nil, fmt.Errorf("key %s holds %v elements, want integers", keyGridPinpoints, arr.Type)
+		// llama.cpp reads the array's data as int32 whatever its type.
+		return nil, fmt.Errorf("key %s holds %v elements, want 32-bit integers", keyGridPinpoints, arr.Type)
 	}
 	if len(values)%2 != 0 {
 		return nil, fmt.Errorf("key %s has %d values, want (width, height) pairs", keyGridPinpoints, len(values))

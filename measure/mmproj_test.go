@@ -194,6 +194,14 @@ func TestLoadProjector(t *testing.T) {
 			probes: []probe{{640, 360, 296}, {4320, 2432, 885}},
 		},
 		{
+			name: "minicpm-v 4.0 (version 5, no query key: 64)",
+			kvs: append(mmprojKVs("clip.projector_type", "resampler", 448, 14),
+				ggufwrite.KV{Key: "clip.minicpmv_version", Value: int32(5)}),
+			want:   Family{Projector: "resampler", ImageSize: 448, PatchSize: 14, MiniCPMVersion: 5},
+			sameAs: "llamacpp/minicpm-v-4.0",
+			probes: []probe{{640, 360, 198}},
+		},
+		{
 			name: "internvl (tile keys absent: 1..12)",
 			kvs: append(mmprojKVs("clip.projector_type", "internvl", 448, 14),
 				ggufwrite.KV{Key: "clip.vision.projector.scale_factor", Value: u32(2)}),
@@ -334,7 +342,20 @@ func TestLoadProjectorErrors(t *testing.T) {
 			name: "string pinpoints",
 			kvs: append(mmprojKVs("clip.projector_type", "mlp", 336, 14),
 				ggufwrite.KV{Key: "clip.vision.image_grid_pinpoints", Value: []string{"336x672"}}),
-			want: "want integers",
+			want: "want 32-bit integers",
+		},
+		{
+			name: "int64 pinpoints (llama.cpp would misread them)",
+			kvs: append(mmprojKVs("clip.projector_type", "mlp", 336, 14),
+				ggufwrite.KV{Key: "clip.vision.image_grid_pinpoints", Value: []int64{336, 672}}),
+			want: "want 32-bit integers",
+		},
+		{
+			name: "pixel limits inverted",
+			kvs: append(mmprojKVs("clip.projector_type", "phi4", 448, 14),
+				ggufwrite.KV{Key: "clip.vision.image_min_pixels", Value: uint32(1000000)},
+				ggufwrite.KV{Key: "clip.vision.image_max_pixels", Value: uint32(1000)}),
+			want: "is less than clip.vision.image_min_pixels",
 		},
 		{
 			name: "version as a string",

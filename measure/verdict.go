@@ -46,7 +46,7 @@ func ContextLength(modelGGUF string) (int, error) {
 		return 0, fmt.Errorf("read model %s: %w", modelGGUF, err)
 	}
 	kvs := f.Header.MetadataKV
-	arch, ok, err := ggufString(kvs, "general.architecture")
+	arch, ok, err := rowsKVString(kvs, "general.architecture")
 	if err != nil {
 		return 0, fmt.Errorf("read model %s: %w", modelGGUF, err)
 	}
@@ -54,7 +54,7 @@ func ContextLength(modelGGUF string) (int, error) {
 		return 0, fmt.Errorf("read model %s: no general.architecture key", modelGGUF)
 	}
 	key := arch + ".context_length"
-	n, ok, err := ggufInt(kvs, key)
+	n, ok, err := rowsKVInt(kvs, key)
 	if err != nil {
 		return 0, fmt.Errorf("read model %s: %w", modelGGUF, err)
 	}
@@ -67,8 +67,8 @@ func ContextLength(modelGGUF string) (int, error) {
 	return n, nil
 }
 
-// ggufString reads a string key; ok is false when the key is absent.
-func ggufString(kvs gguf.GGUFMetadataKVs, key string) (string, bool, error) {
+// rowsKVString reads a string key; ok is false when the key is absent.
+func rowsKVString(kvs gguf.GGUFMetadataKVs, key string) (string, bool, error) {
 	kv, found := kvs.Get(key)
 	if !found {
 		return "", false, nil
@@ -79,10 +79,10 @@ func ggufString(kvs gguf.GGUFMetadataKVs, key string) (string, bool, error) {
 	return kv.ValueString(), true, nil
 }
 
-// ggufInt reads an integer key of any integer type; ok is false when the key is
+// rowsKVInt reads an integer key of any integer type; ok is false when the key is
 // absent. Values outside 0..2^31−1 are an error (every key read here is a size,
 // a count or a version).
-func ggufInt(kvs gguf.GGUFMetadataKVs, key string) (int, bool, error) {
+func rowsKVInt(kvs gguf.GGUFMetadataKVs, key string) (int, bool, error) {
 	kv, found := kvs.Get(key)
 	if !found {
 		return 0, false, nil
