@@ -97,22 +97,44 @@ func (ap Applier) Apply(ctx context.Context, arm Arm, req corpora.Request) (*Res
 	return res, nil
 }
 
-// mergeClientRecords puts the client side's records first and drops the server's "passed"
-// records of pictures the client side already recorded (same message, same bytes).
+// mergeClientRecords puts the client side's records first. A picture the client side
+// attached reaches the server as an image (an MCP image block or an image part), and the server
+// records it again: in each message the server's records of image blocks and parts (not text
+// lifts) are paired in order with the client's "attached" records and folded into them — the
+// client's record stands, unless the server capped or omitted the picture, whose outcome then
+// wins. A "passed" record of bytes the client already recorded in that message is dropped too.
 func mergeClientRecords(client, server []PictureRecord) []PictureRecord {
 	if len(client) == 0 {
 		return server
 	}
+	out := append([]PictureRecord(nil), client...)
+	attached := map[int][]int{} // message index → indexes in out of its attached records, in order
 	type key struct {
 		msg int
 		sha string
 	}
 	seen := make(map[key]bool, len(client))
-	for _, r := range client {
+	for i, r := range out {
+		if r.Outcome == OutcomeAttached {
+			attached[r.MessageIndex] = append(attached[r.MessageIndex], i)
+		}
 		seen[key{r.MessageIndex, r.SHA256}] = true
 	}
-	out := append([]PictureRecord(nil), client...)
 	for _, r := range server {
+		fromImage := r.Length == 0 // text lifts carry the run's length
+		switch r.Outcome {
+		case OutcomeTaken, OutcomePassed, OutcomeCapped, OutcomeOmitted:
+		default:
+			fromImage = false
+		}
+		if q := attached[r.MessageIndex]; fromImage && len(q) > 0 {
+			attached[r.MessageIndex] = q[1:]
+			if r.Outcome == OutcomeCapped || r.Outcome == OutcomeOmitted {
+				c := &out[q[0]]
+				c.Outcome, c.SeenByModel, c.Reason = r.Outcome, false, "server: "+r.Reason
+			}
+			continue
+		}
 		if r.Outcome == OutcomePassed && r.SHA256 != "" && seen[key{r.MessageIndex, r.SHA256}] {
 			continue
 		}

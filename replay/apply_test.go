@@ -370,6 +370,32 @@ func TestApplyGate(t *testing.T) {
 	}
 }
 
+func TestMergeClientRecords(t *testing.T) {
+	client := []PictureRecord{
+		{MessageIndex: 2, SHA256: "a", Outcome: OutcomeAttached, SeenByModel: true},
+		{MessageIndex: 2, SHA256: "b", Outcome: OutcomeText},
+		{MessageIndex: 2, SHA256: "c", Outcome: OutcomeAttached, SeenByModel: true},
+	}
+	server := []PictureRecord{
+		{MessageIndex: 1, SHA256: "u", Outcome: OutcomePassed, SeenByModel: true},
+		{MessageIndex: 2, SHA256: "a2", Outcome: OutcomeTaken, SeenByModel: true},
+		{MessageIndex: 2, SHA256: "c2", Outcome: OutcomeOmitted, Reason: ReasonNoVisionEncoder},
+		{MessageIndex: 2, SHA256: "t", Outcome: OutcomeLifted, Length: 2000, SeenByModel: true},
+	}
+	got := mergeClientRecords(client, server)
+	var summary []string
+	for _, r := range got {
+		summary = append(summary, r.SHA256+":"+string(r.Outcome))
+	}
+	want := "a:attached b:text c:omitted u:passed t:lifted"
+	if strings.Join(summary, " ") != want {
+		t.Errorf("merged %v, want %s", summary, want)
+	}
+	if got[2].SeenByModel || got[2].Reason != "server: "+ReasonNoVisionEncoder {
+		t.Errorf("omitted by the server: %+v", got[2])
+	}
+}
+
 func TestApplyCancelled(t *testing.T) {
 	fx := newFxConversation(t)
 	ctx, cancel := context.WithCancel(context.Background())
