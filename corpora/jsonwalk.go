@@ -171,15 +171,24 @@ func jwValueEnd(b []byte, i int) (int, error) {
 	}
 }
 
-// jwStringEnd returns the index just after the JSON string starting at b[i] (a quote).
+// jwStringEnd returns the index just after the JSON string starting at b[i] (a quote). It jumps
+// from quote to quote with bytes.IndexByte, so multi-megabyte base64 strings are passed quickly.
 func jwStringEnd(b []byte, i int) (int, error) {
-	for j := i + 1; j < len(b); j++ {
-		switch b[j] {
-		case '\\':
-			j++
-		case '"':
-			return j + 1, nil
+	j := i + 1
+	for j <= len(b) {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			break
 		}
+		q := j + k
+		escapes := 0
+		for p := q - 1; p > i && b[p] == '\\'; p-- {
+			escapes++
+		}
+		if escapes%2 == 0 {
+			return q + 1, nil
+		}
+		j = q + 1
 	}
 	return 0, errJWMalformed
 }

@@ -593,3 +593,24 @@ func apiCheckInvariants(t *testing.T, c *Collector) {
 
 // apiRealSamples is the folder of real recordings shared by the project.
 const apiRealSamples = "/work/shared/real-samples"
+
+func TestReadOpenAIChatHugeLine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a 96 MB line")
+	}
+	// A tool message of 96 MB of text (far past bufio.Scanner's 64 KiB default) between two
+	// ordinary lines: it must be read whole, with the lines around it.
+	big := strings.Repeat("A", 96<<20)
+	one := `{"messages":[{"role":"user","content":"x"}]}`
+	input := one + "\n" + `{"messages":[{"role":"tool","tool_call_id":"c","content":"` + big + `"}]}` + "\n" + one + "\n"
+	c, err := apiRead(t, readOpenAIChat, "big.jsonl", input)
+	if err != nil || len(c.Problems) != 0 || len(c.Conversations) != 3 {
+		t.Fatalf("err %v, %d conversations, problems:\n%s", err, len(c.Conversations), apiShortProblems(c))
+	}
+	if got := len(c.Conversations[1].Messages[0].Parts[0].ToolResult.Text); got != len(big) {
+		t.Errorf("tool text of %d bytes, want %d", got, len(big))
+	}
+	if c.Conversations[2].Messages[0].Loc.Line != 3 {
+		t.Errorf("line numbers lost after the huge line")
+	}
+}
