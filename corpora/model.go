@@ -254,9 +254,10 @@ type Request struct {
 	Messages []Message
 }
 
-// ID is the stable case id of the request: conversation id and the message count.
+// ID is the stable case id of the request: the conversation id and, after "@", the number of
+// messages the request carries.
 func (r Request) ID() string {
-	return fmt.Sprintf("%s#%d", r.Conversation.ID, len(r.Messages))
+	return fmt.Sprintf("%s@%d", r.Conversation.ID, len(r.Messages))
 }
 
 // Requests returns every point of the conversation where the model must answer: after each

@@ -1,0 +1,249 @@
+package cli
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/spf13/cobra"
+
+	"github.com/strata-eval/strata-eval/corpora"
+	"github.com/strata-eval/strata-eval/replay"
+	"github.com/strata-eval/strata-eval/results"
+)
+
+// InspectOptions are the flags and streams of `corpus inspect`.
+type InspectOptions struct {
+	IO     *IOStreams
+	Paths  []string
+	Format string
+	JSON   bool
+	MinRun int
+}
+
+func newCorpusCmd(io *IOStreams) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "corpus",
+		Short: "Look at recorded conversations",
+	}
+	c.AddCommand(newInspectCmd(io))
+	return c
+}
+
+func newInspectCmd(io *IOStreams) *cobra.Command {
+	opts := &InspectOptions{IO: io}
+	c := &cobra.Command{
+		Use:   "inspect [PATH...]",
+		Short: "One row per conversation: format, messages, requests, tool results, pictures, references",
+		Long: helpWithExit(`Reads recorded conversations and prints one row per conversation: format, messages,
+requests, tool results, structured pictures (MCP image blocks and image resource blobs), base64
+runs of --min-run or more characters in tool text, user attachments, unavailable references
+(Chatbox storage keys, remote URLs: never fetched) and bytes. With no PATH, the embedded sample
+corpus. --json prints the full normalised form with every picture's location and sha256.`),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Paths = args
+			return runInspect(cmd.Context(), opts)
+		},
+	}
+	c.Flags().StringVar(&opts.Format, "format", "auto", "input format (auto or one of: "+formatNames()+")")
+	c.Flags().BoolVar(&opts.JSON, "json", false, "print the full normalised form as JSON")
+	c.Flags().IntVar(&opts.MinRun, "min-run", replay.DefaultMinRun, "shortest base64 run counted")
+	return c
+}
+
+func formatNames() string {
+	s := ""
+	for i, f := range corpora.Formats() {
+		if i > 0 {
+			s += ", "
+		}
+		s += string(f)
+	}
+	return s
+}
+
+// ConversationSummary is the inspect row of one conversation.
+type ConversationSummary struct {
+	ID                 string `json:"id"`
+	File               string `json:"file"`
+	Format             string `json:"format"`
+	Messages           int    `json:"messages"`
+	Requests           int    `json:"requests"`
+	ToolResults        int    `json:"tool_results"`
+	StructuredPictures int    `json:"structured_pictures"`
+	Base64Runs         int    `json:"base64_runs"`
+	ToolImageParts     int    `json:"tool_image_parts"`
+	UserAttachments    int    `json:"user_attachments"`
+	Unavailable        int    `json:"unavailable_references"`
+	Bytes              int64  `json:"bytes"`
+}
+
+// PictureLocation is one picture found in a conversation with its digest.
+type PictureLocation struct {
+	Where  corpora.Location `json:"where"`
+	Kind   string           `json:"kind"` // image-part, mcp-image, mcp-resource-blob, base64-run
+	Origin corpora.Origin   `json:"origin"`
+	Type   string           `json:"type"` // from the signature
+	Bytes  int              `json:"bytes"`
+	SHA256 string           `json:"sha256"`
+}
+
+// inspected is the --json form of one conversation.
+type inspected struct {
+	Summary      ConversationSummary   `json:"summary"`
+	Pictures     []PictureLocation     `json:"pictures"`
+	Conversation *corpora.Conversation `json:"conversation"`
+}
+
+func runInspect(ctx context.Context, opts *InspectOptions) error {
+	format, err := corpora.ParseFormat(opts.Format)
+	if err != nil {
+		return usageErrorf("--format: %v", err)
+	}
+	var all []inspected
+	load, err := loadCorpus(ctx, opts.Paths, format, func(c *corpora.Conversation) error {
+		s, pics := inspectConversation(c, opts.MinRun)
+		all = append(all, inspected{Summary: s, Pictures: pics, Conversation: c})
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, p := range load.Problems {
+		fmt.Fprintf(opts.IO.ErrOut, "strata-eval: %v\n", p)
+	}
+	if opts.JSON {
+		enc := json.NewEncoder(opts.IO.Out)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		if all == nil {
+			all = []inspected{}
+		}
+		if err := enc.Encode(all); err != nil {
+			return err
+		}
+	} else {
+		t := results.Table{Title: "conversations", Header: []string{"conversation", "format", "messages", "requests",
+			"tool results", "MCP pictures", "base64 runs", "tool image parts", "user attachments", "unavailable", "bytes"}}
+		t.Right = []bool{false, false, true, true, true, true, true, true, true, true, true}
+		for _, in := range all {
+			s := in.Summary
+			t.Rows = append(t.Rows, []string{s.ID, s.Format, strconv.Itoa(s.Messages), strconv.Itoa(s.Requests),
+				strconv.Itoa(s.ToolResults), strconv.Itoa(s.StructuredPictures), strconv.Itoa(s.Base64Runs),
+				strconv.Itoa(s.ToolImageParts), strconv.Itoa(s.UserAttachments), strconv.Itoa(s.Unavailable),
+				results.Thousands(s.Bytes)})
+		}
+		if err := results.WriteTables(opts.IO.Out, []results.Table{t}, false); err != nil {
+			return err
+		}
+	}
+	return load.exitError()
+}
+
+// inspectConversation counts what a conversation holds and lists its pictures.
+func inspectConversation(c *corpora.Conversation, minRun int) (ConversationSummary, []PictureLocation) {
+	s := ConversationSummary{ID: c.ID, File: c.Source.File, Format: string(c.Format), Messages: len(c.Messages),
+		Requests: len(c.Requests()), Bytes: c.Bytes}
+	var pics []PictureLocation
+	addImage := func(img *corpora.Image, loc corpora.Location, kind string) {
+		pics = append(pics, pictureOf(img.Data, loc, kind, img.Origin))
+	}
+	scanText := func(text string, loc corpora.Location) {
+		for from := 0; ; {
+			r, ok := replay.NextRun(text, from, minRun)
+			if !ok {
+				return
+			}
+			from = r.End
+			s.Base64Runs++
+			if typ := replay.SniffRun(text, r); typ != "" {
+				if data, err := replay.DecodeRun(text, r); err == nil {
+					l := loc
+					l.Offset = int64(r.Start)
+					pics = append(pics, pictureOf(data, l, "base64-run", corpora.OriginTool))
+				}
+			}
+		}
+	}
+	for _, m := range c.Messages {
+		for _, p := range m.Parts {
+			switch p.Kind {
+			case corpora.PartImage:
+				if p.Image.Origin == corpora.OriginUser {
+					s.UserAttachments++
+				}
+				addImage(p.Image, p.Loc, "image-part")
+			case corpora.PartReference:
+				s.Unavailable++
+			case corpora.PartToolResult:
+				tr := p.ToolResult
+				s.ToolResults++
+				if tr.MCP != nil {
+					for i := range tr.MCP.Content {
+						b := &tr.MCP.Content[i]
+						data, kind := mcpPictureBytes(b)
+						if kind == "" {
+							continue
+						}
+						s.StructuredPictures++
+						if data != nil {
+							pics = append(pics, pictureOf(data, b.Loc, kind, corpora.OriginTool))
+						}
+					}
+					if !replay.HasPictureBlocks(tr.MCP) {
+						scanText(tr.Text, p.Loc)
+					}
+					continue
+				}
+				if tr.IsText {
+					scanText(tr.Text, p.Loc)
+				}
+				for _, tp := range tr.Parts {
+					switch tp.Kind {
+					case corpora.PartText:
+						scanText(tp.Text, tp.Loc)
+					case corpora.PartImage:
+						s.ToolImageParts++
+						addImage(tp.Image, tp.Loc, "image-part")
+					case corpora.PartReference:
+						s.Unavailable++
+					}
+				}
+			}
+		}
+	}
+	return s, pics
+}
+
+// mcpPictureBytes returns the decoded bytes of an MCP picture block (nil when they do not
+// decode) and its kind, or "" when the block is not a picture block.
+func mcpPictureBytes(b *corpora.Block) ([]byte, string) {
+	var b64, kind string
+	switch {
+	case b.Type == "image":
+		b64, kind = b.Data, "mcp-image"
+	case b.Type == "resource" && b.Resource != nil && b.Resource.Blob != nil && isImageType(b.Resource.MimeType):
+		b64, kind = *b.Resource.Blob, "mcp-resource-blob"
+	default:
+		return nil, ""
+	}
+	data, err := base64.StdEncoding.DecodeString(b64)
+	if err != nil {
+		return nil, kind
+	}
+	return data, kind
+}
+
+func isImageType(mime string) bool {
+	return len(mime) >= 6 && mime[:6] == "image/"
+}
+
+func pictureOf(data []byte, loc corpora.Location, kind string, origin corpora.Origin) PictureLocation {
+	sum := sha256.Sum256(data)
+	return PictureLocation{Where: loc, Kind: kind, Origin: origin, Type: replay.SniffImage(data), Bytes: len(data),
+		SHA256: hex.EncodeToString(sum[:])}
+}

@@ -1,0 +1,101 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/strata-eval/strata-eval/corpora"
+)
+
+// loadResult is what reading the inputs gave besides the conversations themselves.
+type loadResult struct {
+	Problems []*corpora.ReadError
+	Inputs   []string // files read
+}
+
+// exitError is nil when every input was read, and an exit-3 error otherwise.
+func (l *loadResult) exitError() error {
+	if len(l.Problems) == 0 {
+		return nil
+	}
+	return withExitCode(ExitInputs, fmt.Errorf("%d problem(s) reading the inputs; the rest was processed", len(l.Problems)))
+}
+
+// problemEmitter forwards conversations to a callback and keeps problems.
+type problemEmitter struct {
+	each func(*corpora.Conversation) error
+	res  *loadResult
+}
+
+func (p *problemEmitter) Conversation(c *corpora.Conversation) error { return p.each(c) }
+func (p *problemEmitter) Problem(err *corpora.ReadError) {
+	p.res.Problems = append(p.res.Problems, err)
+}
+
+// expandPaths turns directories into the sorted list of regular files under them.
+func expandPaths(paths []string) ([]string, error) {
+	var out []string
+	for _, p := range paths {
+		info, err := os.Stat(p)
+		if err != nil {
+			return nil, err
+		}
+		if !info.IsDir() {
+			out = append(out, p)
+			continue
+		}
+		var files []string
+		err = filepath.WalkDir(p, func(path string, d os.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.Type().IsRegular() {
+				files = append(files, path)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		sort.Strings(files)
+		out = append(out, files...)
+	}
+	return out, nil
+}
+
+// loadCorpus reads every path (the embedded sample corpus when there is none) and calls each
+// for every conversation. A file that cannot be read is a problem; the others go on.
+func loadCorpus(ctx context.Context, paths []string, format corpora.Format, each func(*corpora.Conversation) error) (*loadResult, error) {
+	res := &loadResult{}
+	em := &problemEmitter{each: each, res: res}
+	if len(paths) == 0 {
+		res.Inputs = append(res.Inputs, "(embedded sample corpus)")
+		return res, corpora.ReadSamples(ctx, em)
+	}
+	files, err := expandPaths(paths)
+	if err != nil {
+		return nil, withExitCode(ExitUsage, err)
+	}
+	for _, f := range files {
+		if err := ctx.Err(); err != nil {
+			return res, err
+		}
+		res.Inputs = append(res.Inputs, f)
+		err := corpora.ReadFile(ctx, f, format, em)
+		var re *corpora.ReadError
+		switch {
+		case err == nil:
+		case errors.As(err, &re):
+			res.Problems = append(res.Problems, re)
+		case errors.Is(err, context.Canceled):
+			return res, err
+		default:
+			res.Problems = append(res.Problems, &corpora.ReadError{Loc: corpora.Location{File: f}, Err: err})
+		}
+	}
+	return res, nil
+}

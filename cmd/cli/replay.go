@@ -1,0 +1,285 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/strata-eval/strata-eval/corpora"
+	"github.com/strata-eval/strata-eval/replay"
+	"github.com/strata-eval/strata-eval/results"
+)
+
+// ReplayOptions are the flags and streams of `replay`.
+type ReplayOptions struct {
+	IO          *IOStreams
+	Paths       []string
+	InputFormat string
+	Tokenizer   string
+	Template    string
+	MMProj      string
+	Vision      string
+	MinTokens   int
+	MaxTokens   int
+	Context     int
+	Config      string
+	Turns       string
+	Workers     int
+	Out         string
+	Format      string
+	MCPDelivery string
+	Dump        string
+	Arms        []string
+	// flags records every flag as given, for the results' config block.
+	flags map[string]string
+	// now is the clock (tests inject a fixed one).
+	now func() time.Time
+}
+
+func newReplayCmd(io *IOStreams) *cobra.Command {
+	opts := &ReplayOptions{IO: io, now: time.Now}
+	c := &cobra.Command{
+		Use:   "replay [PATH...]",
+		Short: "Replay recorded conversations through the before and after pipelines and measure them",
+		Long: helpWithExit(`Reads recorded conversations (files or folders; with no PATH the embedded sample corpus),
+turns each into the requests a server would receive (the last one, or every one with --turns all),
+runs every request through each arm (before, after, agent, and those of --config) and measures
+text tokens, image rows, prompt tokens, the context-window verdict, whether the model sees each
+picture, and the time to scan each tool message. Tables go to stdout; --out DIR also writes
+results.json, results.md, results.csv and cases.jsonl (streamed case by case).`),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Paths = args
+			opts.flags = flagValues(cmd.Flags())
+			return runReplay(cmd.Context(), opts)
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&opts.InputFormat, "input-format", "auto", "input format (auto or one of: "+formatNames()+")")
+	f.StringVar(&opts.Tokenizer, "tokenizer", "o200k_base", "tokenizer: o200k_base, cl100k_base, a .gguf model file or a tokenizer.json")
+	f.StringVar(&opts.Template, "template", "", "chat template: chatml, llama3, gemma, mistral (default: the model's own, else chatml)")
+	f.StringVar(&opts.MMProj, "mmproj", "", "projector GGUF (mmproj) that decides image rows")
+	f.StringVar(&opts.Vision, "vision", defaultVision, "vision family that decides image rows when no --mmproj is given")
+	f.IntVar(&opts.MinTokens, "image-min-tokens", 0, "llama-server --image-min-tokens (0: the projector's default)")
+	f.IntVar(&opts.MaxTokens, "image-max-tokens", 0, "llama-server --image-max-tokens (0: the projector's default)")
+	f.IntVar(&opts.Context, "ctx", 0, "context size in tokens (default: the model GGUF's, else 262144)")
+	f.StringVar(&opts.Config, "config", "", "YAML file defining more arms")
+	f.StringVar(&opts.Turns, "turns", "last", "which requests of a conversation: last or all")
+	f.IntVarP(&opts.Workers, "jobs", "j", 2, "workers")
+	f.StringVar(&opts.Out, "out", "", "folder for results.json, results.md, results.csv and cases.jsonl")
+	f.StringVar(&opts.Format, "format", "table", "stdout format: table, markdown, csv or json")
+	f.StringVar(&opts.MCPDelivery, "mcp-delivery", replay.MCPStructured, "how MCP results reach the server: structured, stringified or auto")
+	f.StringVar(&opts.Dump, "dump", "", "folder for the request each arm hands the model and its picture records")
+	f.StringSliceVar(&opts.Arms, "arms", nil, "arms to run, in table order (default: before, after, agent, then the config's)")
+	return c
+}
+
+// defaultVision is the family used when neither --mmproj nor --vision is given.
+const defaultVision = "llamacpp/qwen3vl"
+
+// defaultContext is the context size when neither --ctx nor a model GGUF gives one.
+const defaultContext = 262144
+
+func flagValues(fs *pflag.FlagSet) map[string]string {
+	m := map[string]string{}
+	fs.VisitAll(func(f *pflag.Flag) { m[f.Name] = f.Value.String() })
+	return m
+}
+
+// validate checks flag values that cobra cannot.
+func (o *ReplayOptions) validate() error {
+	switch o.Turns {
+	case "last", "all":
+	default:
+		return usageErrorf("--turns must be last or all, not %q", o.Turns)
+	}
+	switch o.Format {
+	case results.FormatTable, results.FormatMarkdown, results.FormatCSV, results.FormatJSON:
+	default:
+		return usageErrorf("--format must be table, markdown, csv or json, not %q", o.Format)
+	}
+	if o.Workers < 1 {
+		return usageErrorf("-j must be at least 1")
+	}
+	if o.Context < 0 {
+		return usageErrorf("--ctx must not be negative")
+	}
+	return nil
+}
+
+// selectArms returns the arms to run: built-in, then the config's, filtered by --arms.
+func (o *ReplayOptions) selectArms() ([]replay.Arm, error) {
+	arms := replay.BuiltinArms()
+	if o.Config != "" {
+		more, err := replay.LoadArms(o.Config)
+		if err != nil {
+			return nil, withExitCode(ExitUsage, err)
+		}
+		arms = mergeArms(arms, more)
+	}
+	for i := range arms {
+		// PIPELINE.md §2: the agent arm declares the replayed model vision-capable when a
+		// vision family is configured (one always is: --mmproj, --vision or the default).
+		if arms[i].Settings.Client == replay.ClientGate && arms[i].Settings.SupportsVision == nil {
+			arms[i].Settings.SupportsVision = true
+		}
+	}
+	if len(o.Arms) == 0 {
+		return arms, nil
+	}
+	byName := map[string]replay.Arm{}
+	for _, a := range arms {
+		byName[a.Name] = a
+	}
+	var out []replay.Arm
+	for _, n := range o.Arms {
+		a, ok := byName[n]
+		if !ok {
+			return nil, usageErrorf("--arms: no arm named %q", n)
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+// mergeArms appends more to arms; an arm of more with a built-in name replaces it.
+func mergeArms(arms, more []replay.Arm) []replay.Arm {
+	out := append([]replay.Arm(nil), arms...)
+	for _, m := range more {
+		replaced := false
+		for i := range out {
+			if out[i].Name == m.Name {
+				out[i], replaced = m, true
+			}
+		}
+		if !replaced {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func runReplay(ctx context.Context, opts *ReplayOptions) error {
+	if err := opts.validate(); err != nil {
+		return err
+	}
+	format, err := corpora.ParseFormat(opts.InputFormat)
+	if err != nil {
+		return usageErrorf("--input-format: %v", err)
+	}
+	arms, err := opts.selectArms()
+	if err != nil {
+		return err
+	}
+	meter, err := newMeter(opts)
+	if err != nil {
+		return err
+	}
+	start := opts.now()
+	run := &replayRun{opts: opts, arms: arms, meter: meter,
+		applier: replay.Applier{ClientSide: replay.AgentClientSide, MCPDelivery: opts.MCPDelivery}}
+	if opts.Out != "" {
+		if err := os.MkdirAll(opts.Out, 0o755); err != nil {
+			return err
+		}
+		f, err := os.Create(filepath.Join(opts.Out, "cases.jsonl"))
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		run.casesOut = f
+	}
+	if opts.Dump != "" {
+		if err := os.MkdirAll(opts.Dump, 0o755); err != nil {
+			return err
+		}
+	}
+	load, runErr := run.execute(ctx, format)
+	if load == nil {
+		return runErr
+	}
+	report := run.report(load, opts.now().Sub(start))
+	if err := writeReport(opts, report); err != nil {
+		return err
+	}
+	if runErr != nil {
+		return runErr
+	}
+	return load.exitError()
+}
+
+// writeReport prints the report on stdout and, with --out, writes the results files.
+func writeReport(opts *ReplayOptions, r *results.Report) error {
+	if err := results.Write(opts.IO.Out, r, opts.Format); err != nil {
+		return err
+	}
+	if opts.Out == "" {
+		return nil
+	}
+	files := []struct {
+		name   string
+		format string
+	}{{"results.json", results.FormatJSON}, {"results.md", results.FormatMarkdown}, {"results.csv", results.FormatCSV}}
+	for _, f := range files {
+		if err := writeFileAtomic(filepath.Join(opts.Out, f.name), func(w io.Writer) error {
+			return results.Write(w, r, f.format)
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeFileAtomic writes a file through a temporary file and a rename.
+func writeFileAtomic(path string, write func(io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := write(tmp); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// sanitizeFileName turns a case id into a safe file name (no separators, no dot-dot).
+func sanitizeFileName(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	out := strings.Trim(b.String(), ".")
+	if out == "" {
+		out = "_"
+	}
+	if len(out) > 150 {
+		out = out[:150]
+	}
+	return out
+}
+
+func sortedKeys(m map[string]int64) []string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}

@@ -1,0 +1,35 @@
+// Package engine counts (and, for live engines, answers) the requests an arm produced. The
+// offline engine computes counts with the project's own tokenizers and image-row rules.
+package engine
+
+import (
+	"context"
+
+	"github.com/strata-eval/strata-eval/corpora"
+	"github.com/strata-eval/strata-eval/measure"
+)
+
+// Count is the prompt cost of one request.
+type Count struct {
+	TextTokens   int
+	Images       []ImageCount // every picture that reaches the model, in prompt order
+	ImageRows    int          // sum of Images[i].Rows.Total
+	PromptTokens int          // TextTokens + ImageRows
+	TextSource   string       // tokenizer, server
+	RowsSource   string       // tokenizer, estimate, server ("" without pictures)
+}
+
+// ImageCount is the cost of one picture as the model receives it.
+type ImageCount struct {
+	Width, Height int
+	Rows          measure.Rows
+}
+
+// Engine counts the prompt of a request as the model receives it.
+type Engine interface {
+	// Name identifies the engine in reports.
+	Name() string
+	// Count returns the prompt cost of the messages (parts of kind text, image, tool_call,
+	// opaque) with the declared tools.
+	Count(ctx context.Context, msgs []corpora.Message, tools []corpora.ToolDef) (Count, error)
+}

@@ -1,0 +1,108 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image"
+	_ "image/gif"  // register decoders for picture sizes
+	_ "image/jpeg" // (headers only: image.DecodeConfig)
+	_ "image/png"
+
+	_ "golang.org/x/image/bmp"
+	_ "golang.org/x/image/webp"
+
+	"github.com/strata-eval/strata-eval/corpora"
+	"github.com/strata-eval/strata-eval/measure"
+)
+
+// OfflineConfig names what the offline engine counts with.
+type OfflineConfig struct {
+	Tokenizer string // o200k_base, cl100k_base, a .gguf, a tokenizer.json
+	Template  string // a built-in template name; "" for the model's own or ChatML
+	MMProj    string // a projector GGUF deciding image rows
+	Vision    string // a family name, used when MMProj is empty
+	Rows      measure.RowOptions
+}
+
+// DefaultTemplate is the chat template used when none is named: Qwen's ChatML with its tool
+// and vision framing, matching the default vision family.
+const DefaultTemplate = "qwen"
+
+// Offline counts prompts with the project's own tokenizers, chat templates and image-row rules.
+type Offline struct {
+	counter  *measure.Counter
+	family   measure.Family
+	rows     measure.RowOptions
+	template string
+}
+
+// NewOffline loads the tokenizer, template and vision family of cfg.
+func NewOffline(cfg OfflineConfig) (*Offline, error) {
+	tok, err := measure.LoadTokenizer(cfg.Tokenizer)
+	if err != nil {
+		return nil, err
+	}
+	name := cfg.Template
+	if name == "" {
+		name = DefaultTemplate
+	}
+	tmpl, err := measure.TemplateByName(name)
+	if err != nil {
+		return nil, err
+	}
+	var fam measure.Family
+	if cfg.MMProj != "" {
+		fam, err = measure.LoadProjector(cfg.MMProj)
+	} else {
+		fam, err = measure.FamilyByName(cfg.Vision)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &Offline{counter: measure.NewCounter(tok, tmpl), family: fam, rows: cfg.Rows, template: tmpl.Name()}, nil
+}
+
+// Name identifies the engine.
+func (o *Offline) Name() string { return "offline" }
+
+// Family is the vision family deciding image rows.
+func (o *Offline) Family() measure.Family { return o.family }
+
+// RowOptions are the image token limits in use.
+func (o *Offline) RowOptions() measure.RowOptions { return o.rows }
+
+// TemplateName is the chat template in use.
+func (o *Offline) TemplateName() string { return o.template }
+
+// Count renders the messages with the chat template, counts the text with the tokenizer and
+// each picture with the vision family.
+func (o *Offline) Count(ctx context.Context, msgs []corpora.Message, tools []corpora.ToolDef) (Count, error) {
+	if err := ctx.Err(); err != nil {
+		return Count{}, err
+	}
+	tc, err := o.counter.CountRequest(msgs, tools)
+	if err != nil {
+		return Count{}, err
+	}
+	c := Count{TextTokens: tc.Tokens, TextSource: "tokenizer"}
+	for _, img := range tc.Images {
+		w, h := img.Width, img.Height
+		if w == 0 || h == 0 {
+			cfg, _, err := image.DecodeConfig(bytes.NewReader(img.Data))
+			if err != nil {
+				return Count{}, fmt.Errorf("picture size: %w", err)
+			}
+			w, h = cfg.Width, cfg.Height
+		}
+		rows, err := measure.ImageRows(o.family, w, h, o.rows)
+		if err != nil {
+			return Count{}, err
+		}
+		c.Images = append(c.Images, ImageCount{Width: w, Height: h, Rows: rows})
+		c.ImageRows += rows.Total
+		c.RowsSource = rows.Source
+	}
+	c.PromptTokens = c.TextTokens + c.ImageRows
+	return c, nil
+}

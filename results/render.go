@@ -1,0 +1,141 @@
+package results
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
+)
+
+// Output formats of a report.
+const (
+	FormatTable    = "table"
+	FormatMarkdown = "markdown"
+	FormatCSV      = "csv"
+	FormatJSON     = "json"
+)
+
+// Tables returns the tables of a report in the order they are printed: one per case, the
+// summary, the scan times, the pictures and the problems.
+func Tables(r *Report) []Table {
+	var ts []Table
+	for _, c := range r.Cases {
+		ts = append(ts, CaseTable(c))
+	}
+	ts = append(ts, SummaryTable(r))
+	if len(r.Timings.Scan) > 0 {
+		ts = append(ts, ScanTable(r))
+	}
+	if pt := PictureTable(r); len(pt.Rows) > 0 {
+		ts = append(ts, pt)
+	}
+	if len(r.Problems) > 0 {
+		ts = append(ts, ProblemTable(r))
+	}
+	return ts
+}
+
+// Write renders a report in a format: table, markdown, csv or json.
+func Write(w io.Writer, r *Report, format string) error {
+	switch format {
+	case FormatTable, "":
+		return WriteTables(w, Tables(r), false)
+	case FormatMarkdown:
+		return WriteTables(w, Tables(r), true)
+	case FormatCSV:
+		return WriteCSV(w, r)
+	case FormatJSON:
+		return WriteJSON(w, r)
+	}
+	return fmt.Errorf("unknown output format %q (table, markdown, csv, json)", format)
+}
+
+// WriteTables renders tables as terminal text or as Markdown pipe tables, each under its title.
+func WriteTables(w io.Writer, ts []Table, markdown bool) error {
+	for i, t := range ts {
+		if i > 0 {
+			if _, err := io.WriteString(w, "\n"); err != nil {
+				return err
+			}
+		}
+		title := t.Title
+		if markdown {
+			title = "### " + title
+		}
+		if _, err := fmt.Fprintf(w, "%s\n", title); err != nil {
+			return err
+		}
+		if markdown {
+			if _, err := io.WriteString(w, "\n"); err != nil {
+				return err
+			}
+		}
+		if err := writeTable(w, t, markdown); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func writeTable(w io.Writer, t Table, markdown bool) error {
+	align := make(tw.Alignment, len(t.Header))
+	for i := range align {
+		align[i] = tw.AlignLeft
+		if i < len(t.Right) && t.Right[i] {
+			align[i] = tw.AlignRight
+		}
+	}
+	cfg := tablewriter.Config{
+		Header: tw.CellConfig{Formatting: tw.CellFormatting{AutoFormat: tw.Off}, Alignment: tw.CellAlignment{PerColumn: align}},
+		Row:    tw.CellConfig{Formatting: tw.CellFormatting{AutoWrap: tw.WrapNone}, Alignment: tw.CellAlignment{PerColumn: align}},
+	}
+	opts := []tablewriter.Option{tablewriter.WithConfig(cfg)}
+	if markdown {
+		opts = append(opts, tablewriter.WithRenderer(renderer.NewMarkdown()))
+	}
+	tbl := tablewriter.NewTable(w, opts...)
+	tbl.Header(t.Header)
+	if err := tbl.Bulk(t.Rows); err != nil {
+		return err
+	}
+	return tbl.Render()
+}
+
+// CSVHeader is the header of the flat CSV: one row per case and arm.
+var csvHeader = []string{"case", "file", "format", "conversation", "request", "arm", "tool_chars", "tool_pictures",
+	"text_tokens", "image_rows", "prompt_tokens", "text_source", "rows_source", "context", "fits", "sees_picture", "pictures", "verdict"}
+
+// WriteCSV writes one row per case and arm.
+func WriteCSV(w io.Writer, r *Report) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(csvHeader); err != nil {
+		return err
+	}
+	for _, c := range r.Cases {
+		for _, a := range c.Arms {
+			rec := []string{c.ID, c.File, c.Format, c.Conversation, strconv.Itoa(c.Request), a.Arm,
+				strconv.Itoa(a.ToolChars), strconv.Itoa(a.ToolPictures), strconv.Itoa(a.TextTokens),
+				strconv.Itoa(a.ImageRows), strconv.Itoa(a.PromptTokens), a.TextSource, a.RowsSource,
+				strconv.Itoa(a.Context), strconv.FormatBool(a.Fits), strconv.FormatBool(a.SeesPicture),
+				strconv.Itoa(len(a.Pictures)), a.Verdict}
+			if err := cw.Write(rec); err != nil {
+				return err
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// WriteJSON writes the report as indented JSON.
+func WriteJSON(w io.Writer, r *Report) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(r)
+}

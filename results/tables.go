@@ -1,0 +1,207 @@
+package results
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Table is a titled grid of cells, built without I/O and rendered by the Write functions.
+type Table struct {
+	Title  string
+	Header []string
+	Rows   [][]string
+	// Right marks columns aligned right (numbers).
+	Right []bool
+}
+
+// Thousands formats n with comma thousands separators: 1528438 → "1,528,438".
+func Thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	if neg {
+		s = s[1:]
+	}
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// toolCell describes the tool messages of a case as the server receives them.
+func toolCell(a ArmCase) string {
+	var parts []string
+	if a.ToolChars > 0 || a.ToolPictures == 0 {
+		parts = append(parts, fmt.Sprintf("%s characters of text", Thousands(int64(a.ToolChars))))
+	}
+	switch a.ToolPictures {
+	case 0:
+	case 1:
+		parts = append(parts, "one picture")
+	default:
+		parts = append(parts, fmt.Sprintf("%d pictures", a.ToolPictures))
+	}
+	return strings.Join(parts, " + ")
+}
+
+// promptCell describes the prompt and its verdict.
+func promptCell(a ArmCase) string {
+	var s string
+	if a.ImageRows > 0 {
+		s = fmt.Sprintf("%s tokens of text + %s image rows", Thousands(int64(a.TextTokens)), Thousands(int64(a.ImageRows)))
+	} else {
+		s = fmt.Sprintf("%s tokens", Thousands(int64(a.PromptTokens)))
+	}
+	if !a.Fits {
+		s += " → refused"
+	}
+	return s
+}
+
+// modelCell says whether the model sees the pictures.
+func modelCell(a ArmCase) string {
+	total, seen := 0, 0
+	for _, p := range a.Pictures {
+		total++
+		if p.SeenByModel {
+			seen++
+		}
+	}
+	switch {
+	case !a.Fits:
+		return "never sees the request (refused)"
+	case total == 0:
+		return "no picture in the request"
+	case seen == 0:
+		return "never sees the " + plural(total, "picture", "pictures")
+	case seen == total:
+		return "sees the " + plural(total, "picture", "pictures")
+	}
+	return fmt.Sprintf("sees %d of %d pictures", seen, total)
+}
+
+// CaseTable is the three-row table of PIPELINE.md §1 for one case: the tool message, the
+// prompt, the model, with a column per arm.
+func CaseTable(c Case) Table {
+	t := Table{Title: "case " + c.ID, Header: []string{""}}
+	rows := [][]string{{"the tool message"}, {"the prompt"}, {"the model"}}
+	for _, a := range c.Arms {
+		t.Header = append(t.Header, a.Arm)
+		rows[0] = append(rows[0], toolCell(a))
+		rows[1] = append(rows[1], promptCell(a))
+		rows[2] = append(rows[2], modelCell(a))
+	}
+	t.Rows = rows
+	t.Right = make([]bool, len(t.Header))
+	return t
+}
+
+// SummaryTable aggregates every arm: cases, refusals, prompt tokens and the reduction against
+// the first arm, image rows and pictures by outcome.
+func SummaryTable(r *Report) Table {
+	t := Table{Title: "summary", Header: []string{"arm", "cases", "refused", "text tokens", "image rows", "prompt tokens", "reduction", "sees a picture", "pictures"}}
+	t.Right = []bool{false, true, true, true, true, true, true, true, false}
+	for _, s := range r.Summary {
+		t.Rows = append(t.Rows, []string{
+			s.Arm, strconv.Itoa(s.Cases), strconv.Itoa(s.Refused),
+			Thousands(s.TextTokens), Thousands(s.ImageRows), Thousands(s.PromptTokens),
+			fmt.Sprintf("%.1f%%", 100*s.Reduction), strconv.Itoa(s.SeesPicture), outcomes(s.Pictures),
+		})
+	}
+	return t
+}
+
+func outcomes(m map[string]int) string {
+	order := []string{"lifted", "taken", "passed", "attached", "capped", "omitted", "noted", "text"}
+	var parts []string
+	for _, k := range order {
+		if m[k] > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
+		}
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// ScanTable reports scan times per arm (p50, p95, max, total).
+func ScanTable(r *Report) Table {
+	t := Table{Title: "scan time", Header: []string{"arm", "tool messages", "bytes", "p50", "p95", "max", "total"}}
+	t.Right = []bool{false, true, true, true, true, true, true}
+	for _, s := range r.Timings.Scan {
+		t.Rows = append(t.Rows, []string{s.Arm, strconv.Itoa(s.Messages), Thousands(s.Bytes),
+			dur(s.P50), dur(s.P95), dur(s.Max), dur(s.Total)})
+	}
+	return t
+}
+
+func dur(ns int64) string { return time.Duration(ns).String() }
+
+// PictureTable lists every picture of every case and arm.
+func PictureTable(r *Report) Table {
+	t := Table{Title: "pictures", Header: []string{"case", "arm", "where", "type", "bytes", "size", "outcome", "rows", "seen", "sha256"}}
+	t.Right = []bool{false, false, false, false, true, true, false, true, false, false}
+	for _, c := range r.Cases {
+		for _, a := range c.Arms {
+			for _, p := range a.Pictures {
+				size := "-"
+				if p.Width > 0 {
+					size = fmt.Sprintf("%d×%d", p.Width, p.Height)
+				}
+				if p.Resized != nil {
+					size = fmt.Sprintf("%d×%d → %d×%d", p.Resized.FromWidth, p.Resized.FromHeight, p.Resized.ToWidth, p.Resized.ToHeight)
+				}
+				outcome := string(p.Outcome)
+				if p.Reason != "" {
+					outcome += ": " + p.Reason
+				}
+				seen := "no"
+				if p.SeenByModel {
+					seen = "yes"
+				}
+				sha := p.SHA256
+				if len(sha) > 12 {
+					sha = sha[:12]
+				}
+				t.Rows = append(t.Rows, []string{c.ID, a.Arm, where(p), p.Type, Thousands(int64(p.Bytes)), size, outcome, strconv.Itoa(p.Rows), seen, sha})
+			}
+		}
+	}
+	return t
+}
+
+func where(p Picture) string {
+	s := p.Loc.Pointer
+	if p.Loc.Line > 0 {
+		s = fmt.Sprintf("line %d %s", p.Loc.Line, s)
+	}
+	if p.Length > 0 {
+		s += fmt.Sprintf(" @%d", p.Offset)
+	}
+	return strings.TrimSpace(s)
+}
+
+// ProblemTable lists the inputs that could not be read.
+func ProblemTable(r *Report) Table {
+	t := Table{Title: "inputs that could not be read", Header: []string{"where", "problem"}, Right: []bool{false, false}}
+	for _, p := range r.Problems {
+		t.Rows = append(t.Rows, []string{p.Where, p.Message})
+	}
+	return t
+}
