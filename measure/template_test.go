@@ -3,6 +3,8 @@ package measure
 import (
 	"encoding/json"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -281,5 +283,67 @@ func TestSafeCutIsExact(t *testing.T) {
 		if got := safeCut(tc.before, tc.after); got != tc.want {
 			t.Errorf("safeCut(%q, %q) = %v", tc.before, tc.after, got)
 		}
+	}
+}
+
+func TestJinjaQwen3MatchesBuiltin(t *testing.T) {
+	cfg := filepath.Join(filepath.Dir(qwen3TokenizerPath()), "tokenizer_config.json")
+	if _, err := os.Stat(cfg); err != nil {
+		t.Skipf("Qwen3 tokenizer_config.json not found at %s: run internal/scripts/fetch-qwen3-tokenizer.sh", cfg)
+	}
+	tmpl, err := TemplateFromSpec(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs, tools, imgs := toolConversation()
+	for _, tc := range []struct {
+		msgs  []corpora.Message
+		tools []corpora.ToolDef
+	}{{msgs, tools}, {msgs, nil}, {msgs[1:2], nil}} {
+		got, err := tmpl.Render(tc.msgs, tc.tools)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := qwenTemplate{}.Render(tc.msgs, tc.tools)
+		if RenderString(got) != RenderString(want) {
+			t.Errorf("Jinja rendering\n%s\nbuilt-in\n%s", RenderString(got), RenderString(want))
+		}
+		var gotImgs []*corpora.Image
+		for _, s := range got {
+			if s.Image != nil {
+				gotImgs = append(gotImgs, s.Image)
+			}
+			if s.Special && strings.Contains(s.Text, "What is in this picture") {
+				t.Errorf("user content rendered as framing: %q", s.Text)
+			}
+		}
+		if len(gotImgs) == 0 || gotImgs[0] != imgs[0] {
+			t.Errorf("images %v, want the user's picture first", gotImgs)
+		}
+	}
+}
+
+func TestTemplateFromSpecErrors(t *testing.T) {
+	if _, err := TemplateFromSpec("no-such-template"); err == nil || !strings.Contains(err.Error(), "chatml") {
+		t.Errorf("error %v, want the built-in list", err)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.jinja")
+	if err := os.WriteFile(bad, []byte("{% if %}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := TemplateFromSpec(bad); err == nil || !strings.Contains(err.Error(), "bad.jinja") {
+		t.Errorf("error %v, want one naming bad.jinja", err)
+	}
+	cfg := filepath.Join(t.TempDir(), "tokenizer_config.json")
+	if err := os.WriteFile(cfg, []byte(`{"chat_template": [{"name": "default", "template": "{% for m in messages %}{{ m.role }}: {{ m.content }}\n{% endfor %}"}], "eos_token": {"content": "</s>"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tmpl, err := TemplateFromSpec(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	segs, err := tmpl.Render([]corpora.Message{{Role: corpora.RoleUser, Parts: []corpora.Part{textPart("hi")}}}, nil)
+	if err != nil || RenderString(segs) != "user: hi\n" {
+		t.Errorf("rendered %q, %v", RenderString(segs), err)
 	}
 }
