@@ -36,7 +36,10 @@ func newMeter(o *ReplayOptions) (*meter, error) {
 	if err != nil {
 		return nil, withExitCode(ExitUsage, err)
 	}
-	m.engine, m.family, m.rowOpts = off, off.Family(), off.RowOptions()
+	m.family, m.rowOpts = off.Family(), off.RowOptions()
+	if m.engine, err = newEngine(o, off); err != nil {
+		return nil, err
+	}
 	m.templateName, m.visionName = off.TemplateName(), off.Family().Name
 	if m.context == 0 {
 		m.context = defaultContext

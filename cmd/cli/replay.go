@@ -38,6 +38,13 @@ type ReplayOptions struct {
 	MCPDelivery string
 	Dump        string
 	Arms        []string
+	// Engine is offline (default), http or llama; Endpoints are the servers of the http engine.
+	Engine    string
+	Endpoints []string
+	// Shard is "i/n": replay only the cases whose id hashes to shard i of n.
+	Shard string
+	// Resume skips cases already in --out's cases.jsonl.
+	Resume bool
 	// flags records every flag as given, for the results' config block.
 	flags map[string]string
 	// now is the clock (tests inject a fixed one).
@@ -78,6 +85,10 @@ results.json, results.md, results.csv and cases.jsonl (streamed case by case).`)
 	f.StringVar(&opts.MCPDelivery, "mcp-delivery", replay.MCPStructured, "how MCP results reach the server: structured, stringified or auto")
 	f.StringVar(&opts.Dump, "dump", "", "folder for the request each arm hands the model and its picture records")
 	f.StringSliceVar(&opts.Arms, "arms", nil, "arms to run, in table order (default: before, after, agent, then the config's)")
+	f.StringVar(&opts.Engine, "engine", "offline", "engine that counts (and answers): "+strings.Join(engineNames(), ", "))
+	f.StringArrayVar(&opts.Endpoints, "endpoint", nil, "server URL of the http engine (repeatable: cases are spread over them)")
+	f.StringVar(&opts.Shard, "shard", "", "replay only shard i of n (\"i/n\", 0-based), split by a stable hash of the case id")
+	f.BoolVar(&opts.Resume, "resume", false, "skip cases already written to --out's cases.jsonl")
 	return c
 }
 
@@ -185,11 +196,26 @@ func runReplay(ctx context.Context, opts *ReplayOptions) error {
 	start := opts.now()
 	run := &replayRun{opts: opts, arms: arms, meter: meter,
 		applier: replay.Applier{ClientSide: replay.AgentClientSide, MCPDelivery: opts.MCPDelivery}}
+	if run.shard, err = parseShard(opts.Shard); err != nil {
+		return err
+	}
+	if opts.Resume && opts.Out == "" {
+		return usageErrorf("--resume needs --out")
+	}
 	if opts.Out != "" {
 		if err := os.MkdirAll(opts.Out, 0o755); err != nil {
 			return err
 		}
-		f, err := os.Create(filepath.Join(opts.Out, "cases.jsonl"))
+		casesPath := filepath.Join(opts.Out, "cases.jsonl")
+		flags := os.O_CREATE | os.O_WRONLY | os.O_TRUNC
+		if opts.Resume {
+			if run.previous, err = readCasesJSONL(casesPath); err != nil {
+				return err
+			}
+			flags = os.O_CREATE | os.O_WRONLY | os.O_APPEND
+			fmt.Fprintf(opts.IO.ErrOut, "strata-eval: resuming: %d case(s) already in %s\n", len(run.previous), casesPath)
+		}
+		f, err := os.OpenFile(casesPath, flags, 0o644)
 		if err != nil {
 			return err
 		}

@@ -24,6 +24,9 @@ type replayRun struct {
 	applier  replay.Applier
 	casesOut io.Writer
 
+	shard    shard
+	previous map[string]results.Case // cases of an earlier run, by id (--resume)
+
 	mu        sync.Mutex
 	cases     []indexedCase
 	scanBytes map[string]int64
@@ -33,11 +36,15 @@ type indexedCase struct {
 	index  int
 	c      results.Case
 	timing []results.CaseTiming
+	// resumed marks a case read back from cases.jsonl (not written again).
+	resumed bool
 }
 
 type caseJob struct {
 	index int
 	req   corpora.Request
+	// done holds the case read back from cases.jsonl when resuming; the request is skipped.
+	done *results.Case
 }
 
 // execute reads the inputs and replays every case with opts.Workers workers. Cases are
@@ -54,6 +61,10 @@ func (r *replayRun) execute(ctx context.Context, format corpora.Format) (*loadRe
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
+				if j.done != nil {
+					done <- indexedCase{index: j.index, c: *j.done, resumed: true}
+					continue
+				}
 				done <- r.replayCase(ctx, j)
 			}
 		}()
@@ -74,7 +85,7 @@ func (r *replayRun) execute(ctx context.Context, format corpora.Format) (*loadRe
 				delete(pending, next)
 				next++
 				r.cases = append(r.cases, c)
-				if r.casesOut != nil && writeErr == nil {
+				if r.casesOut != nil && writeErr == nil && !c.resumed {
 					writeErr = writeJSONLine(r.casesOut, c.c)
 				}
 			}
@@ -87,8 +98,16 @@ func (r *replayRun) execute(ctx context.Context, format corpora.Format) (*loadRe
 			reqs = reqs[len(reqs)-1:]
 		}
 		for _, req := range reqs {
+			id := req.ID()
+			if !r.shard.includes(id) {
+				continue
+			}
+			job := caseJob{index: n, req: req}
+			if prev, ok := r.previous[id]; ok {
+				job.done = &prev
+			}
 			select {
-			case jobs <- caseJob{index: n, req: req}:
+			case jobs <- job:
 				n++
 			case <-ctx.Done():
 				return ctx.Err()
@@ -189,7 +208,7 @@ func (r *replayRun) report(load *loadResult, wall time.Duration) *results.Report
 	rep := &results.Report{Schema: results.Schema}
 	rep.Config = results.RunConfig{ToolVersion: Version, Tokenizer: r.meter.tokenizerName, Template: r.meter.templateName,
 		Vision: r.meter.visionName, Context: r.meter.context, Turns: r.opts.Turns, MCPDelivery: r.opts.MCPDelivery,
-		Arms: r.arms, Flags: r.opts.flags}
+		Arms: r.arms, Flags: r.opts.flags, Shard: r.shard.String()}
 	for _, in := range load.Inputs {
 		rep.Config.Inputs = append(rep.Config.Inputs, describeInput(in))
 	}
