@@ -85,6 +85,9 @@ func TestLongPieceIsNotQuadratic(t *testing.T) {
 }
 
 func TestCountDoesNotAllocatePerToken(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector makes sync.Pool drop buffers at random")
+	}
 	ours := ourTiktoken(t, "o200k_base")
 	r := rand.New(rand.NewPCG(9, 9))
 	text := englishText(r, 20000) + base64.StdEncoding.EncodeToString([]byte(englishText(r, 3000)))
