@@ -499,11 +499,10 @@ func TestDetectAPIFormats(t *testing.T) {
 			}
 		})
 	}
-	// Known misdetection, reported to the lead rather than fixed here (reader.go is not ours):
-	// a minimal Anthropic body (no system, no tools, no image) is taken for OpenAI Chat.
+	// A minimal Anthropic body (no system, no tools, no image) is told by its model name.
 	minimal := `{"model":"claude-sonnet-4-5","max_tokens":1024,"messages":[{"role":"user","content":"Hello"}]}`
-	if got, _ := Detect("req.json", []byte(minimal)); got != FormatAnthropic {
-		t.Logf("known misdetection (reported): minimal Anthropic body detected as %q", got)
+	if got, err := Detect("req.json", []byte(minimal)); got != FormatAnthropic {
+		t.Errorf("minimal Anthropic body: Detect = %q, %v; want anthropic", got, err)
 	}
 }
 

@@ -105,6 +105,7 @@ func Detect(name string, head []byte) (Format, error) {
 		return FormatOpenAIResponses, nil
 	case bytes.Contains(head, []byte(`"tool_result"`)) || bytes.Contains(head, []byte(`"tool_use"`)) ||
 		bytes.Contains(head, []byte(`"anthropic_version"`)) || bytes.Contains(head, []byte(`"media_type"`)) ||
+		bytes.Contains(head, []byte(`"model":"claude-`)) || bytes.Contains(head, []byte(`"model": "claude-`)) ||
 		(bytes.Contains(head, []byte(`"max_tokens"`)) && bytes.Contains(head, []byte(`"system"`)) && !bytes.Contains(head, []byte(`"role":"system"`)) && !bytes.Contains(head, []byte(`"role": "system"`))):
 		return FormatAnthropic, nil
 	case bytes.Contains(head, []byte(`"messages"`)):
