@@ -62,6 +62,9 @@ type Case struct {
 	Expected     string    `json:"expected,omitempty"`
 	Arms         []ArmCase `json:"arms"`
 	Error        string    `json:"error,omitempty"`
+	// Order is the case's position among every request of the inputs, counted before --shard
+	// filters them, so that merged shards can be put back in the order of a single run.
+	Order int `json:"order"`
 }
 
 // Count sources.

@@ -45,6 +45,8 @@ type caseJob struct {
 	req   corpora.Request
 	// done holds the case read back from cases.jsonl when resuming; the request is skipped.
 	done *results.Case
+	// order is the request's position in the inputs before sharding (results.Case.Order).
+	order int
 }
 
 // execute reads the inputs and replays every case with opts.Workers workers. Cases are
@@ -65,7 +67,9 @@ func (r *replayRun) execute(ctx context.Context, format corpora.Format) (*loadRe
 					done <- indexedCase{index: j.index, c: *j.done, resumed: true}
 					continue
 				}
-				done <- r.replayCase(ctx, j)
+				ic := r.replayCase(ctx, j)
+				ic.c.Order = j.order
+				done <- ic
 			}
 		}()
 	}
@@ -91,7 +95,7 @@ func (r *replayRun) execute(ctx context.Context, format corpora.Format) (*loadRe
 			}
 		}
 	}()
-	n := 0
+	n, order := 0, 0
 	load, loadErr := loadCorpus(ctx, r.opts.Paths, format, func(c *corpora.Conversation) error {
 		reqs := c.Requests()
 		if r.opts.Turns == "last" && len(reqs) > 0 {
@@ -99,11 +103,13 @@ func (r *replayRun) execute(ctx context.Context, format corpora.Format) (*loadRe
 		}
 		for _, req := range reqs {
 			id := req.ID()
+			order++
 			if !r.shard.includes(id) {
 				continue
 			}
-			job := caseJob{index: n, req: req}
+			job := caseJob{index: n, req: req, order: order - 1}
 			if prev, ok := r.previous[id]; ok {
+				prev.Order = order - 1
 				job.done = &prev
 			}
 			select {
