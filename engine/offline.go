@@ -8,6 +8,8 @@ import (
 	_ "image/gif"  // register decoders for picture sizes
 	_ "image/jpeg" // (headers only: image.DecodeConfig)
 	_ "image/png"
+	"path/filepath"
+	"strings"
 
 	_ "golang.org/x/image/bmp"
 	_ "golang.org/x/image/webp"
@@ -43,11 +45,7 @@ func NewOffline(cfg OfflineConfig) (*Offline, error) {
 	if err != nil {
 		return nil, err
 	}
-	name := cfg.Template
-	if name == "" {
-		name = DefaultTemplate
-	}
-	tmpl, err := measure.TemplateByName(name)
+	tmpl, err := offlineTemplate(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -105,4 +103,22 @@ func (o *Offline) Count(ctx context.Context, msgs []corpora.Message, tools []cor
 	}
 	c.PromptTokens = c.TextTokens + c.ImageRows
 	return c, nil
+}
+
+// offlineTemplate is --template (a built-in name or a file with a Jinja chat template); without
+// it, the template of the --tokenizer file when it carries one (a GGUF's
+// tokenizer.chat_template, a tokenizer_config.json beside a tokenizer.json), else the default.
+func offlineTemplate(cfg OfflineConfig) (measure.Template, error) {
+	if cfg.Template != "" {
+		return measure.TemplateFromSpec(cfg.Template)
+	}
+	if spec := cfg.Tokenizer; spec != "" && spec != "o200k_base" && spec != "cl100k_base" {
+		if strings.EqualFold(filepath.Ext(spec), ".json") {
+			spec = filepath.Join(filepath.Dir(spec), "tokenizer_config.json")
+		}
+		if t, err := measure.TemplateFromSpec(spec); err == nil {
+			return t, nil
+		}
+	}
+	return measure.TemplateByName(DefaultTemplate)
 }

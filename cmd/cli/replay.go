@@ -45,6 +45,8 @@ type ReplayOptions struct {
 	Shard string
 	// Resume skips cases already in --out's cases.jsonl.
 	Resume bool
+	// NoTimings leaves the scan-time table out of stdout (results.json keeps the timings).
+	NoTimings bool
 	// flags records every flag as given, for the results' config block.
 	flags map[string]string
 	// now is the clock (tests inject a fixed one).
@@ -89,6 +91,7 @@ results.json, results.md, results.csv and cases.jsonl (streamed case by case).`)
 	f.StringArrayVar(&opts.Endpoints, "endpoint", nil, "server URL of the http engine (repeatable: cases are spread over them)")
 	f.StringVar(&opts.Shard, "shard", "", "replay only shard i of n (\"i/n\", 0-based), split by a stable hash of the case id")
 	f.BoolVar(&opts.Resume, "resume", false, "skip cases already written to --out's cases.jsonl")
+	f.BoolVar(&opts.NoTimings, "no-timings", false, "leave the scan-time table out of stdout, so that it is the same on every run")
 	return c
 }
 
@@ -243,7 +246,13 @@ func runReplay(ctx context.Context, opts *ReplayOptions) error {
 
 // writeReport prints the report on stdout and, with --out, writes the results files.
 func writeReport(opts *ReplayOptions, r *results.Report) error {
-	if err := results.Write(opts.IO.Out, r, opts.Format); err != nil {
+	shown := r
+	if opts.NoTimings {
+		untimed := *r
+		untimed.Timings = results.Timings{}
+		shown = &untimed
+	}
+	if err := results.Write(opts.IO.Out, shown, opts.Format); err != nil {
 		return err
 	}
 	if opts.Out == "" {

@@ -1,0 +1,68 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files of the CLI tests")
+
+// qwen3Tokenizer is where `make test-deps` puts the real Qwen3 tokenizer.json.
+const qwen3Tokenizer = "../../.cache/qwen3/package/models/tokenizer.json"
+
+// golden compares got with testdata/golden/name, rewriting it with -update. On a mismatch
+// it writes name.got beside it for inspection.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("read golden file: %v (run go test -update)", err)
+	}
+	if !bytes.Equal(got, want) {
+		os.WriteFile(path+".got", got, 0o644)
+		t.Errorf("%s differs from the golden file; see %s.got", name, path)
+	}
+}
+
+// TestHeadlineGolden reproduces PIPELINE.md §1: the Chatbox-style stringified tool message
+// with a 1.5 MB PNG, a 262,144-token context, the Qwen3 tokenizer and a Qwen-VL family.
+// Before is refused with the exact message; after fits with text tokens + image rows.
+func TestHeadlineGolden(t *testing.T) {
+	if _, err := os.Stat(qwen3Tokenizer); err != nil {
+		t.Skipf("Qwen3 tokenizer.json absent (%v): run make test-deps", err)
+	}
+	var out, errOut bytes.Buffer
+	dir := t.TempDir()
+	code := Run(context.Background(), []string{"replay", "--tokenizer", qwen3Tokenizer, "--vision", "llamacpp/qwen3vl",
+		"--ctx", "262144", "--template", "qwen", "--format", "markdown", "--no-timings", "--arms", "before,after",
+		"--out", dir, "../../corpora/samples/openai-chat-chatbox-screenshot.json"},
+		&IOStreams{Out: &out, ErrOut: &errOut})
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	golden(t, "headline.md", out.Bytes())
+	results, err := os.ReadFile(filepath.Join(dir, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []byte("request exceeds the context window: prompt (1517650 tokens) leaves no room to answer in the context (262144); requests are never truncated")
+	if !bytes.Contains(results, want) {
+		t.Errorf("results.json lacks the refusal %q", want)
+	}
+	for _, s := range []string{"2,038,152 characters of text", "1,517,650 tokens → refused", "tokens of text + 1,002 image rows", "sees the picture"} {
+		if !bytes.Contains(out.Bytes(), []byte(s)) {
+			t.Errorf("headline table lacks %q", s)
+		}
+	}
+}
