@@ -1,0 +1,101 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// manifest is the part of corpora/samples/manifest.json these tests read: what the sample
+// generator put in every file, known independently of the readers.
+type manifest struct {
+	Files []struct {
+		File          string   `json:"file"`
+		Conversations int      `json:"conversations"`
+		IDs           []string `json:"conversation_ids"`
+		Pictures      []struct {
+			SHA256 string `json:"sha256"`
+			Type   string `json:"type"`
+			Bytes  int    `json:"bytes"`
+			Expect string `json:"expect"`
+		} `json:"pictures"`
+		NotPictures []struct {
+			SHA256 string `json:"sha256"`
+		} `json:"not_pictures"`
+	} `json:"files"`
+}
+
+// TestInspectSamplesAgainstManifest checks `corpus inspect --json` on the embedded corpus:
+// every conversation of every file, and every picture a server can see (image parts, MCP
+// picture blocks, base64 runs of 1024+ characters in tool text) with its sha256, type and size.
+func TestInspectSamplesAgainstManifest(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := Run(context.Background(), []string{"corpus", "inspect", "--json"}, &IOStreams{Out: &out, ErrOut: &errOut}); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	var got []struct {
+		Summary  ConversationSummary `json:"summary"`
+		Pictures []PictureLocation   `json:"pictures"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(filepath.Join("..", "..", "corpora", "samples", "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m manifest
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	perFile := map[string]int{}
+	pics := map[string]map[string]PictureLocation{} // file → sha256 → picture
+	for _, c := range got {
+		perFile[c.Summary.File]++
+		if pics[c.Summary.File] == nil {
+			pics[c.Summary.File] = map[string]PictureLocation{}
+		}
+		for _, p := range c.Pictures {
+			pics[c.Summary.File][p.SHA256] = p
+		}
+	}
+	for _, f := range m.Files {
+		if perFile[f.File] != f.Conversations {
+			t.Errorf("%s: %d conversations, manifest says %d", f.File, perFile[f.File], f.Conversations)
+		}
+		for _, want := range f.Pictures {
+			p, found := pics[f.File][want.SHA256]
+			switch want.Expect {
+			case "lift", "native", "mcp-picture":
+				if !found {
+					t.Errorf("%s: picture %s (%s) not found", f.File, want.SHA256[:12], want.Expect)
+					continue
+				}
+				if p.Type != want.Type || p.Bytes != want.Bytes {
+					t.Errorf("%s: picture %s is %s of %d bytes, manifest says %s of %d", f.File, want.SHA256[:12], p.Type, p.Bytes, want.Type, want.Bytes)
+				}
+			case "short", "never-user":
+				if found && p.Kind == "base64-run" {
+					t.Errorf("%s: picture %s (%s) was counted as a base64 run of tool text", f.File, want.SHA256[:12], want.Expect)
+				}
+			}
+		}
+		for _, np := range f.NotPictures {
+			if p, found := pics[f.File][np.SHA256]; found {
+				t.Errorf("%s: %s is not a picture but inspect lists it as %s", f.File, np.SHA256[:12], p.Kind)
+			}
+		}
+	}
+}
+
+// TestInspectGolden holds the inspect table of the embedded corpus.
+func TestInspectGolden(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := Run(context.Background(), []string{"corpus", "inspect"}, &IOStreams{Out: &out, ErrOut: &errOut}); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	golden(t, "inspect.txt", out.Bytes())
+}
