@@ -92,8 +92,21 @@ func NextRun(text string, from, minRun int) (Run, bool) {
 			p += stride
 			continue
 		}
-		start := scanRunStart(text, pos, p)
-		end, chars, escaped := scanRunEnd(text, start)
+		// Read forward first: a run of minRun characters spans at least minRun bytes, so
+		// when the byte minRun before its end is not base64 it is too short, and the walk
+		// back to its start is saved (most probes of prose or JSON land in short words).
+		end, fwdChars, fwdEscaped := scanRunEnd(text, p)
+		if end-minRun < pos || (scanClass[text[end-minRun]] != scanAlpha && scanClass[text[end-minRun]] != scanEscape) {
+			pos = end
+			for pos < len(text) && text[pos] == '=' && pos < end+2 {
+				pos++
+			}
+			p = pos + stride - 1
+			continue
+		}
+		start, backEscapes := scanRunStart(text, pos, p)
+		chars := fwdChars + (p - start) - backEscapes
+		escaped := fwdEscaped || backEscapes > 0
 		pad := 0
 		for pad < 2 && end < len(text) && text[end] == '=' {
 			end++
@@ -113,10 +126,10 @@ func NextRun(text string, from, minRun int) (Run, bool) {
 }
 
 // scanRunStart walks back from the base64 byte at p to the first byte of its run, never
-// before lo. A '/' preceded by an odd number of backslashes is a "\/" escape and belongs to
-// the run with its backslash.
-func scanRunStart(text string, lo, p int) int {
-	start := p + 1
+// before lo, and counts the "\/" escapes it passes (p's own included). A '/' preceded by an
+// odd number of backslashes is a "\/" escape and belongs to the run with its backslash.
+func scanRunStart(text string, lo, p int) (start, escapes int) {
+	start = p + 1
 	for start > lo {
 		c := text[start-1]
 		if scanClass[c] != scanAlpha {
@@ -132,6 +145,7 @@ func scanRunStart(text string, lo, p int) int {
 				break
 			}
 			start -= 2
+			escapes++
 			if k > 1 {
 				break
 			}
@@ -139,7 +153,7 @@ func scanRunStart(text string, lo, p int) int {
 		}
 		start--
 	}
-	return start
+	return start, escapes
 }
 
 const (
@@ -176,8 +190,15 @@ func scanRunEnd(text string, start int) (end, chars int, escaped bool) {
 	i := start
 	escapes := 0
 	for {
-		// 32 bytes a step while all are base64 (one branch for four words), then locate the
-		// first other byte a word at a time.
+		// One word first (most runs in prose are short), then 32 bytes a step while all are
+		// base64 (one branch for four words), then the first other byte a word at a time.
+		if i+8 <= len(text) {
+			if m := notAlphaMask(load64(text, i)); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				goto tail
+			}
+			i += 8
+		}
 		for i+32 <= len(text) {
 			s := text[i : i+32]
 			if notAlphaMask(load64(s, 0))|notAlphaMask(load64(s, 8))|
