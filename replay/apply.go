@@ -67,8 +67,12 @@ func (ap Applier) Apply(ctx context.Context, arm Arm, req corpora.Request) (*Res
 	case ServerLegacy:
 	case ServerLift:
 		lift = true
+	case ServerVerbatim: // the messages as they left the client, untouched (Raw kept)
+		res.Messages = append([]corpora.Message(nil), msgs...)
+		res.Pictures = clientRecords
+		return res, nil
 	default:
-		return nil, fmt.Errorf("arm %s: unknown server side %q (known: legacy, lift)", arm.Name, s.Server)
+		return nil, fmt.Errorf("arm %s: unknown server side %q (known: legacy, lift, verbatim)", arm.Name, s.Server)
 	}
 	delivery := ap.MCPDelivery
 	switch delivery {
@@ -77,6 +81,11 @@ func (ap Applier) Apply(ctx context.Context, arm Arm, req corpora.Request) (*Res
 	case MCPStructured, MCPStringified, MCPAuto:
 	default:
 		return nil, fmt.Errorf("arm %s: unknown MCP delivery %q (known: structured, stringified, auto)", arm.Name, delivery)
+	}
+	if s.Client == ClientGate {
+		// The gate's client builds the request itself: its MCP results leave as parts (text,
+		// then the attached pictures), never as a client's JSON string.
+		delivery = MCPStructured
 	}
 	w := &armWalk{settings: s, lift: lift, delivery: delivery, res: res}
 	if req.Conversation != nil {

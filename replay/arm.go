@@ -30,6 +30,9 @@ type ServerSide string
 const (
 	ServerLegacy ServerSide = "legacy" // tool text as text, MCP pictures as a note (§3)
 	ServerLift   ServerSide = "lift"   // lift pictures out of tool text and MCP results (§4.1, §4.2)
+	// ServerVerbatim hands the server the request exactly as the client sent it (each
+	// message's recorded bytes), so that a server with its own lifting pipeline applies it.
+	ServerVerbatim ServerSide = "verbatim"
 )
 
 // ClientSide says what the client does before the request leaves.

@@ -168,9 +168,9 @@ func validateArm(a *Arm, file string) error {
 	switch s.Server {
 	case "":
 		s.Server = ServerLift
-	case ServerLegacy, ServerLift:
+	case ServerLegacy, ServerLift, ServerVerbatim:
 	default:
-		return fmt.Errorf("server %q: want %q or %q", s.Server, ServerLegacy, ServerLift)
+		return fmt.Errorf("server %q: want %q, %q or %q", s.Server, ServerLegacy, ServerLift, ServerVerbatim)
 	}
 	if s.ImageInputMode != "" {
 		mode := strings.ToLower(pyStrip(s.ImageInputMode))
