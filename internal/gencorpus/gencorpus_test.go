@@ -1,0 +1,103 @@
+package gencorpus
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/strata-eval/strata-eval/corpora"
+)
+
+type countingEmitter struct {
+	conversations, toolMessages int
+	problems                    []*corpora.ReadError
+}
+
+func (e *countingEmitter) Conversation(c *corpora.Conversation) error {
+	e.conversations++
+	for _, m := range c.Messages {
+		if m.Role == corpora.RoleTool {
+			e.toolMessages++
+		}
+	}
+	return nil
+}
+func (e *countingEmitter) Problem(err *corpora.ReadError) { e.problems = append(e.problems, err) }
+
+func TestGenerate(t *testing.T) {
+	tests := []struct {
+		name string
+		cfg  Config
+	}{
+		{"small files", Config{Seed: 7, TotalBytes: 3 << 20, FileBytes: 1 << 20, ToolMessageBytes: 128 << 10, ToolTurns: 3, Pictures: 2}},
+		{"one file, one turn", Config{Seed: 8, TotalBytes: 1 << 20, ToolMessageBytes: 96 << 10, ToolTurns: 1, Pictures: 1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			st, err := Generate(context.Background(), dir, tt.cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Bytes < tt.cfg.TotalBytes || st.Requests != st.Conversations*tt.cfg.ToolTurns || st.Pictures == 0 {
+				t.Fatalf("stats %+v do not fit the config %+v", st, tt.cfg)
+			}
+			files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+			if len(files) != st.Files {
+				t.Fatalf("%d files on disk, stats say %d", len(files), st.Files)
+			}
+			var onDisk int64
+			em := &countingEmitter{}
+			for _, f := range files {
+				info, _ := os.Stat(f)
+				onDisk += info.Size()
+				if err := corpora.ReadFile(context.Background(), f, "", em); err != nil {
+					t.Fatalf("read %s: %v", f, err)
+				}
+			}
+			if onDisk != st.Bytes {
+				t.Errorf("%d bytes on disk, stats say %d", onDisk, st.Bytes)
+			}
+			if len(em.problems) > 0 {
+				t.Fatalf("problems reading the corpus: %v", em.problems)
+			}
+			// One conversation per recorded request; each re-sends the tool messages before it.
+			wantTools := st.Conversations * tt.cfg.ToolTurns * (tt.cfg.ToolTurns + 1) / 2
+			if em.conversations != st.Requests || em.toolMessages != wantTools {
+				t.Errorf("read %d conversations with %d tool messages, want %d and %d", em.conversations, em.toolMessages, st.Requests, wantTools)
+			}
+		})
+	}
+}
+
+func TestGenerateIsDeterministic(t *testing.T) {
+	cfg := Config{Seed: 3, TotalBytes: 1 << 20, ToolMessageBytes: 100 << 10, Pictures: 1}
+	a, b := t.TempDir(), t.TempDir()
+	for _, d := range []string{a, b} {
+		if _, err := Generate(context.Background(), d, cfg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	x, _ := os.ReadFile(filepath.Join(a, "requests-0000.jsonl"))
+	y, _ := os.ReadFile(filepath.Join(b, "requests-0000.jsonl"))
+	if len(x) == 0 || !bytes.Equal(x, y) {
+		t.Fatalf("two corpora of one seed differ (%d and %d bytes)", len(x), len(y))
+	}
+	cfg.Seed = 4
+	c := t.TempDir()
+	if _, err := Generate(context.Background(), c, cfg); err != nil {
+		t.Fatal(err)
+	}
+	z, _ := os.ReadFile(filepath.Join(c, "requests-0000.jsonl"))
+	if bytes.Equal(x, z) {
+		t.Fatal("two seeds gave the same corpus")
+	}
+}
+
+func TestGenerateRejectsNoSize(t *testing.T) {
+	if _, err := Generate(context.Background(), t.TempDir(), Config{}); err == nil {
+		t.Fatal("no error for a zero TotalBytes")
+	}
+}
