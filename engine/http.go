@@ -1,0 +1,700 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/strata-eval/strata-eval/corpora"
+)
+
+// Protocols the HTTP engine speaks.
+const (
+	APIOpenAI    = "openai"    // OpenAI Chat Completions (llama.cpp server, vLLM, Ollama, LM Studio)
+	APIAnthropic = "anthropic" // Anthropic Messages
+)
+
+// Counting methods of the HTTP engine, in the order "auto" tries them.
+const (
+	CountInputTokens = "input_tokens" // POST …/input_tokens or /v1/messages/count_tokens: no generation
+	CountTokenize    = "tokenize"     // vLLM's POST /tokenize with the chat messages
+	CountUsage       = "usage"        // a one-token completion's usage.prompt_tokens
+)
+
+// DefaultAPIKeyEnv is the environment variable the API key is read from by default.
+const DefaultAPIKeyEnv = "STRATA_EVAL_API_KEY"
+
+// HTTPConfig configures the HTTP engine.
+type HTTPConfig struct {
+	// Endpoints are server base URLs (http://127.0.0.1:8080, with or without /v1); requests
+	// are spread over them in turn.
+	Endpoints []string
+	// API is openai (default) or anthropic.
+	API string
+	// Model is the model name sent with every request ("default" when empty).
+	Model string
+	// APIKeyEnv names the environment variable holding the API key (DefaultAPIKeyEnv when
+	// empty); Getenv reads it (os.Getenv when nil). The key is sent only as a header.
+	APIKeyEnv string
+	Getenv    func(string) string
+	// Timeout bounds one HTTP request (5 minutes when zero).
+	Timeout time.Duration
+	// MaxRetries is how often a 429, a 5xx or a transport error is retried (3 when zero; -1
+	// for none); Backoff is the first wait, doubled each retry (500 ms when zero).
+	MaxRetries int
+	Backoff    time.Duration
+	// Concurrency caps the requests in flight over all endpoints (4 when zero).
+	Concurrency int
+	// MaxTokens caps an answer's length (256 when zero).
+	MaxTokens int
+	// Count is the counting method: auto (default), input_tokens, tokenize or usage.
+	Count string
+	// NoRowSplit turns off measuring image rows as the difference between the prompt with
+	// its pictures and without them (one more count per request with pictures).
+	NoRowSplit bool
+	// Cache stores responses (nil: none).
+	Cache *Cache
+	// Client is the HTTP client (a plain one when nil).
+	Client *http.Client
+}
+
+// HTTP counts and answers requests with OpenAI-compatible (or Anthropic Messages) servers.
+type HTTP struct {
+	cfg       HTTPConfig
+	endpoints []*endpoint
+	next      atomic.Uint64
+	sem       chan struct{}
+	key       string
+	client    *http.Client
+}
+
+// endpoint is one server and what it was found to support.
+type endpoint struct {
+	base    string // scheme://host[:port][/prefix], without a trailing /v1
+	display string // base with any user info redacted, for messages
+	mu      sync.Mutex
+	// unsupported marks counting methods the server answered 404/405/501 (or an unusable
+	// body) to.
+	unsupported map[string]bool
+}
+
+// ServerCount is a count reported by a server, with how it was obtained.
+type ServerCount struct {
+	Count
+	// Method is the counting method of the total (input_tokens, tokenize, usage).
+	Method string
+	// Endpoint is the server that counted (user info redacted).
+	Endpoint string
+	// Timings are llama.cpp's timings when the count came from a completion.
+	Timings *Timings
+}
+
+// ServerCounter is an engine whose counts come from a server.
+type ServerCounter interface {
+	ServerCount(ctx context.Context, req Request) (ServerCount, error)
+}
+
+// NewHTTP checks the configuration and returns the engine. Nothing is sent until the first
+// count or answer.
+func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
+	if len(cfg.Endpoints) == 0 {
+		return nil, errors.New("http engine: no --endpoint given")
+	}
+	switch cfg.API {
+	case "":
+		cfg.API = APIOpenAI
+	case APIOpenAI, APIAnthropic:
+	default:
+		return nil, fmt.Errorf("http engine: unknown API %q (known: openai, anthropic)", cfg.API)
+	}
+	switch cfg.Count {
+	case "", "auto":
+		cfg.Count = "auto"
+	case CountInputTokens, CountTokenize, CountUsage:
+	default:
+		return nil, fmt.Errorf("http engine: unknown counting method %q (known: auto, input_tokens, tokenize, usage)", cfg.Count)
+	}
+	if cfg.Model == "" {
+		cfg.Model = "default"
+	}
+	if cfg.APIKeyEnv == "" {
+		cfg.APIKeyEnv = DefaultAPIKeyEnv
+	}
+	if cfg.Getenv == nil {
+		cfg.Getenv = os.Getenv
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 5 * time.Minute
+	}
+	switch {
+	case cfg.MaxRetries == 0:
+		cfg.MaxRetries = 3
+	case cfg.MaxRetries < 0:
+		cfg.MaxRetries = 0
+	}
+	if cfg.Backoff <= 0 {
+		cfg.Backoff = 500 * time.Millisecond
+	}
+	if cfg.Concurrency <= 0 {
+		cfg.Concurrency = 4
+	}
+	if cfg.MaxTokens <= 0 {
+		cfg.MaxTokens = 256
+	}
+	h := &HTTP{cfg: cfg, sem: make(chan struct{}, cfg.Concurrency), key: cfg.Getenv(cfg.APIKeyEnv), client: cfg.Client}
+	if h.client == nil {
+		h.client = &http.Client{}
+	}
+	for _, raw := range cfg.Endpoints {
+		u, err := url.Parse(strings.TrimSpace(raw))
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, fmt.Errorf("http engine: endpoint %q: want an http:// or https:// URL", redactURL(raw))
+		}
+		u.RawQuery, u.Fragment = "", ""
+		u.Path = strings.TrimSuffix(strings.TrimSuffix(u.Path, "/"), "/v1")
+		h.endpoints = append(h.endpoints, &endpoint{base: strings.TrimSuffix(u.String(), "/"), display: u.Redacted(),
+			unsupported: map[string]bool{}})
+	}
+	return h, nil
+}
+
+// redactURL hides the password of a URL that does not parse as one.
+func redactURL(raw string) string {
+	if u, err := url.Parse(raw); err == nil {
+		return u.Redacted()
+	}
+	if i := strings.LastIndex(raw, "@"); i >= 0 {
+		return "…" + raw[i:]
+	}
+	return raw
+}
+
+// Name identifies the engine in reports and cache keys.
+func (h *HTTP) Name() string { return "http" }
+
+// Model is the model name sent with each request.
+func (h *HTTP) Model() string { return h.cfg.Model }
+
+// API is the protocol spoken: openai or anthropic.
+func (h *HTTP) API() string { return h.cfg.API }
+
+// Endpoints lists the servers, user info redacted.
+func (h *HTTP) Endpoints() []string {
+	var out []string
+	for _, e := range h.endpoints {
+		out = append(out, e.display)
+	}
+	return out
+}
+
+func (h *HTTP) pick() *endpoint {
+	return h.endpoints[int((h.next.Add(1)-1)%uint64(len(h.endpoints)))]
+}
+
+// Count counts the messages on a server.
+func (h *HTTP) Count(ctx context.Context, msgs []corpora.Message, tools []corpora.ToolDef) (Count, error) {
+	return h.CountRequest(ctx, Request{Messages: msgs, Tools: tools})
+}
+
+// CountRequest counts a request on a server.
+func (h *HTTP) CountRequest(ctx context.Context, req Request) (Count, error) {
+	sc, err := h.ServerCount(ctx, req)
+	return sc.Count, err
+}
+
+// ServerCount counts a request on one server: the total with the first counting method the
+// server supports, and, when the request carries pictures (and it is not verbatim), the
+// same request without them, so that image rows are the difference. Every count says
+// "server" as its source.
+func (h *HTTP) ServerCount(ctx context.Context, req Request) (ServerCount, error) {
+	ep := h.pick()
+	sc := ServerCount{Endpoint: ep.display}
+	total, method, timings, err := h.countTotal(ctx, ep, req)
+	if err != nil {
+		return sc, err
+	}
+	sc.Method, sc.Timings = method, timings
+	sc.PromptTokens, sc.TextTokens, sc.TextSource = total, total, "server"
+	if h.cfg.NoRowSplit || req.Verbatim || countPictures(req.Messages) == 0 {
+		return sc, nil
+	}
+	bare := Request{Messages: withoutPictures(req.Messages), Tools: req.Tools}
+	text, _, _, err := h.countTotal(ctx, ep, bare)
+	if err != nil {
+		return sc, fmt.Errorf("count without pictures: %w", err)
+	}
+	sc.TextTokens = text
+	sc.ImageRows = max(total-text, 0)
+	sc.RowsSource = "server"
+	return sc, nil
+}
+
+// countTotal counts a request with the configured method, or with the first that the
+// server supports under "auto".
+func (h *HTTP) countTotal(ctx context.Context, ep *endpoint, req Request) (int, string, *Timings, error) {
+	methods := []string{h.cfg.Count}
+	if h.cfg.Count == "auto" {
+		methods = []string{CountInputTokens, CountTokenize, CountUsage}
+		if h.cfg.API == APIAnthropic {
+			methods = []string{CountInputTokens, CountUsage}
+		}
+	}
+	var lastErr error
+	for _, m := range methods {
+		if h.cfg.Count == "auto" && ep.isUnsupported(m) {
+			continue
+		}
+		n, t, err := h.countWith(ctx, ep, m, req)
+		if err == nil {
+			return n, m, t, nil
+		}
+		var ue *unsupportedError
+		if h.cfg.Count == "auto" && errors.As(err, &ue) {
+			ep.markUnsupported(m)
+			lastErr = err
+			continue
+		}
+		return 0, m, nil, err
+	}
+	if lastErr == nil {
+		lastErr = errors.New("no counting method left")
+	}
+	return 0, "", nil, fmt.Errorf("count on %s: %w", ep.display, lastErr)
+}
+
+func (e *endpoint) isUnsupported(m string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.unsupported[m]
+}
+
+func (e *endpoint) markUnsupported(m string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.unsupported[m] = true
+}
+
+// unsupportedError says a server lacks a counting method.
+type unsupportedError struct{ msg string }
+
+func (e *unsupportedError) Error() string { return e.msg }
+
+func (h *HTTP) countWith(ctx context.Context, ep *endpoint, method string, req Request) (int, *Timings, error) {
+	switch method {
+	case CountInputTokens:
+		path := "/v1/chat/completions/input_tokens"
+		if h.cfg.API == APIAnthropic {
+			path = "/v1/messages/count_tokens"
+		}
+		body, err := h.body(req, false)
+		if err != nil {
+			return 0, nil, err
+		}
+		resp, err := h.post(ctx, ep, path, body)
+		if err != nil {
+			return 0, nil, notFoundAsUnsupported(err)
+		}
+		var v struct {
+			InputTokens *int `json:"input_tokens"`
+		}
+		if json.Unmarshal(resp.body, &v) != nil || v.InputTokens == nil {
+			return 0, nil, &unsupportedError{fmt.Sprintf("%s: no input_tokens in the answer", path)}
+		}
+		return *v.InputTokens, nil, nil
+	case CountTokenize:
+		body, err := h.tokenizeBody(req)
+		if err != nil {
+			return 0, nil, err
+		}
+		resp, err := h.post(ctx, ep, "/tokenize", body)
+		if err != nil {
+			return 0, nil, notFoundAsUnsupported(err)
+		}
+		var v struct {
+			Count *int `json:"count"`
+		}
+		if json.Unmarshal(resp.body, &v) != nil || v.Count == nil {
+			return 0, nil, &unsupportedError{"/tokenize: no count in the answer (not a vLLM server)"}
+		}
+		return *v.Count, nil, nil
+	case CountUsage:
+		ans, err := h.complete(ctx, ep, req, 1)
+		if err != nil {
+			return 0, nil, err
+		}
+		if ans.PromptTokens == 0 && ans.Timings != nil {
+			ans.PromptTokens = ans.Timings.PromptN + ans.Timings.CacheN
+		}
+		if ans.PromptTokens == 0 {
+			return 0, nil, errors.New("the server reported no usage.prompt_tokens")
+		}
+		return ans.PromptTokens, ans.Timings, nil
+	}
+	return 0, nil, fmt.Errorf("unknown counting method %q", method)
+}
+
+func notFoundAsUnsupported(err error) error {
+	var se *StatusError
+	if errors.As(err, &se) {
+		switch se.Status {
+		case http.StatusNotFound, http.StatusMethodNotAllowed, http.StatusNotImplemented:
+			return &unsupportedError{se.Error()}
+		}
+	}
+	return err
+}
+
+// Answer asks the model for its reply (temperature 0, at most MaxTokens tokens).
+func (h *HTTP) Answer(ctx context.Context, req Request) (Answer, error) {
+	return h.complete(ctx, h.pick(), req, h.cfg.MaxTokens)
+}
+
+func (h *HTTP) complete(ctx context.Context, ep *endpoint, req Request, maxTokens int) (Answer, error) {
+	body, err := h.body(req, true, maxTokens)
+	if err != nil {
+		return Answer{}, err
+	}
+	path := "/v1/chat/completions"
+	if h.cfg.API == APIAnthropic {
+		path = "/v1/messages"
+	}
+	resp, err := h.post(ctx, ep, path, body)
+	if err != nil {
+		return Answer{}, err
+	}
+	var ans Answer
+	if h.cfg.API == APIAnthropic {
+		ans, err = parseAnthropicAnswer(resp.body)
+	} else {
+		ans, err = ParseChatCompletion(resp.body)
+	}
+	if err != nil {
+		return Answer{}, fmt.Errorf("%s%s: %w", ep.display, path, err)
+	}
+	ans.Key, ans.Cached = resp.key, resp.cached
+	return ans, nil
+}
+
+// ParseChatCompletion reads an OpenAI-compatible chat completion body: the first choice's
+// content, usage and llama.cpp's timings.
+func ParseChatCompletion(body []byte) (Answer, error) {
+	var v struct {
+		Model   string `json:"model"`
+		Choices []struct {
+			Message struct {
+				Content json.RawMessage `json:"content"`
+			} `json:"message"`
+			FinishReason string `json:"finish_reason"`
+		} `json:"choices"`
+		Usage *struct {
+			PromptTokens     int `json:"prompt_tokens"`
+			CompletionTokens int `json:"completion_tokens"`
+		} `json:"usage"`
+		Timings *Timings `json:"timings"`
+	}
+	if err := json.Unmarshal(body, &v); err != nil {
+		return Answer{}, fmt.Errorf("chat completion: %w", err)
+	}
+	if len(v.Choices) == 0 {
+		return Answer{}, errors.New("chat completion: no choices")
+	}
+	ans := Answer{Model: v.Model, FinishReason: v.Choices[0].FinishReason, Timings: v.Timings}
+	ans.Text = contentText(v.Choices[0].Message.Content)
+	if v.Usage != nil {
+		ans.PromptTokens, ans.CompletionTokens = v.Usage.PromptTokens, v.Usage.CompletionTokens
+	}
+	return ans, nil
+}
+
+// contentText returns a content value's text: a string, or the text parts of an array.
+func contentText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(raw, &parts) != nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, p := range parts {
+		if p.Type == "text" || p.Type == "output_text" {
+			b.WriteString(p.Text)
+		}
+	}
+	return b.String()
+}
+
+func parseAnthropicAnswer(body []byte) (Answer, error) {
+	var v struct {
+		Model   string `json:"model"`
+		Content []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		} `json:"content"`
+		StopReason string `json:"stop_reason"`
+		Usage      struct {
+			InputTokens  int `json:"input_tokens"`
+			OutputTokens int `json:"output_tokens"`
+		} `json:"usage"`
+	}
+	if err := json.Unmarshal(body, &v); err != nil {
+		return Answer{}, fmt.Errorf("messages response: %w", err)
+	}
+	ans := Answer{Model: v.Model, FinishReason: v.StopReason, PromptTokens: v.Usage.InputTokens, CompletionTokens: v.Usage.OutputTokens}
+	for _, c := range v.Content {
+		if c.Type == "text" {
+			ans.Text += c.Text
+		}
+	}
+	return ans, nil
+}
+
+// StatusError is an HTTP answer other than 200 that is not a refusal.
+type StatusError struct {
+	Endpoint string
+	Path     string
+	Status   int
+	Message  string
+}
+
+func (e *StatusError) Error() string {
+	return fmt.Sprintf("%s%s: HTTP %d: %s", e.Endpoint, e.Path, e.Status, e.Message)
+}
+
+// response is a server's answer to one POST.
+type response struct {
+	body   []byte
+	key    string
+	cached bool
+}
+
+// maxResponseBytes bounds a response body read into memory.
+const maxResponseBytes = 64 << 20
+
+// post sends body to ep's path: from the cache when it holds the answer, else with the
+// concurrency limit, a timeout per attempt and bounded retries with backoff on 429, 5xx and
+// transport errors. A 400/413 that names the context is returned as a *RefusedError.
+func (h *HTTP) post(ctx context.Context, ep *endpoint, path string, body []byte) (response, error) {
+	key := CacheKey(h.Name()+"/"+h.cfg.API, h.cfg.Model, path, body)
+	if r, ok := h.cfg.Cache.Get(key); ok {
+		if r.Status == http.StatusOK {
+			return response{body: r.Body, key: key, cached: true}, nil
+		}
+		if ref, ok := refusal(r.Status, r.Body); ok {
+			return response{}, ref
+		}
+	}
+	select {
+	case h.sem <- struct{}{}:
+	case <-ctx.Done():
+		return response{}, ctx.Err()
+	}
+	defer func() { <-h.sem }()
+	wait := h.cfg.Backoff
+	for attempt := 0; ; attempt++ {
+		status, data, retryAfter, err := h.once(ctx, ep, path, body)
+		retry := false
+		switch {
+		case err != nil:
+			if ctx.Err() != nil {
+				return response{}, ctx.Err()
+			}
+			err = fmt.Errorf("%s%s: %w", ep.display, path, err)
+			retry = true
+		case status == http.StatusOK:
+			h.store(key, path, status, data)
+			return response{body: data, key: key}, nil
+		case status == http.StatusTooManyRequests || status >= 500:
+			err = &StatusError{Endpoint: ep.display, Path: path, Status: status, Message: errorMessage(data)}
+			retry = true
+		default:
+			if ref, ok := refusal(status, data); ok {
+				h.store(key, path, status, data)
+				return response{}, ref
+			}
+			return response{}, &StatusError{Endpoint: ep.display, Path: path, Status: status, Message: errorMessage(data)}
+		}
+		if !retry || attempt >= h.cfg.MaxRetries {
+			if attempt > 0 {
+				err = fmt.Errorf("%w (after %d retries)", err, attempt)
+			}
+			return response{}, err
+		}
+		d := wait + time.Duration(rand.Int64N(int64(wait)/4+1))
+		if retryAfter > 0 {
+			d = min(retryAfter, 60*time.Second)
+		}
+		t := time.NewTimer(d)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return response{}, ctx.Err()
+		}
+		wait *= 2
+	}
+}
+
+func (h *HTTP) store(key, path string, status int, data []byte) {
+	if !json.Valid(data) {
+		return
+	}
+	// A cache that cannot be written costs a later run time, never this run's result.
+	_ = h.cfg.Cache.Put(&CachedResponse{Key: key, Engine: h.Name() + "/" + h.cfg.API, Model: h.cfg.Model, Path: path,
+		Status: status, Body: json.RawMessage(data)})
+}
+
+// once sends one attempt; it returns the status, the body and the Retry-After delay.
+func (h *HTTP) once(ctx context.Context, ep *endpoint, path string, body []byte) (int, []byte, time.Duration, error) {
+	ctx, cancel := context.WithTimeout(ctx, h.cfg.Timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, ep.base+path, bytes.NewReader(body))
+	if err != nil {
+		return 0, nil, 0, errors.New("bad request URL")
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json")
+	if h.cfg.API == APIAnthropic {
+		req.Header.Set("anthropic-version", "2023-06-01")
+		if h.key != "" {
+			req.Header.Set("x-api-key", h.key)
+		}
+	} else if h.key != "" {
+		req.Header.Set("Authorization", "Bearer "+h.key)
+	}
+	resp, err := h.client.Do(req)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // the URL is named by the caller, redacted
+		}
+		return 0, nil, 0, err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes+1))
+	if err != nil {
+		return 0, nil, 0, fmt.Errorf("read answer: %w", err)
+	}
+	if len(data) > maxResponseBytes {
+		return 0, nil, 0, fmt.Errorf("answer larger than %d bytes", maxResponseBytes)
+	}
+	var retryAfter time.Duration
+	if s, err := strconv.Atoi(strings.TrimSpace(resp.Header.Get("Retry-After"))); err == nil && s > 0 {
+		retryAfter = time.Duration(s) * time.Second
+	}
+	return resp.StatusCode, data, retryAfter, nil
+}
+
+// errorMessage extracts the message of an error body (OpenAI, llama.cpp, vLLM, Ollama,
+// Anthropic shapes), or the body's start.
+func errorMessage(data []byte) string {
+	var v struct {
+		Message string          `json:"message"`
+		Error   json.RawMessage `json:"error"`
+		Detail  json.RawMessage `json:"detail"`
+	}
+	if json.Unmarshal(data, &v) == nil {
+		var inner struct {
+			Message string `json:"message"`
+		}
+		var s string
+		switch {
+		case len(v.Error) > 0 && json.Unmarshal(v.Error, &inner) == nil && inner.Message != "":
+			return inner.Message
+		case len(v.Error) > 0 && json.Unmarshal(v.Error, &s) == nil && s != "":
+			return s
+		case v.Message != "":
+			return v.Message
+		case len(v.Detail) > 0 && json.Unmarshal(v.Detail, &s) == nil && s != "":
+			return s
+		}
+	}
+	s := strings.TrimSpace(string(data))
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	if s == "" {
+		s = "(empty body)"
+	}
+	return s
+}
+
+// contextWords match the messages servers give for a prompt longer than the context.
+var contextWords = regexp.MustCompile(`(?i)context|too long|too many tokens|maximum.{0,40}length|exceed`)
+
+// refusal turns a 400/413 naming the context into a *RefusedError.
+func refusal(status int, data []byte) (*RefusedError, bool) {
+	if status != http.StatusBadRequest && status != http.StatusRequestEntityTooLarge {
+		return nil, false
+	}
+	msg := errorMessage(data)
+	var v struct {
+		Error struct {
+			Type         string `json:"type"`
+			NPromptToken int    `json:"n_prompt_tokens"`
+			NCtx         int    `json:"n_ctx"`
+		} `json:"error"`
+	}
+	_ = json.Unmarshal(data, &v)
+	if v.Error.Type != "exceed_context_size_error" && !contextWords.MatchString(msg) {
+		return nil, false
+	}
+	return &RefusedError{Status: status, Message: msg, PromptTokens: v.Error.NPromptToken, Context: v.Error.NCtx}, true
+}
+
+// ServerInfo is what llama.cpp's GET /props says about the server.
+type ServerInfo struct {
+	Context   int    `json:"n_ctx,omitempty"`
+	ModelPath string `json:"model_path,omitempty"`
+	Build     string `json:"build_info,omitempty"`
+}
+
+// Props asks the first endpoint for llama.cpp's /props; false when the server has none.
+func (h *HTTP) Props(ctx context.Context) (ServerInfo, bool) {
+	ep := h.endpoints[0]
+	ctx, cancel := context.WithTimeout(ctx, min(h.cfg.Timeout, 30*time.Second))
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, ep.base+"/props", nil)
+	if err != nil {
+		return ServerInfo{}, false
+	}
+	if h.key != "" && h.cfg.API == APIOpenAI {
+		req.Header.Set("Authorization", "Bearer "+h.key)
+	}
+	resp, err := h.client.Do(req)
+	if err != nil {
+		return ServerInfo{}, false
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return ServerInfo{}, false
+	}
+	var v struct {
+		Settings struct {
+			NCtx int `json:"n_ctx"`
+		} `json:"default_generation_settings"`
+		ModelPath string `json:"model_path"`
+		Build     string `json:"build_info"`
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 16<<20)).Decode(&v); err != nil {
+		return ServerInfo{}, false
+	}
+	return ServerInfo{Context: v.Settings.NCtx, ModelPath: v.ModelPath, Build: v.Build}, v.Settings.NCtx > 0
+}

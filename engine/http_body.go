@@ -1,0 +1,337 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/strata-eval/strata-eval/corpora"
+	"github.com/strata-eval/strata-eval/replay"
+)
+
+// body renders a request for the configured API. generate adds the generation settings
+// (max_tokens, temperature 0); without it the body is the one a counting endpoint takes.
+func (h *HTTP) body(req Request, generate bool, maxTokens ...int) ([]byte, error) {
+	n := h.cfg.MaxTokens
+	if len(maxTokens) > 0 {
+		n = maxTokens[0]
+	}
+	if h.cfg.API == APIAnthropic {
+		return anthropicBody(h.cfg.Model, req, generate, n)
+	}
+	msgs, err := OpenAIMessages(req)
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	b.WriteString(`{"model":`)
+	b.Write(mustJSON(h.cfg.Model))
+	b.WriteString(`,"messages":`)
+	b.Write(msgs)
+	if tools := openAITools(req.Tools); tools != nil {
+		b.WriteString(`,"tools":`)
+		b.Write(tools)
+	}
+	if generate {
+		fmt.Fprintf(&b, `,"max_tokens":%d,"temperature":0,"stream":false`, n)
+	}
+	b.WriteString("}")
+	return b.Bytes(), nil
+}
+
+// tokenizeBody is vLLM's /tokenize body for chat messages.
+func (h *HTTP) tokenizeBody(req Request) ([]byte, error) {
+	msgs, err := OpenAIMessages(req)
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	b.WriteString(`{"model":`)
+	b.Write(mustJSON(h.cfg.Model))
+	b.WriteString(`,"messages":`)
+	b.Write(msgs)
+	b.WriteString(`,"add_generation_prompt":true}`)
+	return b.Bytes(), nil
+}
+
+func mustJSON(v any) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return []byte("null")
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+}
+
+// OpenAIMessages renders the messages of a request as an OpenAI Chat Completions messages
+// array, exactly as the arm produced them (the shape of --dump: pictures as image_url parts
+// with data URLs, text as text). A verbatim request sends each message's recorded bytes when
+// they are an OpenAI chat message, and renders the others from their parts, tool results as
+// the client sent them.
+func OpenAIMessages(req Request) ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('[')
+	for i := range req.Messages {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		m := &req.Messages[i]
+		if req.Verbatim && openAIShaped(m.Raw) {
+			if err := json.Compact(&b, m.Raw); err != nil {
+				return nil, fmt.Errorf("message %d (%s): recorded bytes: %w", i, m.Loc, err)
+			}
+			continue
+		}
+		flat := flattenToolResults(*m)
+		var one bytes.Buffer
+		if err := replay.WriteOpenAIChat(&one, &replay.Result{Messages: []corpora.Message{flat}}); err != nil {
+			return nil, fmt.Errorf("message %d (%s): %w", i, m.Loc, err)
+		}
+		s := bytes.TrimSuffix(one.Bytes(), []byte("\n"))
+		s = bytes.TrimPrefix(s, []byte(`{"messages":[`))
+		s = bytes.TrimSuffix(s, []byte(`]}`))
+		b.Write(s)
+	}
+	b.WriteByte(']')
+	return b.Bytes(), nil
+}
+
+// openAIShaped says whether raw is a Chat Completions message: an object with a chat role,
+// no "type" (Responses items) and no Chatbox fields, whose content parts are of chat kinds.
+func openAIShaped(raw json.RawMessage) bool {
+	if len(raw) == 0 {
+		return false
+	}
+	var v map[string]json.RawMessage
+	if json.Unmarshal(raw, &v) != nil {
+		return false
+	}
+	var role string
+	if json.Unmarshal(v["role"], &role) != nil {
+		return false
+	}
+	switch role {
+	case "system", "developer", "user", "assistant", "tool", "function":
+	default:
+		return false
+	}
+	for _, k := range []string{"type", "contentParts", "id"} {
+		if _, ok := v[k]; ok {
+			return false
+		}
+	}
+	content := v["content"]
+	var parts []map[string]json.RawMessage
+	if json.Unmarshal(content, &parts) != nil {
+		return true // a string, null or absent
+	}
+	for _, p := range parts {
+		var t string
+		_ = json.Unmarshal(p["type"], &t)
+		switch t {
+		case "text", "image_url", "input_audio", "file", "refusal":
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// flattenToolResults turns tool result parts into the parts a client sends: a string result's
+// text (an MCP result's stringified text), or the result's content parts.
+func flattenToolResults(m corpora.Message) corpora.Message {
+	has := false
+	for _, p := range m.Parts {
+		if p.Kind == corpora.PartToolResult {
+			has = true
+		}
+	}
+	if !has {
+		return m
+	}
+	out := m
+	out.Parts = nil
+	for _, p := range m.Parts {
+		if p.Kind != corpora.PartToolResult || p.ToolResult == nil {
+			out.Parts = append(out.Parts, p)
+			continue
+		}
+		r := p.ToolResult
+		if out.ToolCallID == "" {
+			out.ToolCallID = r.CallID
+		}
+		switch {
+		case len(r.Parts) > 0 && !r.IsText:
+			out.Parts = append(out.Parts, r.Parts...)
+		case r.Text != "" || r.IsText:
+			out.Parts = append(out.Parts, corpora.Part{Kind: corpora.PartText, Text: r.Text, Loc: p.Loc})
+		case r.MCP != nil && len(r.MCP.Raw) > 0:
+			out.Parts = append(out.Parts, corpora.Part{Kind: corpora.PartText, Text: string(r.MCP.Raw), Loc: p.Loc})
+		}
+	}
+	return out
+}
+
+func openAITools(tools []corpora.ToolDef) []byte {
+	if len(tools) == 0 {
+		return nil
+	}
+	type fn struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description,omitempty"`
+		Parameters  json.RawMessage `json:"parameters"`
+	}
+	type tool struct {
+		Type     string `json:"type"`
+		Function fn     `json:"function"`
+	}
+	out := make([]tool, 0, len(tools))
+	for _, t := range tools {
+		params := t.Parameters
+		if len(params) == 0 || !json.Valid(params) {
+			params = json.RawMessage(`{"type":"object","properties":{}}`)
+		}
+		out = append(out, tool{Type: "function", Function: fn{Name: t.Name, Description: t.Description, Parameters: params}})
+	}
+	return mustJSON(out)
+}
+
+// countPictures counts image parts, inside tool results too.
+func countPictures(msgs []corpora.Message) int {
+	n := 0
+	var walk func(ps []corpora.Part)
+	walk = func(ps []corpora.Part) {
+		for _, p := range ps {
+			switch {
+			case p.Kind == corpora.PartImage && p.Image != nil:
+				n++
+			case p.Kind == corpora.PartToolResult && p.ToolResult != nil:
+				walk(p.ToolResult.Parts)
+			}
+		}
+	}
+	for _, m := range msgs {
+		walk(m.Parts)
+	}
+	return n
+}
+
+// withoutPictures returns the messages with every image part taken out (the rest shared).
+func withoutPictures(msgs []corpora.Message) []corpora.Message {
+	out := make([]corpora.Message, len(msgs))
+	var strip func(ps []corpora.Part) []corpora.Part
+	strip = func(ps []corpora.Part) []corpora.Part {
+		kept := make([]corpora.Part, 0, len(ps))
+		for _, p := range ps {
+			switch {
+			case p.Kind == corpora.PartImage:
+				continue
+			case p.Kind == corpora.PartToolResult && p.ToolResult != nil && len(p.ToolResult.Parts) > 0:
+				r := *p.ToolResult
+				r.Parts = strip(r.Parts)
+				p.ToolResult = &r
+			}
+			kept = append(kept, p)
+		}
+		return kept
+	}
+	for i, m := range msgs {
+		m.Parts = strip(m.Parts)
+		out[i] = m
+	}
+	return out
+}
+
+// anthropicBody renders a request as an Anthropic Messages body: system text apart, tool calls
+// as tool_use blocks, tool messages as tool_result blocks of a user turn (consecutive ones
+// merged), pictures as base64 image blocks.
+func anthropicBody(model string, req Request, generate bool, maxTokens int) ([]byte, error) {
+	type msg struct {
+		Role    string `json:"role"`
+		Content []any  `json:"content"`
+	}
+	var system []string
+	var msgs []msg
+	add := func(role string, blocks []any) {
+		if len(blocks) == 0 {
+			blocks = []any{map[string]any{"type": "text", "text": ""}}
+		}
+		if n := len(msgs); n > 0 && msgs[n-1].Role == role {
+			msgs[n-1].Content = append(msgs[n-1].Content, blocks...)
+			return
+		}
+		msgs = append(msgs, msg{Role: role, Content: blocks})
+	}
+	for _, m := range req.Messages {
+		m = flattenToolResults(m)
+		switch m.Role {
+		case corpora.RoleSystem:
+			var parts []string
+			for _, p := range m.Parts {
+				if p.Kind == corpora.PartText {
+					parts = append(parts, p.Text)
+				}
+			}
+			system = append(system, strings.Join(parts, "\n"))
+		case corpora.RoleTool:
+			add("user", []any{map[string]any{"type": "tool_result", "tool_use_id": m.ToolCallID, "content": anthropicBlocks(m.Parts)}})
+		case corpora.RoleAssistant:
+			add("assistant", anthropicBlocks(m.Parts))
+		default:
+			add("user", anthropicBlocks(m.Parts))
+		}
+	}
+	body := map[string]any{"model": model, "messages": msgs}
+	if len(system) > 0 {
+		body["system"] = strings.Join(system, "\n\n")
+	}
+	if len(req.Tools) > 0 {
+		var tools []map[string]any
+		for _, t := range req.Tools {
+			schema := t.Parameters
+			if len(schema) == 0 || !json.Valid(schema) {
+				schema = json.RawMessage(`{"type":"object","properties":{}}`)
+			}
+			tools = append(tools, map[string]any{"name": t.Name, "description": t.Description, "input_schema": schema})
+		}
+		body["tools"] = tools
+	}
+	if generate {
+		body["max_tokens"] = maxTokens
+		body["temperature"] = 0
+	}
+	return mustJSON(body), nil
+}
+
+func anthropicBlocks(ps []corpora.Part) []any {
+	var out []any
+	for _, p := range ps {
+		switch p.Kind {
+		case corpora.PartText:
+			out = append(out, map[string]any{"type": "text", "text": p.Text})
+		case corpora.PartImage:
+			if p.Image == nil {
+				continue
+			}
+			mime := replay.SniffImage(p.Image.Data)
+			if mime == "" {
+				mime = "image/png"
+			}
+			out = append(out, map[string]any{"type": "image", "source": map[string]any{"type": "base64", "media_type": mime,
+				"data": base64.StdEncoding.EncodeToString(p.Image.Data)}})
+		case corpora.PartToolCall:
+			if p.ToolCall == nil {
+				continue
+			}
+			input := json.RawMessage(p.ToolCall.Arguments)
+			if !json.Valid(input) || !bytes.HasPrefix(bytes.TrimSpace(input), []byte("{")) {
+				input = json.RawMessage(`{}`)
+			}
+			out = append(out, map[string]any{"type": "tool_use", "id": p.ToolCall.ID, "name": p.ToolCall.Name, "input": input})
+		}
+	}
+	return out
+}

@@ -1,0 +1,240 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/strata-eval/strata-eval/corpora"
+	"github.com/strata-eval/strata-eval/replay"
+)
+
+// TestServerConfig configures a TestServer.
+type TestServerConfig struct {
+	// Counter counts every request the server receives (real tokens and image rows: the
+	// offline engine, or the in-process llama.cpp engine). Required.
+	Counter Engine
+	// Context is the server's context size: a longer prompt gets llama.cpp's 400
+	// exceed_context_size_error (0: no limit).
+	Context int
+	// InputTokens serves POST /v1/chat/completions/input_tokens (llama.cpp ≥ b9540).
+	InputTokens bool
+	// Props serves GET /props with Context as n_ctx.
+	Props bool
+	// Timings adds llama.cpp's timings object to completions.
+	Timings bool
+	// APIKey, when set, is required as "Authorization: Bearer KEY" (401 otherwise).
+	APIKey string
+	// Lift makes the server lift pictures out of tool text itself (the after pipeline) before
+	// counting and answering, as a server with its own lifting pipeline does.
+	Lift bool
+	// Offset is added to every count (a server that diverges from the reference).
+	Offset int
+	// FailFirst answers the first FailFirst completion and counting requests with FailStatus
+	// (503 when zero) and a Retry-After of 0.
+	FailFirst  int
+	FailStatus int
+	// Delay holds every answer back (for timeouts and cancellation).
+	Delay time.Duration
+	// Answer returns the reply to a request as the model sees it (default: "I see N
+	// picture(s).").
+	Answer func(msgs []corpora.Message) string
+}
+
+// TestServer is an OpenAI-compatible server on loopback for tests: it reads each request
+// with the project's own OpenAI reader, counts it with a real engine and answers with usage
+// (and llama.cpp timings) as llama.cpp's server does.
+type TestServer struct {
+	*httptest.Server
+	cfg TestServerConfig
+
+	mu       sync.Mutex
+	requests map[string]int
+	failed   int
+	bodies   [][]byte
+}
+
+// NewTestServer starts a TestServer; Close stops it.
+func NewTestServer(cfg TestServerConfig) *TestServer {
+	s := &TestServer{cfg: cfg, requests: map[string]int{}}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/chat/completions", s.completions)
+	if cfg.InputTokens {
+		mux.HandleFunc("POST /v1/chat/completions/input_tokens", s.inputTokens)
+	}
+	if cfg.Props {
+		mux.HandleFunc("GET /props", func(w http.ResponseWriter, r *http.Request) {
+			s.note(r.URL.Path, nil)
+			writeJSON(w, http.StatusOK, map[string]any{"default_generation_settings": map[string]any{"n_ctx": cfg.Context},
+				"model_path": "test-model.gguf", "build_info": "b0000-test"})
+		})
+	}
+	s.Server = httptest.NewServer(s.authorize(mux))
+	return s
+}
+
+// Requests returns how many requests each path received.
+func (s *TestServer) Requests() map[string]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make(map[string]int, len(s.requests))
+	for k, v := range s.requests {
+		out[k] = v
+	}
+	return out
+}
+
+// Bodies returns the bodies received, in order.
+func (s *TestServer) Bodies() [][]byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([][]byte(nil), s.bodies...)
+}
+
+func (s *TestServer) note(path string, body []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.requests[path]++
+	if body != nil {
+		s.bodies = append(s.bodies, body)
+	}
+}
+
+// shouldFail consumes one injected failure.
+func (s *TestServer) shouldFail() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.failed < s.cfg.FailFirst {
+		s.failed++
+		return true
+	}
+	return false
+}
+
+func (s *TestServer) authorize(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.cfg.APIKey != "" && r.Header.Get("Authorization") != "Bearer "+s.cfg.APIKey {
+			writeJSON(w, http.StatusUnauthorized, map[string]any{"error": map[string]any{"code": 401, "message": "Invalid API Key", "type": "authentication_error"}})
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// read parses and counts a request; it writes the error answer itself and returns ok=false.
+func (s *TestServer) read(w http.ResponseWriter, r *http.Request) (msgs []corpora.Message, body map[string]json.RawMessage, n int, ok bool) {
+	data, err := io.ReadAll(r.Body)
+	if err != nil {
+		writeJSON(w, http.StatusBadRequest, map[string]any{"error": map[string]any{"code": 400, "message": err.Error()}})
+		return nil, nil, 0, false
+	}
+	s.note(r.URL.Path, data)
+	if s.cfg.Delay > 0 {
+		select {
+		case <-time.After(s.cfg.Delay):
+		case <-r.Context().Done():
+			return nil, nil, 0, false
+		}
+	}
+	if s.shouldFail() {
+		status := s.cfg.FailStatus
+		if status == 0 {
+			status = http.StatusServiceUnavailable
+		}
+		w.Header().Set("Retry-After", "0")
+		writeJSON(w, status, map[string]any{"error": map[string]any{"code": status, "message": "Loading model", "type": "unavailable_error"}})
+		return nil, nil, 0, false
+	}
+	if err := json.Unmarshal(data, &body); err != nil {
+		writeJSON(w, http.StatusBadRequest, map[string]any{"error": map[string]any{"code": 400, "message": "invalid JSON: " + err.Error()}})
+		return nil, nil, 0, false
+	}
+	var col corpora.Collector
+	if err := corpora.Read(r.Context(), "request.json", bytes.NewReader(data), corpora.FormatOpenAIChat, &col); err != nil || len(col.Conversations) != 1 {
+		msg := fmt.Sprintf("cannot read the request (%v, %d problem(s))", err, len(col.Problems))
+		if len(col.Problems) > 0 {
+			msg += ": " + col.Problems[0].Error()
+		}
+		writeJSON(w, http.StatusBadRequest, map[string]any{"error": map[string]any{"code": 400, "message": msg, "type": "invalid_request_error"}})
+		return nil, nil, 0, false
+	}
+	conv := col.Conversations[0]
+	msgs = conv.Messages
+	if s.cfg.Lift {
+		arm := replay.Arm{Name: "server", Settings: replay.Settings{Client: replay.ClientRecorded, Server: replay.ServerLift}}
+		res, err := arm.Apply(r.Context(), corpora.Request{Conversation: conv, Messages: conv.Messages})
+		if err != nil {
+			writeJSON(w, http.StatusInternalServerError, map[string]any{"error": map[string]any{"code": 500, "message": err.Error()}})
+			return nil, nil, 0, false
+		}
+		msgs = res.Messages
+	}
+	c, err := s.cfg.Counter.Count(r.Context(), msgs, conv.Tools)
+	if err != nil {
+		writeJSON(w, http.StatusInternalServerError, map[string]any{"error": map[string]any{"code": 500, "message": err.Error()}})
+		return nil, nil, 0, false
+	}
+	return msgs, body, c.PromptTokens + s.cfg.Offset, true
+}
+
+func (s *TestServer) inputTokens(w http.ResponseWriter, r *http.Request) {
+	_, _, n, ok := s.read(w, r)
+	if !ok {
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"input_tokens": n})
+}
+
+func (s *TestServer) completions(w http.ResponseWriter, r *http.Request) {
+	msgs, body, n, ok := s.read(w, r)
+	if !ok {
+		return
+	}
+	if s.cfg.Context > 0 && n >= s.cfg.Context {
+		writeJSON(w, http.StatusBadRequest, map[string]any{"error": map[string]any{"code": 400,
+			"message": "the request exceeds the available context size, try increasing it",
+			"type":    "exceed_context_size_error", "n_prompt_tokens": n, "n_ctx": s.cfg.Context}})
+		return
+	}
+	maxTokens := 0
+	_ = json.Unmarshal(body["max_tokens"], &maxTokens)
+	text := fmt.Sprintf("I see %d picture(s).", countPictures(msgs))
+	if s.cfg.Answer != nil {
+		text = s.cfg.Answer(msgs)
+	}
+	finish := "stop"
+	if maxTokens > 0 {
+		if words := strings.Fields(text); len(words) > maxTokens {
+			text, finish = strings.Join(words[:maxTokens], " "), "length"
+		}
+	}
+	completion := len(strings.Fields(text))
+	var model string
+	_ = json.Unmarshal(body["model"], &model)
+	resp := map[string]any{
+		"id": "chatcmpl-test", "object": "chat.completion", "created": 1764496800, "model": model,
+		"system_fingerprint": "b0000-test",
+		"choices": []any{map[string]any{"index": 0, "finish_reason": finish,
+			"message": map[string]any{"role": "assistant", "content": text}}},
+		"usage": map[string]any{"prompt_tokens": n, "completion_tokens": completion, "total_tokens": n + completion,
+			"prompt_tokens_details": map[string]any{"cached_tokens": 0}},
+	}
+	if s.cfg.Timings {
+		resp["timings"] = map[string]any{"cache_n": 0, "prompt_n": n, "prompt_ms": float64(n) / 10,
+			"prompt_per_token_ms": 0.1, "prompt_per_second": 10000.0, "predicted_n": completion,
+			"predicted_ms": float64(completion) * 20, "predicted_per_token_ms": 20.0, "predicted_per_second": 50.0}
+	}
+	writeJSON(w, http.StatusOK, resp)
+}
