@@ -33,6 +33,10 @@ ci-replay: build
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem -benchtime=$(BENCHTIME) -count=$(COUNT) ./...
 
+## bench-scale: replay a generated 1 GiB corpus with -j 1 and -j 2: wall time, MB/s, peak RSS.
+bench-scale: build
+	@bash internal/scripts/bench-scale.sh $(BIN)
+
 fuzz:
 	FUZZTIME=$(FUZZTIME) bash internal/scripts/fuzz-all.sh
 
