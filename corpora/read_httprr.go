@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"net/url"
-	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -18,7 +17,7 @@ import (
 const httprrHeader = "httprr trace v1"
 
 func readHTTPRR(ctx context.Context, name string, r io.Reader, e Emitter) error {
-	return httprrReader{name: name, base: filepath.Base(name), e: e, maxRecord: apiMaxRecordBytes}.read(ctx, r)
+	return httprrReader{name: name, base: name, e: e, maxRecord: apiMaxRecordBytes}.read(ctx, r)
 }
 
 // httprrReader reads a langchaingo httprr trace: a header line, then records, each a line

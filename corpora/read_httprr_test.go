@@ -71,7 +71,7 @@ func TestReadHTTPRRRealSamples(t *testing.T) {
 				if got != tt.perConv[i] {
 					t.Errorf("conversation %d: %+v, want %+v", i, got, tt.perConv[i])
 				}
-				if conv.ID != fmt.Sprintf("%s#%d", tt.file, i) || conv.Format != tt.format || conv.Provider != tt.provider || conv.Model != tt.model {
+				if conv.ID != fmt.Sprintf("samples/%s#%d", tt.file, i) || conv.Format != tt.format || conv.Provider != tt.provider || conv.Model != tt.model {
 					t.Errorf("header %q %q %q %q", conv.ID, conv.Format, conv.Provider, conv.Model)
 				}
 				if conv.Source.Line != tt.lines[i] || conv.Source.File != "samples/"+tt.file {

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 )
 
@@ -62,7 +61,7 @@ type apiLogReader struct {
 }
 
 func newAPILogReader(name string, format apiFormat, e Emitter) *apiLogReader {
-	return &apiLogReader{name: name, base: filepath.Base(name), format: format, e: e, maxRecord: apiMaxRecordBytes}
+	return &apiLogReader{name: name, base: name, format: format, e: e, maxRecord: apiMaxRecordBytes}
 }
 
 // apiLineTooLongError reports a line past the record cap.

@@ -114,7 +114,7 @@ func TestReadOpenAIChatVercelShape(t *testing.T) {
 		t.Fatalf("got %d conversations, want 1", len(c.Conversations))
 	}
 	conv := c.Conversations[0]
-	if conv.ID != "chatbox-proxy.json#0" || conv.Format != FormatOpenAIChat || conv.Model != "qwen2.5-vl-7b" {
+	if conv.ID != "logs/chatbox-proxy.json#0" || conv.Format != FormatOpenAIChat || conv.Model != "qwen2.5-vl-7b" {
 		t.Errorf("conversation header = %q %q %q", conv.ID, conv.Format, conv.Model)
 	}
 	if conv.Bytes != int64(len(body)) || conv.Source.File != "logs/chatbox-proxy.json" || conv.Source.Line != 1 {
@@ -290,7 +290,7 @@ func TestReadOpenAIChatShapes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := apiRead(t, readOpenAIChat, "dir/f.jsonl", tt.input)
+			c, err := apiRead(t, readOpenAIChat, "f.jsonl", tt.input)
 			if err != nil {
 				t.Fatal(err)
 			}

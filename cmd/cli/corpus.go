@@ -105,7 +105,7 @@ func runInspect(ctx context.Context, opts *InspectOptions) error {
 		return usageErrorf("--format: %v", err)
 	}
 	var all []inspected
-	load, err := loadCorpus(ctx, opts.Paths, format, func(c *corpora.Conversation) error {
+	load, err := loadCorpus(ctx, opts.Paths, format, opts.IO.ErrOut, func(c *corpora.Conversation) error {
 		s, pics := inspectConversation(c, opts.MinRun)
 		all = append(all, inspected{Summary: s, Pictures: pics, Conversation: c})
 		return nil

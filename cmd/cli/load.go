@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -36,16 +37,22 @@ func (p *problemEmitter) Problem(err *corpora.ReadError) {
 	p.res.Problems = append(p.res.Problems, err)
 }
 
+// inputFile is a file to read; FromDir marks one found by walking a folder.
+type inputFile struct {
+	Path    string
+	FromDir bool
+}
+
 // expandPaths turns directories into the sorted list of regular files under them.
-func expandPaths(paths []string) ([]string, error) {
-	var out []string
+func expandPaths(paths []string) ([]inputFile, error) {
+	var out []inputFile
 	for _, p := range paths {
 		info, err := os.Stat(p)
 		if err != nil {
 			return nil, err
 		}
 		if !info.IsDir() {
-			out = append(out, p)
+			out = append(out, inputFile{Path: p})
 			continue
 		}
 		var files []string
@@ -62,14 +69,19 @@ func expandPaths(paths []string) ([]string, error) {
 			return nil, err
 		}
 		sort.Strings(files)
-		out = append(out, files...)
+		for _, f := range files {
+			out = append(out, inputFile{Path: f, FromDir: true})
+		}
 	}
 	return out, nil
 }
 
 // loadCorpus reads every path (the embedded sample corpus when there is none) and calls each
 // for every conversation. A file that cannot be read is a problem; the others go on.
-func loadCorpus(ctx context.Context, paths []string, format corpora.Format, each func(*corpora.Conversation) error) (*loadResult, error) {
+//
+// A file found by walking a folder whose format cannot be told (a README, a manifest) is
+// skipped with a note on notes; a file named on the command line is a problem.
+func loadCorpus(ctx context.Context, paths []string, format corpora.Format, notes io.Writer, each func(*corpora.Conversation) error) (*loadResult, error) {
 	res := &loadResult{}
 	em := &problemEmitter{each: each, res: res}
 	if len(paths) == 0 {
@@ -80,20 +92,26 @@ func loadCorpus(ctx context.Context, paths []string, format corpora.Format, each
 	if err != nil {
 		return nil, withExitCode(ExitUsage, err)
 	}
-	for _, f := range files {
+	for _, in := range files {
+		f := in.Path
 		if err := ctx.Err(); err != nil {
 			return res, err
 		}
-		res.Inputs = append(res.Inputs, f)
 		err := corpora.ReadFile(ctx, f, format, em)
 		var re *corpora.ReadError
 		switch {
+		case in.FromDir && errors.Is(err, corpora.ErrUnknownFormat):
+			fmt.Fprintf(notes, "strata-eval: skipped %s: not a recorded conversation of a known format\n", f)
+			continue
 		case err == nil:
+			res.Inputs = append(res.Inputs, f)
 		case errors.As(err, &re):
+			res.Inputs = append(res.Inputs, f)
 			res.Problems = append(res.Problems, re)
 		case errors.Is(err, context.Canceled):
 			return res, err
 		default:
+			res.Inputs = append(res.Inputs, f)
 			res.Problems = append(res.Problems, &corpora.ReadError{Loc: corpora.Location{File: f}, Err: err})
 		}
 	}

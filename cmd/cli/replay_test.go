@@ -1,0 +1,86 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/strata-eval/strata-eval/results"
+)
+
+// replayJSON runs replay with args and --out into a fresh folder and returns results.json.
+func replayJSON(t *testing.T, args ...string) (*results.Report, []byte) {
+	t.Helper()
+	dir := t.TempDir()
+	var out, errOut bytes.Buffer
+	args = append([]string{"replay", "--format", "csv", "--out", dir}, args...)
+	if code := Run(context.Background(), args, &IOStreams{Out: &out, ErrOut: &errOut}); code != ExitOK {
+		t.Fatalf("replay %v: exit %d: %s", args, code, errOut.String())
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r results.Report
+	if err := json.Unmarshal(raw, &r); err != nil {
+		t.Fatal(err)
+	}
+	return &r, raw
+}
+
+// TestReplayDeterministic: the same inputs and flags give the same results.json apart from
+// the timings section (and the --out flag that names a different folder).
+func TestReplayDeterministic(t *testing.T) {
+	norm := func(r *results.Report) []byte {
+		r.Timings = results.Timings{}
+		delete(r.Config.Flags, "out")
+		b, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	a, _ := replayJSON(t, "-j", "2")
+	b, _ := replayJSON(t, "-j", "1")
+	delete(a.Config.Flags, "jobs")
+	delete(b.Config.Flags, "jobs")
+	if !bytes.Equal(norm(a), norm(b)) {
+		t.Error("two replays of the sample corpus (-j 2 and -j 1) differ outside the timings")
+	}
+	if len(a.Cases) == 0 || len(a.Summary) != 3 {
+		t.Fatalf("got %d cases and %d arms", len(a.Cases), len(a.Summary))
+	}
+}
+
+// TestReplayTurnsAll: every request of a conversation is a case; the picture re-sent with the
+// history is lifted again, identically, in every later turn.
+func TestReplayTurnsAll(t *testing.T) {
+	r, _ := replayJSON(t, "--turns", "all", "--arms", "before,after", "../../corpora/samples/openai-chat-chatbox-screenshot.json")
+	if len(r.Cases) < 2 {
+		t.Fatalf("--turns all gave %d cases, want every request of the conversation", len(r.Cases))
+	}
+	var seen []results.Picture
+	for _, c := range r.Cases {
+		for _, a := range c.Arms {
+			if a.Arm != "after" {
+				continue
+			}
+			for _, p := range a.Pictures {
+				if p.Outcome == "lifted" {
+					seen = append(seen, p)
+				}
+			}
+		}
+	}
+	if len(seen) == 0 {
+		t.Fatal("no picture lifted in any turn")
+	}
+	for _, p := range seen[1:] {
+		if p.SHA256 != seen[0].SHA256 || p.Rows != seen[0].Rows || p.Width != seen[0].Width || p.Offset != seen[0].Offset {
+			t.Errorf("turns lift the picture differently: %+v vs %+v", p.PictureRecord, seen[0].PictureRecord)
+		}
+	}
+}
