@@ -1,0 +1,477 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/hybridgroup/yzma/pkg/llama"
+	"github.com/hybridgroup/yzma/pkg/mtmd"
+
+	"github.com/strata-eval/strata-eval/corpora"
+	"github.com/strata-eval/strata-eval/measure"
+)
+
+// GPU layer settings of LlamaConfig.GPULayers besides a positive count.
+const (
+	// AllGPULayers (the zero value) offloads every layer when a GPU backend is loaded.
+	AllGPULayers = 0
+	// NoGPULayers keeps every layer on the CPU.
+	NoGPULayers = -1
+)
+
+// Defaults of LlamaConfig.
+const (
+	DefaultLlamaMaxTokens   = 256  // tokens generated per answer
+	DefaultLlamaContextSize = 8192 // context cells, capped at the model's training context
+	DefaultLlamaBatchSize   = 512  // tokens per decode call
+	defaultLlamaVision      = "llamacpp/qwen3vl"
+)
+
+// LlamaConfig configures the in-process llama.cpp engine. Only Model is required.
+type LlamaConfig struct {
+	// Model is the GGUF model file.
+	Model string
+	// LibDir is the folder holding libllama.so, libggml.so, libggml-base.so (and the backend
+	// plugins libggml-cpu-*.so, libggml-cuda.so, and libmtmd.so when present). Empty: see
+	// FindLlamaLibs ($YZMA_LIB, then the folders `make llama-libs` fills).
+	LibDir string
+	// GPULayers is how many layers go to the GPU: AllGPULayers (0, the default) puts every
+	// layer there when the libraries carry a GPU backend, NoGPULayers (-1) none, n > 0 that
+	// many. ParseGPULayers reads the --gpu-layers flag.
+	GPULayers int
+	// MaxTokens limits each answer when Answer is given no limit (default 256).
+	MaxTokens int
+	// ContextSize is the context of the llama.cpp context (default 8192, capped at the
+	// model's training context).
+	ContextSize int
+	// BatchSize is the number of tokens per decode call (n_batch = n_ubatch; default 512).
+	// Small vocabularies' tests use 64 to keep the compute buffer small.
+	BatchSize int
+	// Threads is the number of CPU threads (0: llama.cpp's choice of performance cores).
+	Threads int
+	// MMProj is the multimodal projector GGUF. Pictures go through llama.cpp's multimodal
+	// library when the libraries have libmtmd.so; otherwise the projector's metadata decides
+	// the image rows by the estimator.
+	MMProj string
+	// Template overrides the model's own chat template (tokenizer.chat_template): a built-in
+	// name (measure.TemplateNames) or a file (measure.TemplateFromSpec). Empty: the model's
+	// template, or Qwen's ChatML when the model has none.
+	Template string
+	// Vision names the image-row family used by the estimator when there is no MMProj
+	// (default llamacpp/qwen3vl); Rows are the image token limits.
+	Vision string
+	Rows   measure.RowOptions
+}
+
+// ParseGPULayers reads a --gpu-layers value: "all", "auto" or "" (every layer on the GPU when
+// there is one), "none" or "0" (CPU only), a positive count, or -1 (llama.cpp's "all").
+func ParseGPULayers(s string) (int, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "all", "auto", "-1":
+		return AllGPULayers, nil
+	case "none", "0", "cpu":
+		return NoGPULayers, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("--gpu-layers %q: want all, none or a layer count", s)
+	}
+	return n, nil
+}
+
+// LlamaInfo describes what runs the engine's cases.
+type LlamaInfo struct {
+	Model       string        `json:"model"`
+	Description string        `json:"description"` // llama.cpp's model description (arch, size, type)
+	LibDir      string        `json:"lib_dir"`
+	Release     string        `json:"release"` // the llama.cpp release the bindings target
+	Backend     string        `json:"backend"` // the backend that runs the layers: CPU, CUDA, …
+	Device      string        `json:"device"`  // the device that runs them: its hardware description
+	GPULayers   int           `json:"gpu_layers"`
+	Layers      int           `json:"layers"`
+	Context     int           `json:"context"`
+	TrainCtx    int           `json:"train_context"`
+	Template    string        `json:"template"`
+	Devices     []LlamaDevice `json:"devices"`
+	// Multimodal says whether pictures go through llama.cpp's multimodal library; when not,
+	// MultimodalNote says why and image rows are counted by the estimator ("estimate").
+	Multimodal     bool   `json:"multimodal"`
+	MultimodalNote string `json:"multimodal_note,omitempty"`
+	Vision         string `json:"vision"` // the estimator's family when not Multimodal
+}
+
+// Llama counts and answers requests with llama.cpp in this process: the model's chat
+// template (rendered by measure's Jinja), llama.cpp's tokenizer, and greedy generation.
+// It is safe for concurrent use; calls are served one at a time.
+type Llama struct {
+	mu       sync.Mutex
+	rt       *llamaRuntimeState
+	model    llama.Model
+	vocab    llama.Vocab
+	lctx     llama.Context
+	sampler  llama.Sampler
+	mctx     mtmd.Context
+	template measure.Template
+	family   measure.Family
+	rows     measure.RowOptions
+	bosText  string
+	addBOS   bool
+	nCtx     int
+	nBatch   int
+	maxToks  int
+	nulTok   *llama.Token
+	info     LlamaInfo
+}
+
+// NewLlama loads the llama.cpp libraries (once per process; see FindLlamaLibs for where they
+// are looked for), the GGUF model cfg.Model with every layer on the GPU when there is one
+// (cfg.GPULayers overrides), a context of cfg.ContextSize, and the projector cfg.MMProj when
+// libmtmd.so is there. Close releases the model.
+//
+// The libraries are only opened here, so a binary that never builds this engine runs without
+// them. The error names what is missing and how to get it (`make llama-libs`).
+func NewLlama(cfg LlamaConfig) (*Llama, error) {
+	if cfg.Model == "" {
+		return nil, fmt.Errorf("llama engine: no model (--model FILE.gguf)")
+	}
+	if _, err := os.Stat(cfg.Model); err != nil {
+		return nil, fmt.Errorf("llama engine: model: %w", err)
+	}
+	dir, err := FindLlamaLibs(cfg.LibDir)
+	if err != nil {
+		return nil, err
+	}
+	rt, err := loadLlama(dir)
+	if err != nil {
+		return nil, err
+	}
+	l := &Llama{rt: rt, rows: cfg.Rows, maxToks: cfg.MaxTokens}
+	if l.maxToks <= 0 {
+		l.maxToks = DefaultLlamaMaxTokens
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			l.Close()
+		}
+	}()
+
+	gpu, hasGPU := rt.gpu()
+	mp := llama.ModelDefaultParams()
+	switch {
+	case !hasGPU || cfg.GPULayers == NoGPULayers:
+		mp.NGpuLayers = 0
+	case cfg.GPULayers == AllGPULayers:
+		mp.NGpuLayers = 999 // llama.cpp caps it at the layer count (+ the output layer)
+	case cfg.GPULayers > 0:
+		mp.NGpuLayers = int32(min(cfg.GPULayers, 999))
+	default:
+		return nil, fmt.Errorf("llama engine: gpu layers %d: want AllGPULayers, NoGPULayers or a count", cfg.GPULayers)
+	}
+	l.model, err = llama.ModelLoadFromFile(cfg.Model, mp)
+	if err != nil {
+		return nil, fmt.Errorf("llama engine: load %s: %v (llama.cpp: %s)", cfg.Model, err, rt.logs.tail(6))
+	}
+	l.vocab = llama.ModelGetVocab(l.model)
+	layers := int(llama.ModelNLayer(l.model))
+	trainCtx := int(llama.ModelNCtxTrain(l.model))
+
+	l.nCtx = cfg.ContextSize
+	if l.nCtx <= 0 {
+		l.nCtx = DefaultLlamaContextSize
+	}
+	if trainCtx > 0 && l.nCtx > trainCtx {
+		l.nCtx = trainCtx
+	}
+	l.nBatch = cfg.BatchSize
+	if l.nBatch <= 0 {
+		l.nBatch = DefaultLlamaBatchSize
+	}
+	cp := llama.ContextDefaultParams()
+	cp.NCtx = uint32(l.nCtx)
+	cp.NBatch = uint32(l.nBatch)
+	cp.NUbatch = uint32(l.nBatch)
+	cp.NSeqMax = 1
+	if cfg.Threads > 0 {
+		cp.NThreads, cp.NThreadsBatch = int32(cfg.Threads), int32(cfg.Threads)
+	}
+	l.lctx, err = llama.InitFromModel(l.model, cp)
+	if err != nil {
+		return nil, fmt.Errorf("llama engine: context of %d for %s: %v (llama.cpp: %s)", l.nCtx, cfg.Model, err, rt.logs.tail(6))
+	}
+	l.sampler = llama.SamplerChainInit(llama.SamplerChainDefaultParams())
+	llama.SamplerChainAdd(l.sampler, llama.SamplerInitGreedy())
+
+	l.addBOS = llama.VocabGetAddBOS(l.vocab)
+	if bos := llama.VocabBOS(l.vocab); bos != llama.TokenNull {
+		l.bosText = llama.VocabGetText(l.vocab, bos)
+	}
+	if err := l.loadTemplate(cfg); err != nil {
+		return nil, err
+	}
+
+	l.info = LlamaInfo{
+		Model: cfg.Model, Description: llama.ModelDesc(l.model), LibDir: dir, Release: LlamaRelease,
+		Layers: layers, Context: l.nCtx, TrainCtx: trainCtx, Template: l.template.Name(),
+		Devices: append([]LlamaDevice(nil), rt.devices...),
+	}
+	if hasGPU && mp.NGpuLayers > 0 {
+		l.info.Backend, l.info.Device, l.info.GPULayers = gpu.Backend, gpu.Description, min(int(mp.NGpuLayers), layers)
+	} else {
+		cpu := rt.cpu()
+		l.info.Backend, l.info.Device = cpu.Backend, cpu.Description
+	}
+	if err := l.loadVision(cfg); err != nil {
+		return nil, err
+	}
+	ok = true
+	return l, nil
+}
+
+// loadTemplate picks the chat template: cfg.Template, else the model's own, else Qwen's.
+func (l *Llama) loadTemplate(cfg LlamaConfig) error {
+	if cfg.Template != "" {
+		t, err := measure.TemplateFromSpec(cfg.Template)
+		if err != nil {
+			return fmt.Errorf("llama engine: %w", err)
+		}
+		l.template = t
+		return nil
+	}
+	if src := llama.ModelChatTemplate(l.model, ""); src != "" {
+		eos := ""
+		if e := llama.VocabEOS(l.vocab); e != llama.TokenNull {
+			eos = llama.VocabGetText(l.vocab, e)
+		}
+		t, err := measure.NewJinjaTemplate(cfg.Model, src, l.bosText, eos)
+		if err != nil {
+			return fmt.Errorf("llama engine: chat template of %s: %w", cfg.Model, err)
+		}
+		l.template = t
+		return nil
+	}
+	t, err := measure.TemplateByName(DefaultTemplate)
+	if err != nil {
+		return fmt.Errorf("llama engine: %w", err)
+	}
+	l.template = t
+	return nil
+}
+
+// loadVision sets up pictures: the projector through mtmd when the libraries have it, else
+// the estimator's family (the projector's metadata, cfg.Vision or the default family).
+func (l *Llama) loadVision(cfg LlamaConfig) error {
+	var err error
+	switch {
+	case cfg.MMProj != "":
+		l.family, err = measure.LoadProjector(cfg.MMProj)
+	case cfg.Vision != "":
+		l.family, err = measure.FamilyByName(cfg.Vision)
+	default:
+		l.family, err = measure.FamilyByName(defaultLlamaVision)
+	}
+	if err != nil {
+		return fmt.Errorf("llama engine: %w", err)
+	}
+	l.info.Vision = l.family.Name
+	switch {
+	case cfg.MMProj == "":
+		l.info.MultimodalNote = "no --mmproj: image rows by the estimator"
+	case !l.rt.mtmd:
+		l.info.MultimodalNote = l.rt.mtmdWhy + ": image rows by the estimator"
+	default:
+		p := mtmd.ContextParamsDefault()
+		l.mctx, err = mtmd.InitFromFile(cfg.MMProj, l.model, p)
+		if err != nil {
+			return fmt.Errorf("llama engine: projector %s: %v (llama.cpp: %s)", cfg.MMProj, err, l.rt.logs.tail(6))
+		}
+		l.info.Multimodal = true
+	}
+	return nil
+}
+
+// Name identifies the engine in reports.
+func (l *Llama) Name() string { return "llama" }
+
+// Info describes the model, libraries, backend and device of the engine.
+func (l *Llama) Info() LlamaInfo {
+	info := l.info
+	info.Devices = append([]LlamaDevice(nil), info.Devices...)
+	return info
+}
+
+// Family is the image-row family of the estimator.
+func (l *Llama) Family() measure.Family { return l.family }
+
+// Close frees the model, context and projector. The libraries stay loaded for the process.
+func (l *Llama) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.mctx != 0 {
+		_ = mtmd.Free(l.mctx)
+		l.mctx = 0
+	}
+	if l.sampler != 0 {
+		llama.SamplerFree(l.sampler)
+		l.sampler = 0
+	}
+	if l.lctx != 0 {
+		_ = llama.Free(l.lctx)
+		l.lctx = 0
+	}
+	if l.model != 0 {
+		_ = llama.ModelFree(l.model)
+		l.model, l.vocab = 0, 0
+	}
+	return nil
+}
+
+// promptPiece is a stretch of rendered prompt text, or one picture.
+type promptPiece struct {
+	text  string
+	image *corpora.Image
+}
+
+// renderPieces renders the request and cuts it at the pictures.
+func (l *Llama) renderPieces(msgs []corpora.Message, tools []corpora.ToolDef) ([]promptPiece, error) {
+	segs, err := l.template.Render(msgs, tools)
+	if err != nil {
+		return nil, fmt.Errorf("render with template %s: %w", l.template.Name(), err)
+	}
+	var pieces []promptPiece
+	var b strings.Builder
+	for _, s := range segs {
+		if s.Image == nil {
+			b.WriteString(s.Text)
+			continue
+		}
+		if b.Len() > 0 {
+			pieces = append(pieces, promptPiece{text: b.String()})
+			b.Reset()
+		}
+		pieces = append(pieces, promptPiece{image: s.Image})
+	}
+	if b.Len() > 0 {
+		pieces = append(pieces, promptPiece{text: b.String()})
+	}
+	return pieces, nil
+}
+
+// tokenize tokenizes prompt text the way llama-server does (special tokens parsed). The first
+// piece of a prompt gets the vocabulary's BOS when it adds one, and a BOS the template
+// already wrote is dropped so the prompt holds one. NUL bytes, which the C API cannot take,
+// split the text and count as one token each (their byte token). The caller holds l.mu.
+func (l *Llama) tokenize(text string, first bool) []llama.Token {
+	addSpecial := false
+	if first && l.addBOS {
+		addSpecial = true
+		if l.bosText != "" {
+			text = strings.TrimPrefix(text, l.bosText)
+		}
+	}
+	if !strings.Contains(text, "\x00") {
+		return llama.Tokenize(l.vocab, text, addSpecial, true)
+	}
+	var out []llama.Token
+	for i, part := range strings.Split(text, "\x00") {
+		if i > 0 {
+			out = append(out, l.nulToken())
+		}
+		if part != "" {
+			out = append(out, llama.Tokenize(l.vocab, part, addSpecial && len(out) == 0, true)...)
+		}
+	}
+	return out
+}
+
+// nulToken is the token of byte 0: U+0100 in GPT-2's byte alphabet, <0x00> in
+// SentencePiece byte fallback; token 0 where the vocabulary has neither. The caller holds l.mu.
+func (l *Llama) nulToken() llama.Token {
+	if l.nulTok == nil {
+		tok := llama.Token(0)
+		n := min(int(llama.VocabNTokens(l.vocab)), 4096)
+		for id := 0; id < n; id++ {
+			if t := llama.VocabGetText(l.vocab, llama.Token(id)); t == "\u0100" || t == "<0x00>" {
+				tok = llama.Token(id)
+				break
+			}
+		}
+		l.nulTok = &tok
+	}
+	return *l.nulTok
+}
+
+// Count renders the messages with the chat template and counts the prompt with llama.cpp's
+// tokenizer; pictures are counted by mtmd when it is loaded, else by the estimator.
+func (l *Llama) Count(ctx context.Context, msgs []corpora.Message, tools []corpora.ToolDef) (Count, error) {
+	if err := ctx.Err(); err != nil {
+		return Count{}, err
+	}
+	pieces, err := l.renderPieces(msgs, tools)
+	if err != nil {
+		return Count{}, err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.model == 0 {
+		return Count{}, fmt.Errorf("llama engine: closed")
+	}
+	c := Count{TextSource: "tokenizer"}
+	for i, p := range pieces {
+		if p.image == nil {
+			c.TextTokens += len(l.tokenize(p.text, i == 0))
+		}
+	}
+	if l.mctx != 0 && hasPicture(pieces) {
+		if err := l.countPicturesMtmd(pieces, &c); err != nil {
+			return Count{}, err
+		}
+	} else {
+		for _, p := range pieces {
+			if p.image == nil {
+				continue
+			}
+			w, h, err := pictureSize(p.image)
+			if err != nil {
+				return Count{}, err
+			}
+			rows, err := measure.ImageRows(l.family, w, h, l.rows)
+			if err != nil {
+				return Count{}, err
+			}
+			rows.Source = "estimate"
+			c.Images = append(c.Images, ImageCount{Width: w, Height: h, Rows: rows})
+			c.ImageRows += rows.Total
+			c.RowsSource = "estimate"
+		}
+	}
+	c.PromptTokens = c.TextTokens + c.ImageRows
+	return c, nil
+}
+
+func hasPicture(pieces []promptPiece) bool {
+	for _, p := range pieces {
+		if p.image != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// pictureSize returns a picture's pixel size, decoding the header when the model lacks it.
+func pictureSize(img *corpora.Image) (int, int, error) {
+	if img.Width > 0 && img.Height > 0 {
+		return img.Width, img.Height, nil
+	}
+	cfg, _, err := image.DecodeConfig(bytes.NewReader(img.Data))
+	if err != nil {
+		return 0, 0, fmt.Errorf("picture size: %w", err)
+	}
+	return cfg.Width, cfg.Height, nil
+}

@@ -1,0 +1,297 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hybridgroup/yzma/pkg/llama"
+	"github.com/hybridgroup/yzma/pkg/mtmd"
+)
+
+// LlamaGeneration is one greedy generation with what llama.cpp measured.
+type LlamaGeneration struct {
+	Answer
+	// Tokens are the generated token ids (the end-of-generation token left out).
+	Tokens []int `json:"tokens"`
+	// PromptEval and Generation are wall-clock times of evaluating the prompt and of
+	// generating; the rates are tokens per second of each.
+	PromptEval            time.Duration `json:"prompt_eval"`
+	Generation            time.Duration `json:"generation"`
+	PromptTokensPerSecond float64       `json:"prompt_tokens_per_second"`
+	TokensPerSecond       float64       `json:"tokens_per_second"`
+	// Backend and Device ran the evaluation (LlamaInfo.Backend, LlamaInfo.Device).
+	Backend string `json:"backend"`
+	Device  string `json:"device"`
+	// PicturesDropped counts pictures the model did not see: without the multimodal library
+	// the prompt holds the text only.
+	PicturesDropped int `json:"pictures_dropped,omitempty"`
+}
+
+// Answer answers the request greedily with up to LlamaConfig.MaxTokens tokens. Request.Verbatim
+// is ignored: the messages are rendered with the chat template either way. A prompt that
+// does not fit the context is refused with a *RefusedError, as llama-server refuses it.
+func (l *Llama) Answer(ctx context.Context, req Request) (Answer, error) {
+	g, err := l.Generate(ctx, req, 0)
+	if err != nil {
+		return Answer{}, err
+	}
+	return g.Answer, nil
+}
+
+// Generate answers the request greedily with up to maxTokens tokens (LlamaConfig.MaxTokens
+// when maxTokens <= 0), stopping at the model's end-of-generation tokens or at the end of
+// the context. The cache of the previous request is cleared first, so equal requests give
+// equal answers.
+func (l *Llama) Generate(ctx context.Context, req Request, maxTokens int) (LlamaGeneration, error) {
+	if err := ctx.Err(); err != nil {
+		return LlamaGeneration{}, err
+	}
+	if maxTokens <= 0 {
+		maxTokens = l.maxToks
+	}
+	pieces, err := l.renderPieces(req.Messages, req.Tools)
+	if err != nil {
+		return LlamaGeneration{}, err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.model == 0 {
+		return LlamaGeneration{}, fmt.Errorf("llama engine: closed")
+	}
+	g := LlamaGeneration{Backend: l.info.Backend, Device: l.info.Device}
+	g.Model = filepath.Base(l.info.Model)
+	mem, err := llama.GetMemory(l.lctx)
+	if err != nil {
+		return g, fmt.Errorf("llama engine: %w", err)
+	}
+	if err := llama.MemoryClear(mem, true); err != nil {
+		return g, fmt.Errorf("llama engine: %w", err)
+	}
+	llama.SamplerReset(l.sampler)
+
+	start := time.Now()
+	var promptTokens int
+	if l.mctx != 0 && hasPicture(pieces) {
+		promptTokens, err = l.evalMtmd(pieces)
+	} else {
+		var tokens []llama.Token
+		for i, p := range pieces {
+			if p.image != nil {
+				g.PicturesDropped++
+				continue
+			}
+			tokens = append(tokens, l.tokenize(p.text, i == 0)...)
+		}
+		promptTokens = len(tokens)
+		if promptTokens >= l.nCtx {
+			return g, l.refusal(promptTokens)
+		}
+		err = l.decode(ctx, tokens)
+	}
+	if err != nil {
+		if _, ok := AsRefused(err); ok {
+			return g, err
+		}
+		return g, fmt.Errorf("llama engine: evaluate the prompt of %d tokens: %w", promptTokens, err)
+	}
+	g.PromptEval = time.Since(start)
+	g.PromptTokens = promptTokens
+
+	limit := min(maxTokens, l.nCtx-promptTokens)
+	start = time.Now()
+	var text []byte
+	buf := make([]byte, 256)
+	g.FinishReason = "length"
+	for len(g.Tokens) < limit {
+		if err := ctx.Err(); err != nil {
+			return g, err
+		}
+		tok := llama.SamplerSample(l.sampler, l.lctx, -1)
+		if tok == llama.TokenNull {
+			return g, fmt.Errorf("llama engine: sampling failed after %d tokens (llama.cpp: %s)", len(g.Tokens), l.rt.logs.tail(4))
+		}
+		if llama.VocabIsEOG(l.vocab, tok) {
+			g.FinishReason = "stop"
+			break
+		}
+		g.Tokens = append(g.Tokens, int(tok))
+		n := llama.TokenToPiece(l.vocab, tok, buf, 0, false)
+		if n < 0 {
+			buf = make([]byte, -n)
+			n = llama.TokenToPiece(l.vocab, tok, buf, 0, false)
+		}
+		if n > 0 {
+			text = append(text, buf[:n]...)
+		}
+		if len(g.Tokens) == limit {
+			break
+		}
+		if err := l.decode(ctx, []llama.Token{tok}); err != nil {
+			return g, fmt.Errorf("llama engine: generate token %d: %w", len(g.Tokens), err)
+		}
+	}
+	g.Generation = time.Since(start)
+	g.Text = strings.ToValidUTF8(string(text), "\uFFFD")
+	g.CompletionTokens = len(g.Tokens)
+	if s := g.PromptEval.Seconds(); s > 0 {
+		g.PromptTokensPerSecond = float64(g.PromptTokens) / s
+	}
+	if s := g.Generation.Seconds(); s > 0 && g.CompletionTokens > 0 {
+		g.TokensPerSecond = float64(g.CompletionTokens) / s
+	}
+	g.Timings = &Timings{
+		PromptN: g.PromptTokens, PromptMS: float64(g.PromptEval.Microseconds()) / 1000,
+		PredictedN: g.CompletionTokens, PredictedMS: float64(g.Generation.Microseconds()) / 1000,
+	}
+	return g, nil
+}
+
+// refusal is llama-server's answer to a prompt longer than the context.
+func (l *Llama) refusal(promptTokens int) error {
+	return &RefusedError{
+		Status:       400,
+		Message:      fmt.Sprintf("the request exceeds the available context size, try increasing it (prompt %d tokens, context %d)", promptTokens, l.nCtx),
+		PromptTokens: promptTokens,
+		Context:      l.nCtx,
+	}
+}
+
+// decode evaluates tokens in calls of at most nBatch tokens (a single call with more aborts
+// the whole process in llama.cpp). The caller holds l.mu.
+func (l *Llama) decode(ctx context.Context, tokens []llama.Token) error {
+	for i := 0; i < len(tokens); i += l.nBatch {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		chunk := tokens[i:min(i+l.nBatch, len(tokens))]
+		rc, err := llama.Decode(l.lctx, llama.BatchGetOne(chunk))
+		runtime.KeepAlive(chunk)
+		if err != nil {
+			return err
+		}
+		if rc != 0 {
+			return fmt.Errorf("llama_decode returned %d at token %d (llama.cpp: %s)", rc, i, l.rt.logs.tail(4))
+		}
+	}
+	return nil
+}
+
+// mtmdChunks tokenizes the pieces with llama.cpp's multimodal library: text parts with
+// special tokens parsed, pictures as bitmaps (placeholders, sized but not decoded, when only
+// counting). The caller frees the chunks and holds l.mu.
+func (l *Llama) mtmdChunks(pieces []promptPiece, placeholder bool) (mtmd.InputChunks, func(), error) {
+	var parts []*mtmd.InputPart
+	var bitmaps []mtmd.Bitmap
+	free := func() {
+		for _, b := range bitmaps {
+			mtmd.BitmapFree(b)
+		}
+	}
+	picture := 0
+	for i, p := range pieces {
+		if p.image == nil {
+			text := p.text
+			if i == 0 && l.addBOS {
+				text = strings.TrimPrefix(text, l.bosText)
+			}
+			parts = append(parts, mtmd.NewInputTextPart(mtmd.NewInputText(text, false, true)))
+			continue
+		}
+		if len(p.image.Data) == 0 {
+			free()
+			return 0, nil, fmt.Errorf("picture %d: no bytes", picture)
+		}
+		w := mtmd.BitmapInitFromBuf(l.mctx, &p.image.Data[0], uint64(len(p.image.Data)), placeholder, mtmd.InitOptDefault())
+		if w.Bitmap == 0 {
+			free()
+			return 0, nil, fmt.Errorf("picture %d: llama.cpp cannot decode it (llama.cpp: %s)", picture, l.rt.logs.tail(3))
+		}
+		mtmd.BitmapSetId(w.Bitmap, strconv.Itoa(picture))
+		bitmaps = append(bitmaps, w.Bitmap)
+		parts = append(parts, mtmd.NewInputBitmapPart(w.Bitmap))
+		picture++
+	}
+	chunks := mtmd.InputChunksInit()
+	rc := mtmd.TokenizeFromParts(l.mctx, chunks, parts, l.addBOS)
+	runtime.KeepAlive(pieces)
+	if rc != 0 {
+		mtmd.InputChunksFree(chunks)
+		free()
+		return 0, nil, fmt.Errorf("mtmd tokenize returned %d (llama.cpp: %s)", rc, l.rt.logs.tail(3))
+	}
+	return chunks, func() { mtmd.InputChunksFree(chunks); free() }, nil
+}
+
+// countPicturesMtmd counts the pictures with the multimodal library: each picture's rows are
+// the tokens of its image chunks; the marker tokens mtmd adds around them are the text tokens
+// of its chunks beyond c.TextTokens, shared out evenly. The caller holds l.mu.
+func (l *Llama) countPicturesMtmd(pieces []promptPiece, c *Count) error {
+	chunks, release, err := l.mtmdChunks(pieces, true)
+	if err != nil {
+		return fmt.Errorf("llama engine: %w", err)
+	}
+	defer release()
+	var sizes [][2]int
+	for _, p := range pieces {
+		if p.image != nil {
+			w, h, err := pictureSize(p.image)
+			if err != nil {
+				return err
+			}
+			sizes = append(sizes, [2]int{w, h})
+		}
+	}
+	rows := make([]int, len(sizes))
+	textTokens := 0
+	for i := uint64(0); i < mtmd.InputChunksSize(chunks); i++ {
+		chunk := mtmd.InputChunksGet(chunks, i)
+		n := int(mtmd.InputChunkGetNTokens(chunk))
+		if mtmd.InputChunkGetType(chunk) == mtmd.InputChunkTypeText {
+			textTokens += n
+			continue
+		}
+		if k, err := strconv.Atoi(mtmd.InputChunkGetId(chunk)); err == nil && k >= 0 && k < len(rows) {
+			rows[k] += n
+		}
+	}
+	markers := max(textTokens-c.TextTokens, 0)
+	for k, s := range sizes {
+		m := markers / len(sizes)
+		if k == len(sizes)-1 {
+			m = markers - m*(len(sizes)-1)
+		}
+		r := ImageCount{Width: s[0], Height: s[1]}
+		r.Rows.Rows, r.Rows.Markers, r.Rows.Total, r.Rows.Source = rows[k], m, rows[k]+m, "tokenizer"
+		c.Images = append(c.Images, r)
+		c.ImageRows += r.Rows.Total
+	}
+	c.RowsSource = "tokenizer"
+	return nil
+}
+
+// evalMtmd evaluates a prompt with pictures through the multimodal library and returns its
+// size in tokens. The caller holds l.mu.
+func (l *Llama) evalMtmd(pieces []promptPiece) (int, error) {
+	chunks, release, err := l.mtmdChunks(pieces, false)
+	if err != nil {
+		return 0, err
+	}
+	defer release()
+	n := 0
+	for i := uint64(0); i < mtmd.InputChunksSize(chunks); i++ {
+		n += int(mtmd.InputChunkGetNTokens(mtmd.InputChunksGet(chunks, i)))
+	}
+	if n >= l.nCtx {
+		return n, l.refusal(n)
+	}
+	var past llama.Pos
+	if rc := mtmd.HelperEvalChunks(l.mctx, l.lctx, chunks, 0, 0, int32(l.nBatch), true, &past); rc != 0 {
+		return n, fmt.Errorf("mtmd evaluation returned %d (llama.cpp: %s)", rc, l.rt.logs.tail(4))
+	}
+	return n, nil
+}
