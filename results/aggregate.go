@@ -33,6 +33,26 @@ func Summarize(cases []Case, arms []string) []ArmSummary {
 			for _, p := range ac.Pictures {
 				s.Pictures[string(p.Outcome)]++
 			}
+			if ac.Correct != nil {
+				s.Scored++
+				if *ac.Correct {
+					s.Correct++
+				}
+			}
+			if ac.CountDiff != nil {
+				s.Compared++
+				d := int64(*ac.CountDiff)
+				s.CountDiff += d
+				s.AbsCountDiff += max(d, -d)
+			}
+			if ac.Divergence != nil && ac.Divergence.Diverges {
+				s.Divergent++
+			}
+		}
+	}
+	for i := range out {
+		if out[i].Scored > 0 {
+			out[i].CorrectRate = float64(out[i].Correct) / float64(out[i].Scored)
 		}
 	}
 	if len(out) > 0 && out[0].PromptTokens > 0 {

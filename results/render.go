@@ -108,7 +108,8 @@ func writeTable(w io.Writer, t Table, markdown bool) error {
 
 // CSVHeader is the header of the flat CSV: one row per case and arm.
 var csvHeader = []string{"case", "file", "format", "conversation", "request", "arm", "tool_chars", "tool_pictures",
-	"text_tokens", "image_rows", "prompt_tokens", "text_source", "rows_source", "context", "fits", "sees_picture", "pictures", "verdict"}
+	"text_tokens", "image_rows", "prompt_tokens", "text_source", "rows_source", "context", "fits", "sees_picture", "pictures", "verdict",
+	"computed_prompt_tokens", "count_diff", "count_method", "answer", "correct", "divergence"}
 
 // WriteCSV writes one row per case and arm.
 func WriteCSV(w io.Writer, r *Report) error {
@@ -123,6 +124,7 @@ func WriteCSV(w io.Writer, r *Report) error {
 				strconv.Itoa(a.ImageRows), strconv.Itoa(a.PromptTokens), a.TextSource, a.RowsSource,
 				strconv.Itoa(a.Context), strconv.FormatBool(a.Fits), strconv.FormatBool(a.SeesPicture),
 				strconv.Itoa(len(a.Pictures)), a.Verdict}
+			rec = append(rec, liveColumns(a)...)
 			if err := cw.Write(rec); err != nil {
 				return err
 			}
@@ -138,4 +140,27 @@ func WriteJSON(w io.Writer, r *Report) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(r)
+}
+
+// liveColumns are the CSV columns a live engine fills: the computed count and the difference,
+// the counting method, the answer, the scorer's verdict and the divergence (empty otherwise).
+func liveColumns(a ArmCase) []string {
+	cols := make([]string, 6)
+	if a.Computed != nil {
+		cols[0] = strconv.Itoa(a.Computed.PromptTokens)
+	}
+	if a.CountDiff != nil {
+		cols[1] = strconv.Itoa(*a.CountDiff)
+	}
+	cols[2], cols[3] = a.CountMethod, a.Answer
+	if a.Correct != nil {
+		cols[4] = strconv.FormatBool(*a.Correct)
+	}
+	if a.Divergence != nil {
+		cols[5] = strconv.Itoa(a.Divergence.Diff)
+		if a.Divergence.Diverges {
+			cols[5] += " diverges"
+		}
+	}
+	return cols
 }

@@ -35,6 +35,17 @@ type RunConfig struct {
 	Arms        []replay.Arm      `json:"arms"`
 	Flags       map[string]string `json:"flags"`
 	Shard       string            `json:"shard,omitempty"`
+	// Engine is the engine that counted (offline, http, llama); Model, API, Endpoints and
+	// Server describe a live one (URLs with user info redacted, never a key).
+	Engine    string   `json:"engine,omitempty"`
+	Model     string   `json:"model,omitempty"`
+	API       string   `json:"api,omitempty"`
+	Endpoints []string `json:"endpoints,omitempty"`
+	Server    string   `json:"server,omitempty"` // the server's build / backend / device, as it reports it
+	// Answer says whether the model was asked to answer; Tolerance is the divergence tolerance
+	// of the verbatim arm (a fraction of the reference count).
+	Answer    bool    `json:"answer,omitempty"`
+	Tolerance float64 `json:"divergence_tolerance,omitempty"`
 }
 
 // Input is one input file (or the embedded corpus) with its digest.
@@ -52,16 +63,18 @@ type Problem struct {
 
 // Case is one request replayed through every arm.
 type Case struct {
-	ID           string    `json:"id"`
-	File         string    `json:"file"`
-	Format       string    `json:"format"`
-	Conversation string    `json:"conversation"`
-	Request      int       `json:"request"`
-	Messages     int       `json:"messages"`
-	Question     string    `json:"question,omitempty"`
-	Expected     string    `json:"expected,omitempty"`
-	Arms         []ArmCase `json:"arms"`
-	Error        string    `json:"error,omitempty"`
+	ID           string `json:"id"`
+	File         string `json:"file"`
+	Format       string `json:"format"`
+	Conversation string `json:"conversation"`
+	Request      int    `json:"request"`
+	Messages     int    `json:"messages"`
+	Question     string `json:"question,omitempty"`
+	Expected     string `json:"expected,omitempty"`
+	// Scorer judges the answers against Expected (exact, normalized, contains, …).
+	Scorer string    `json:"scorer,omitempty"`
+	Arms   []ArmCase `json:"arms"`
+	Error  string    `json:"error,omitempty"`
 	// Order is the case's position among every request of the inputs, counted before --shard
 	// filters them, so that merged shards can be put back in the order of a single run.
 	Order int `json:"order"`
@@ -95,6 +108,51 @@ type ArmCase struct {
 	SeesPicture bool                 `json:"sees_picture"`
 	Pictures    []Picture            `json:"pictures,omitempty"`
 	Gate        *replay.GateDecision `json:"gate,omitempty"`
+
+	// Computed is the count of the project's tokenizer when the counts above come from a
+	// server; CountDiff is the server's prompt tokens minus the computed ones.
+	Computed  *ComputedCount `json:"computed,omitempty"`
+	CountDiff *int           `json:"count_diff,omitempty"`
+	// CountMethod says how the server counted: input_tokens, tokenize or usage.
+	CountMethod string `json:"count_method,omitempty"`
+	// Timings are llama.cpp server's prompt timings (prompt_n, prompt_ms, cache_n).
+	Timings *ServerTimings `json:"server_timings,omitempty"`
+	// RefusedBy is "server" when the server refused the prompt (Verdict holds its message).
+	RefusedBy string `json:"refused_by,omitempty"`
+	// Answer is the model's reply; AnswerKey its response-cache key; Cached whether it came
+	// from the cache; Correct the scorer's verdict (nil when not scored) and Extracted what
+	// the scorer judged.
+	Answer    string `json:"answer,omitempty"`
+	AnswerKey string `json:"answer_key,omitempty"`
+	Cached    bool   `json:"cached,omitempty"`
+	Correct   *bool  `json:"correct,omitempty"`
+	Extracted string `json:"extracted,omitempty"`
+	// Divergence compares a verbatim arm's server count with the reference arm's count.
+	Divergence *Divergence `json:"divergence,omitempty"`
+}
+
+// ComputedCount is a count made with the project's own tokenizer and image-row rules.
+type ComputedCount struct {
+	TextTokens   int    `json:"text_tokens"`
+	ImageRows    int    `json:"image_rows"`
+	PromptTokens int    `json:"prompt_tokens"`
+	RowsSource   string `json:"rows_source,omitempty"`
+}
+
+// ServerTimings are the prompt timings llama.cpp's server reports.
+type ServerTimings struct {
+	CacheN   int     `json:"cache_n"`
+	PromptN  int     `json:"prompt_n"`
+	PromptMS float64 `json:"prompt_ms"`
+}
+
+// Divergence sets a verbatim arm's server count beside the reference arm's count.
+type Divergence struct {
+	Reference       string  `json:"reference"` // the reference arm (after)
+	ReferenceTokens int     `json:"reference_prompt_tokens"`
+	Diff            int     `json:"diff"`     // this arm's prompt tokens minus the reference's
+	Relative        float64 `json:"relative"` // Diff / ReferenceTokens
+	Diverges        bool    `json:"diverges"` // |Relative| beyond the tolerance
 }
 
 // Picture is what happened to one picture in one arm, with the rows it costs.
@@ -117,6 +175,18 @@ type ArmSummary struct {
 	Pictures     map[string]int `json:"pictures"` // by outcome
 	// Reduction is 1 - prompt tokens / prompt tokens of the first arm (the baseline).
 	Reduction float64 `json:"reduction"`
+	// Scored and Correct count the cases whose answer was scored and found correct;
+	// CorrectRate is Correct / Scored.
+	Scored      int     `json:"scored,omitempty"`
+	Correct     int     `json:"correct,omitempty"`
+	CorrectRate float64 `json:"correct_rate,omitempty"`
+	// Compared counts the cases with both a server and a computed count; CountDiff sums the
+	// differences (server − computed) and AbsCountDiff their absolute values.
+	Compared     int   `json:"compared,omitempty"`
+	CountDiff    int64 `json:"count_diff,omitempty"`
+	AbsCountDiff int64 `json:"abs_count_diff,omitempty"`
+	// Divergent counts the cases of a verbatim arm flagged as diverging from the reference.
+	Divergent int `json:"divergent,omitempty"`
 }
 
 // Timings are the time measurements of a run.

@@ -83,6 +83,8 @@ func modelCell(a ArmCase) string {
 		}
 	}
 	switch {
+	case !a.Fits && a.RefusedBy == "server":
+		return "never sees the request (refused by the server)"
 	case !a.Fits:
 		return "never sees the request (refused)"
 	case total == 0:
@@ -95,16 +97,81 @@ func modelCell(a ArmCase) string {
 	return fmt.Sprintf("sees %d of %d pictures", seen, total)
 }
 
+// AnswerWidth is the number of characters of an answer shown in the per-case table.
+const AnswerWidth = 60
+
+// TruncateAnswer shortens an answer to n characters on one line, marking the cut with "…".
+func TruncateAnswer(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// answerCell shows the (truncated) answer and the scorer's verdict.
+func answerCell(a ArmCase) string {
+	if a.Answer == "" && a.Correct == nil {
+		if !a.Fits {
+			return "-"
+		}
+		return "(no answer)"
+	}
+	s := "“" + TruncateAnswer(a.Answer, AnswerWidth) + "”"
+	if a.Correct != nil {
+		if *a.Correct {
+			s += " correct"
+		} else {
+			s += " wrong"
+		}
+	}
+	return s
+}
+
+// countCell sets the server's count beside the computed one, and a divergence beside it.
+func countCell(a ArmCase) string {
+	var parts []string
+	if a.Computed != nil && a.CountDiff != nil {
+		parts = append(parts, fmt.Sprintf("server %s, computed %s (%+d)", Thousands(int64(a.PromptTokens)),
+			Thousands(int64(a.Computed.PromptTokens)), *a.CountDiff))
+	}
+	if d := a.Divergence; d != nil {
+		s := fmt.Sprintf("vs %s %s: %+d (%+.1f%%)", d.Reference, Thousands(int64(d.ReferenceTokens)), d.Diff, 100*d.Relative)
+		if d.Diverges {
+			s += " DIVERGES"
+		}
+		parts = append(parts, s)
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, "; ")
+}
+
 // CaseTable is the three-row table of PIPELINE.md §1 for one case: the tool message, the
-// prompt, the model, with a column per arm.
+// prompt, the model, with a column per arm. With a live engine it adds the server's count
+// beside the computed one, and the answer with the scorer's verdict.
 func CaseTable(c Case) Table {
 	t := Table{Title: "case " + c.ID, Header: []string{""}}
 	rows := [][]string{{"the tool message"}, {"the prompt"}, {"the model"}}
+	var counts, answers []string
+	hasCounts, hasAnswers := false, false
 	for _, a := range c.Arms {
 		t.Header = append(t.Header, a.Arm)
 		rows[0] = append(rows[0], toolCell(a))
 		rows[1] = append(rows[1], promptCell(a))
 		rows[2] = append(rows[2], modelCell(a))
+		counts = append(counts, countCell(a))
+		answers = append(answers, answerCell(a))
+		hasCounts = hasCounts || a.Computed != nil || a.Divergence != nil
+		hasAnswers = hasAnswers || a.Answer != "" || a.Correct != nil
+	}
+	if hasCounts {
+		rows = append(rows, append([]string{"server vs computed"}, counts...))
+	}
+	if hasAnswers {
+		rows = append(rows, append([]string{"the answer"}, answers...))
 	}
 	t.Rows = rows
 	t.Right = make([]bool, len(t.Header))
@@ -116,12 +183,45 @@ func CaseTable(c Case) Table {
 func SummaryTable(r *Report) Table {
 	t := Table{Title: "summary", Header: []string{"arm", "cases", "refused", "text tokens", "image rows", "prompt tokens", "reduction", "sees a picture", "pictures"}}
 	t.Right = []bool{false, true, true, true, true, true, true, true, false}
+	scored, compared, divergent := false, false, false
 	for _, s := range r.Summary {
-		t.Rows = append(t.Rows, []string{
+		scored = scored || s.Scored > 0
+		compared = compared || s.Compared > 0
+		divergent = divergent || s.Divergent > 0
+	}
+	if scored {
+		t.Header, t.Right = append(t.Header, "correct"), append(t.Right, true)
+	}
+	if compared {
+		t.Header, t.Right = append(t.Header, "server − computed"), append(t.Right, true)
+	}
+	if divergent {
+		t.Header, t.Right = append(t.Header, "divergent"), append(t.Right, true)
+	}
+	for _, s := range r.Summary {
+		row := []string{
 			s.Arm, strconv.Itoa(s.Cases), strconv.Itoa(s.Refused),
 			Thousands(s.TextTokens), Thousands(s.ImageRows), Thousands(s.PromptTokens),
 			fmt.Sprintf("%.1f%%", 100*s.Reduction), strconv.Itoa(s.SeesPicture), outcomes(s.Pictures),
-		})
+		}
+		if scored {
+			cell := "-"
+			if s.Scored > 0 {
+				cell = fmt.Sprintf("%d/%d (%.1f%%)", s.Correct, s.Scored, 100*s.CorrectRate)
+			}
+			row = append(row, cell)
+		}
+		if compared {
+			cell := "-"
+			if s.Compared > 0 {
+				cell = fmt.Sprintf("%+d (|Σ| %s over %d)", s.CountDiff, Thousands(s.AbsCountDiff), s.Compared)
+			}
+			row = append(row, cell)
+		}
+		if divergent {
+			row = append(row, strconv.Itoa(s.Divergent))
+		}
+		t.Rows = append(t.Rows, row)
 	}
 	return t
 }
