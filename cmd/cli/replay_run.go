@@ -68,6 +68,9 @@ func (r *replayRun) execute(ctx context.Context, format corpora.Format) (*loadRe
 					continue
 				}
 				ic := r.replayCase(ctx, j)
+				if ctx.Err() != nil {
+					continue // cut short by cancellation: not a result; --resume replays it
+				}
 				ic.c.Order = j.order
 				done <- ic
 			}
