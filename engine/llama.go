@@ -3,9 +3,11 @@ package engine
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"image"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -126,6 +128,8 @@ type Llama struct {
 	nBatch   int
 	maxToks  int
 	nulTok   *llama.Token
+	specials []string // control and user-defined token texts, longest first (no lstrip ones)
+	counts   map[[sha256.Size]byte]int
 	info     LlamaInfo
 }
 
@@ -212,6 +216,8 @@ func NewLlama(cfg LlamaConfig) (*Llama, error) {
 	if bos := llama.VocabBOS(l.vocab); bos != llama.TokenNull {
 		l.bosText = llama.VocabGetText(l.vocab, bos)
 	}
+	l.specials = specialTexts(l.vocab)
+	l.counts = map[[sha256.Size]byte]int{}
 	if err := l.loadTemplate(cfg); err != nil {
 		return nil, err
 	}
@@ -425,7 +431,7 @@ func (l *Llama) Count(ctx context.Context, msgs []corpora.Message, tools []corpo
 	c := Count{TextSource: "tokenizer"}
 	for i, p := range pieces {
 		if p.image == nil {
-			c.TextTokens += len(l.tokenize(p.text, i == 0))
+			c.TextTokens += l.countText(p.text, i == 0)
 		}
 	}
 	if l.mctx != 0 && hasPicture(pieces) {
@@ -474,4 +480,97 @@ func pictureSize(img *corpora.Image) (int, int, error) {
 		return 0, 0, fmt.Errorf("picture size: %w", err)
 	}
 	return cfg.Width, cfg.Height, nil
+}
+
+// specialTexts returns the texts of the vocabulary's control and user-defined tokens that
+// llama.cpp recognises in prompt text, longest first, leaving out those that strip the
+// whitespace before them.
+func specialTexts(vocab llama.Vocab) []string {
+	var out []string
+	for id := int32(0); id < llama.VocabNTokens(vocab); id++ {
+		attr := llama.VocabGetAttr(vocab, llama.Token(id))
+		if attr&(llama.TokenAttrControl|llama.TokenAttrUserDef) == 0 || attr&llama.TokenAttrLstrip != 0 {
+			continue
+		}
+		if t := llama.VocabGetText(vocab, llama.Token(id)); t != "" {
+			out = append(out, t)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return len(out[i]) > len(out[j]) })
+	return out
+}
+
+// specialCuts returns the starts of the special-token occurrences in text, chosen longest
+// first without overlap, as llama.cpp partitions a prompt before tokenizing it.
+func specialCuts(text string, specials []string) []int {
+	type span struct{ start, end int }
+	var taken []span
+	overlaps := func(a, b int) bool {
+		for _, s := range taken {
+			if a < s.end && s.start < b {
+				return true
+			}
+		}
+		return false
+	}
+	for _, sp := range specials {
+		for from := 0; from < len(text); {
+			i := strings.Index(text[from:], sp)
+			if i < 0 {
+				break
+			}
+			i += from
+			if !overlaps(i, i+len(sp)) {
+				taken = append(taken, span{i, i + len(sp)})
+			}
+			from = i + len(sp)
+		}
+	}
+	cuts := make([]int, 0, len(taken))
+	for _, s := range taken {
+		if s.start > 0 {
+			cuts = append(cuts, s.start)
+		}
+	}
+	sort.Ints(cuts)
+	return cuts
+}
+
+// Limits of the count cache: fragments shorter than minCachedFragment are tokenized
+// directly; the cache is emptied when it holds maxCachedFragments.
+const (
+	minCachedFragment  = 256
+	maxCachedFragments = 1 << 18
+)
+
+// countText counts the tokens of prompt text. The text is cut before each special token, which
+// llama.cpp never merges with its neighbours, so a conversation's history, re-sent with every
+// request, is tokenized once: fragment counts are cached by their SHA-256. The caller holds l.mu.
+func (l *Llama) countText(text string, first bool) int {
+	n, start := 0, 0
+	cuts := append(specialCuts(text, l.specials), len(text))
+	for _, end := range cuts {
+		frag := text[start:end]
+		isFirst := first && start == 0
+		start = end
+		if len(frag) < minCachedFragment {
+			n += len(l.tokenize(frag, isFirst))
+			continue
+		}
+		key := sha256.Sum256([]byte(frag))
+		if isFirst {
+			key[0] ^= 1 // the first fragment may get a BOS
+		}
+		if c, ok := l.counts[key]; ok {
+			n += c
+			continue
+		}
+		c := len(l.tokenize(frag, isFirst))
+		if len(l.counts) >= maxCachedFragments {
+			clear(l.counts)
+		}
+		l.counts[key] = c
+		n += c
+	}
+	return n
 }

@@ -397,3 +397,37 @@ func TestLlamaCountHonoursContext(t *testing.T) {
 		t.Errorf("a\\x00b counts %d tokens, a b %d: want one more", got.TextTokens, plain.TextTokens)
 	}
 }
+
+func TestSpecialCuts(t *testing.T) {
+	specials := []string{"</think>", "<|im_start|>", "<|im_end|>", "<think>"}
+	tests := []struct {
+		text string
+		want []int
+	}{
+		{"plain text", nil},
+		{"<|im_start|>user\nhi<|im_end|>\n", []int{19}},
+		{"a<think>b</think>c", []int{1, 9}},
+		{"<|im_end|><|im_end|>", []int{10}},
+		{"x<|im_start", nil},
+	}
+	for _, tc := range tests {
+		got := specialCuts(tc.text, specials)
+		if jsonOf(got) != jsonOf(tc.want) && !(len(got) == 0 && len(tc.want) == 0) {
+			t.Errorf("specialCuts(%q) = %v, want %v", tc.text, got, tc.want)
+		}
+	}
+}
+
+func TestLlamaCountCacheAgreesWithWholeText(t *testing.T) {
+	l := testLlama(t)
+	body := strings.Repeat("The build failed at step 3 of 7; see the log. ", 40)
+	text := "<|im_start|>system\n" + body + "<|im_end|>\n<|im_start|>user\n" + body + "<think>\n\n</think>\n\n" + body + "<|im_end|>\n"
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	whole := len(l.tokenize(text, true))
+	for round := 0; round < 2; round++ { // the second round is answered from the cache
+		if got := l.countText(text, true); got != whole {
+			t.Errorf("round %d: cut and cached count %d, whole-text tokenization %d", round, got, whole)
+		}
+	}
+}
