@@ -6,7 +6,7 @@ FUZZTIME  ?= 10s
 BENCHTIME ?= 1s
 COUNT     ?= 1
 
-.PHONY: all build run test test-deps unit ci-replay bench bench-scale fuzz lint generate clean
+.PHONY: all build run test test-deps llama-libs unit ci-replay bench bench-scale fuzz lint generate clean
 
 all: build
 
@@ -22,6 +22,12 @@ test: test-deps lint unit ci-replay
 
 test-deps:
 	@bash internal/scripts/test-deps.sh $(CACHE)
+	@sh internal/scripts/llama-libs.sh $(CACHE) >/dev/null
+
+## llama-libs: prebuilt llama.cpp v0.5.0 libraries for --engine llama (npm @node-llama-cpp/linux-x64@3.22.1,
+## about 11 MB; LLAMA_LIBS_VARIANT=cuda for the CUDA build) into $(CACHE)/llama-libs/.
+llama-libs:
+	@sh internal/scripts/llama-libs.sh $(CACHE)
 
 unit:
 	$(GO) test -count=1 -timeout 20m ./...
