@@ -151,7 +151,7 @@ func Read(ctx context.Context, name string, r io.Reader, format Format, e Emitte
 	if err != nil {
 		return &ReadError{Loc: Location{File: name}, Err: err}
 	}
-	return read(ctx, name, br, e)
+	return read(ctx, name, br, redactingEmitter{e})
 }
 
 // Collector is an Emitter that keeps everything in memory.
