@@ -260,7 +260,14 @@ func compareReports(old, new *Results, alpha float64) *Comparison {
 	oldSum, newSum := Summarize(pairedOld, arms), Summarize(pairedNew, arms)
 	for i, arm := range arms {
 		o, n := oldSum[i], newSum[i]
-		if o.Cases == 0 && n.Cases == 0 {
+		switch {
+		case o.Cases == 0 && n.Cases == 0:
+			continue
+		case n.Cases == 0:
+			c.Warnings = append(c.Warnings, fmt.Sprintf("arm %s is only in the old run", arm))
+			continue
+		case o.Cases == 0:
+			c.Warnings = append(c.Warnings, fmt.Sprintf("arm %s is only in the new run", arm))
 			continue
 		}
 		add := func(fig string, ov, nv float64) {
@@ -299,7 +306,7 @@ func compareReports(old, new *Results, alpha float64) *Comparison {
 	}
 	for _, arm := range arms {
 		olds, news := scanSamples(old.Report, arm, paired), scanSamples(new.Report, arm, paired)
-		if len(olds) == 0 && len(news) == 0 {
+		if len(olds) == 0 || len(news) == 0 {
 			continue
 		}
 		c.Timings = append(c.Timings, timingDelta(arm, "scan_time", olds, news, alpha))

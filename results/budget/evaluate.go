@@ -108,7 +108,8 @@ func evaluateOne(b Budget, in Inputs) Outcome {
 		return o
 	}
 	if b.Agg.Delta {
-		o.Current = &value
+		current := value
+		o.Current = &current
 		if len(in.Baseline) == 0 {
 			o.Note = "delta needs a baseline (--baseline)"
 			return o

@@ -1,0 +1,174 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// sampleRun replays the embedded sample corpus into dir/results.json with the given extra
+// flags and makes its timings and run-specific config deterministic: every tool message of
+// a case scans in (case index + 1) × base nanoseconds, plus jitter by message. Correct, when
+// not nil, sets each arm's "correct" member (as a live-model run records it) by case index.
+func sampleRun(t *testing.T, dir string, base int64, correct func(caseIndex int, arm string) *bool, flags ...string) string {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	args := append([]string{"replay", "--format", "json", "--out", dir}, flags...)
+	if code, _, stderr := runCLI(t, args...); code != ExitOK {
+		t.Fatalf("replay exit %d: %s", code, stderr)
+	}
+	path := filepath.Join(dir, "results.json")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	cfg := doc["config"].(map[string]any)
+	cfg["flags"] = map[string]any{}
+	cfg["tool_version"] = "test"
+	timings := doc["timings"].(map[string]any)
+	timings["wall_nanos"] = 1e9
+	if cases, ok := timings["cases"].([]any); ok {
+		for i, c := range cases {
+			tc := c.(map[string]any)
+			ns, _ := tc["scan_nanos"].([]any)
+			for j := range ns {
+				ns[j] = base*int64(i+1) + int64(j*7)
+			}
+		}
+	}
+	if correct != nil {
+		for i, c := range doc["cases"].([]any) {
+			for _, a := range c.(map[string]any)["arms"].([]any) {
+				arm := a.(map[string]any)
+				if v := correct(i, arm["arm"].(string)); v != nil {
+					arm["correct"] = *v
+				}
+			}
+		}
+	}
+	out, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func boolPtr(b bool) *bool { return &b }
+
+// comparePair writes the old and new runs of the compare goldens: new has a larger context
+// (so before no longer refuses the headline), scans 1.5× slower, and the after arm answers
+// 9 of the 18 cases wrong that it answered right before (a significant regression).
+func comparePair(t *testing.T) (dir, old, new string) {
+	dir = t.TempDir()
+	old = sampleRun(t, filepath.Join(dir, "old"), 1000, func(i int, arm string) *bool { return boolPtr(true) })
+	new = sampleRun(t, filepath.Join(dir, "new"), 1500, func(i int, arm string) *bool {
+		return boolPtr(arm != "after" || i%2 == 1)
+	}, "--ctx", "4000000")
+	return dir, old, new
+}
+
+func TestCompareGolden(t *testing.T) {
+	dir, old, new := comparePair(t)
+	for _, tt := range []struct {
+		format, golden string
+	}{{"table", "compare.txt"}, {"markdown", "compare.md"}, {"json", "compare.json"}} {
+		t.Run(tt.format, func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, "compare", "--format", tt.format, old, new)
+			if code != ExitRegression {
+				t.Errorf("exit %d, want %d (correctness regressed); stderr %s", code, ExitRegression, stderr)
+			}
+			if !strings.Contains(stderr, "correctness regressed significantly") {
+				t.Errorf("stderr %q", stderr)
+			}
+			golden(t, tt.golden, []byte(strings.ReplaceAll(stdout, dir, "$DIR")))
+		})
+	}
+	// The same comparison reads the figures the golden holds.
+	_, stdout, _ := runCLI(t, "compare", old, new)
+	for _, want := range []string{
+		"│ before │ refused           │         2 │         0 │ -2 (-100.0%) │", "openai-chat-chatbox-screenshot.json#0@6", "+49.9% (p=0.004 n=26+26)",
+		"pass→fail", "regressed",
+	} {
+		if !strings.Contains(stdout, strings.TrimPrefix(want, "| ")) {
+			t.Errorf("compare output lacks %q", want)
+		}
+	}
+}
+
+func TestCompareExitCodes(t *testing.T) {
+	dir, old, new := comparePair(t)
+	same := sampleRun(t, filepath.Join(dir, "same"), 1000, func(int, string) *bool { return boolPtr(true) })
+	budgets := filepath.Join(dir, "b.yaml")
+	if err := os.WriteFile(budgets, []byte("budgets:\n  refused{arm:before}: delta == 0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	partial := filepath.Join(dir, "partial.json")
+	writeTrimmedCases(t, old, partial, 3)
+	tests := []struct {
+		name       string
+		args       []string
+		wantCode   int
+		wantStdout []string
+		wantStderr []string
+	}{
+		{"identical runs", []string{"compare", old, same}, ExitOK, []string{"~ (p=1.000"}, nil},
+		{"regression wins over budgets", []string{"compare", "--budgets", budgets, old, new}, ExitRegression,
+			[]string{"refused{arm:before}: delta == 0", "CROSSED"}, []string{"correctness regressed"}},
+		{"budget crossed", []string{"compare", "--budgets", budgets, "--alpha", "0.001", old, new}, ExitBudget,
+			[]string{"-2 (2 → 0)"}, []string{"1 budget crossed"}},
+		{"budget holds", []string{"compare", "--budgets", budgets, old, same}, ExitOK, []string{"all 1 budgets hold"}, nil},
+		{"unpaired cases", []string{"compare", old, partial}, ExitOK, []string{"figures over 3 paired cases"},
+			[]string{"warning: the runs cover different cases: 15 only in the old run, 0 only in the new", "warning: only in the old run: "}},
+		{"bad alpha", []string{"compare", "--alpha", "2", old, new}, ExitUsage, nil, []string{"--alpha must be between 0 and 1"}},
+		{"one file", []string{"compare", old}, ExitUsage, nil, []string{"accepts 2 arg(s)"}},
+		{"missing file", []string{"compare", old, filepath.Join(dir, "nope.json")}, ExitInputs, nil, []string{"nope.json: no such file"}},
+		{"malformed budget", []string{"compare", "--budgets", old, old, new}, ExitUsage, nil, []string{"results.json:2:3: unknown key"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, tt.args...)
+			if code != tt.wantCode {
+				t.Errorf("exit %d, want %d; stderr %s", code, tt.wantCode, stderr)
+			}
+			for _, w := range tt.wantStdout {
+				if !strings.Contains(stdout, w) {
+					t.Errorf("stdout lacks %q:\n%s", w, stdout)
+				}
+			}
+			for _, w := range tt.wantStderr {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, stderr)
+				}
+			}
+		})
+	}
+}
+
+// writeTrimmedCases writes src with only its first n cases to dst.
+func writeTrimmedCases(t *testing.T, src, dst string, n int) {
+	t.Helper()
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	doc["cases"] = doc["cases"].([]any)[:n]
+	out, _ := json.Marshal(doc)
+	if err := os.WriteFile(dst, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
