@@ -301,7 +301,7 @@ const benchCaption = "Captured the viewport of https://shop.example.test/admin/o
 // pngToolMessage is a Chatbox tool message of about n bytes: the stringified AI SDK parts
 // with a caption and a screenshot PNG whose base64 fills the rest.
 func pngToolMessage(n int, seed int64) (string, error) {
-	overhead := len(stringifyParts([]aiSDKPart{{Type: "text", Text: benchCaption}, {Type: "image-data", MediaType: "image/png"}}))
+	overhead := len(stringifyParts([]aiSDKPart{{Type: "text", Text: benchCaption}, {Type: "image-data", Data: "A", MediaType: "image/png"}})) - 1
 	pngBytes := (n - overhead) / 4 * 3
 	if pngBytes < 1024 {
 		return "", usageErrorf("--size png=%d: too small for a picture (at least %d bytes)", n, overhead+1400)
@@ -392,11 +392,11 @@ func corpusPayloads(ctx context.Context, paths []string, notes io.Writer) ([]ben
 			if len(texts) == 0 {
 				continue
 			}
-			name := sanitizeFileName(filepath.Base(c.Source.File)) + "_" + sanitizeFileName(shortID(c.ID)) + "_m" + strconv.Itoa(i)
-			if k := seen[name]; k > 0 {
+			name := sanitizeFileName(filepath.Base(c.Source.File)) + "_m" + strconv.Itoa(i)
+			seen[name]++
+			if k := seen[name]; k > 1 {
 				name += "_" + strconv.Itoa(k)
 			}
-			seen[name]++
 			out = append(out, benchPayload{name: name, class: "corpus", texts: texts})
 		}
 		return nil
@@ -405,13 +405,6 @@ func corpusPayloads(ctx context.Context, paths []string, notes io.Writer) ([]ben
 		return nil, nil, err
 	}
 	return out, load, nil
-}
-
-func shortID(id string) string {
-	if len(id) > 12 {
-		return id[:12]
-	}
-	return id
 }
 
 // toolTexts are the texts of a tool message that the server-side lift scans.
