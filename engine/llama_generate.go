@@ -88,6 +88,9 @@ func (l *Llama) Generate(ctx context.Context, req Request, maxTokens int) (Llama
 			tokens = append(tokens, l.tokenize(p.text, i == 0)...)
 		}
 		promptTokens = len(tokens)
+		if promptTokens == 0 {
+			return g, fmt.Errorf("llama engine: the rendered prompt is empty")
+		}
 		if promptTokens >= l.nCtx {
 			return g, l.refusal(promptTokens)
 		}

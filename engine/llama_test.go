@@ -431,3 +431,29 @@ func TestLlamaCountCacheAgreesWithWholeText(t *testing.T) {
 		}
 	}
 }
+
+func TestLlamaGenerateRejectsEmptyPrompt(t *testing.T) {
+	l := testLlama(t)
+	empty := filepath.Join(t.TempDir(), "empty.jinja")
+	if err := os.WriteFile(empty, []byte("{# renders nothing #}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	other, err := NewLlama(LlamaConfig{Model: l.Info().Model, LibDir: l.Info().LibDir, Template: empty, BatchSize: 64, ContextSize: 512})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	msgs := []corpora.Message{{Role: corpora.RoleUser, Parts: []corpora.Part{{Kind: corpora.PartText, Text: "hi"}}}}
+	if _, err := other.Generate(context.Background(), Request{Messages: msgs}, 2); err == nil || !strings.Contains(err.Error(), "empty") {
+		t.Errorf("Generate of an empty prompt: %v, want an error", err)
+	}
+	if info := other.Info(); info.Template != empty || info.Context != 512 {
+		t.Errorf("template %q context %d, want %s and 512", info.Template, info.Context, empty)
+	}
+	if err := other.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.Count(context.Background(), msgs, nil); err == nil {
+		t.Error("Count after Close: no error")
+	}
+}
