@@ -103,8 +103,8 @@ conv-4:
 	}
 	for doc, where := range map[string]string{
 		"a:\n  scorer: regex\n  answer: \"(\"\n": "expect.yaml:2:",
-		"a:\n  scorer: exact\n":                    "expect.yaml:2:",
-		"- 1\n- 2\n":                               "expect.yaml:1:",
+		"a:\n  scorer: exact\n":                  "expect.yaml:2:",
+		"- 1\n- 2\n":                             "expect.yaml:1:",
 	} {
 		_, err := ParseExpectations("expect.yaml", []byte(doc))
 		if err == nil || !strings.HasPrefix(err.Error(), where) {

@@ -119,6 +119,9 @@ func answerCell(a ArmCase) string {
 		return "(no answer)"
 	}
 	s := "“" + TruncateAnswer(a.Answer, AnswerWidth) + "”"
+	if a.Answer == "" && !a.Fits {
+		s = "(refused)"
+	}
 	if a.Correct != nil {
 		if *a.Correct {
 			s += " correct"

@@ -1,11 +1,52 @@
 package cli
 
 import (
+	"time"
+
+	"github.com/spf13/pflag"
+
 	"github.com/strata-eval/strata-eval/engine"
 )
 
 // engineNames lists the values of --engine.
-func engineNames() []string { return []string{"offline"} }
+func engineNames() []string { return []string{"offline", "http"} }
+
+// liveOptions are the flags of the live engines (answers, servers, the response cache, the
+// expectations sidecar).
+type liveOptions struct {
+	Model       string
+	API         string
+	APIKeyEnv   string
+	Answer      bool
+	MaxTokens   int
+	Timeout     time.Duration
+	Retries     int
+	Concurrency int
+	CountMethod string
+	NoCache     bool
+	CacheDir    string
+	Expect      string
+	Tolerance   float64
+	Reference   string
+}
+
+// addLiveFlags registers the live-engine flags on a command's flag set.
+func addLiveFlags(f *pflag.FlagSet, o *liveOptions) {
+	f.StringVar(&o.Model, "model", "", "model name the http engine sends (default \"default\")")
+	f.StringVar(&o.API, "api", engine.APIOpenAI, "protocol of the http engine: openai (Chat Completions) or anthropic (Messages)")
+	f.StringVar(&o.APIKeyEnv, "api-key-env", engine.DefaultAPIKeyEnv, "environment variable holding the server's API key (never printed)")
+	f.BoolVar(&o.Answer, "answer", false, "ask the model to answer each request, and score answers that have an expectation")
+	f.IntVar(&o.MaxTokens, "max-tokens", 256, "longest answer, in tokens")
+	f.DurationVar(&o.Timeout, "timeout", 5*time.Minute, "time limit of one request to a server")
+	f.IntVar(&o.Retries, "retries", 3, "retries of a request answered 429 or 5xx (or lost), with exponential backoff")
+	f.IntVar(&o.Concurrency, "concurrency", 4, "requests in flight to the servers, over all endpoints")
+	f.StringVar(&o.CountMethod, "count-method", "auto", "how the http engine counts: auto, input_tokens, tokenize or usage")
+	f.BoolVar(&o.NoCache, "no-cache", false, "send every request, neither reading nor writing the response cache")
+	f.StringVar(&o.CacheDir, "cache-dir", "", "response cache folder (default: strata-eval/responses in the user's cache folder)")
+	f.StringVar(&o.Expect, "expect", "", "expectations sidecar (JSON or YAML): case or conversation id → {question, scorer, answer}")
+	f.Float64Var(&o.Tolerance, "divergence-tolerance", 0.01, "a verbatim arm diverges when its count differs from the reference arm's by more than this fraction")
+	f.StringVar(&o.Reference, "reference-arm", "after", "arm a verbatim arm's server count is compared with")
+}
 
 // newEngine returns the engine --engine names. The offline engine is always built: it
 // decides the vision family and the computed counts every other engine is compared with.
@@ -13,6 +54,40 @@ func newEngine(o *ReplayOptions, off *engine.Offline) (engine.Engine, error) {
 	switch o.Engine {
 	case "", "offline":
 		return off, nil
+	case "http":
+		return newHTTPEngine(o)
 	}
-	return nil, usageErrorf("--engine %q: unknown (known: offline)", o.Engine)
+	return nil, usageErrorf("--engine %q: unknown (known: offline, http)", o.Engine)
+}
+
+// newHTTPEngine builds the http engine of --endpoint and the live flags.
+func newHTTPEngine(o *ReplayOptions) (*engine.HTTP, error) {
+	if len(o.Endpoints) == 0 {
+		return nil, usageErrorf("--engine http needs at least one --endpoint URL")
+	}
+	l := &o.Live
+	cfg := engine.HTTPConfig{Endpoints: o.Endpoints, API: l.API, Model: l.Model, APIKeyEnv: l.APIKeyEnv,
+		Timeout: l.Timeout, MaxRetries: l.Retries, Concurrency: l.Concurrency, MaxTokens: l.MaxTokens, Count: l.CountMethod}
+	if cfg.MaxRetries == 0 {
+		cfg.MaxRetries = -1 // --retries 0: none
+	}
+	if !l.NoCache {
+		dir := l.CacheDir
+		if dir == "" {
+			var err error
+			if dir, err = engine.DefaultCacheDir(); err != nil {
+				return nil, err
+			}
+		}
+		cache, err := engine.OpenCache(dir)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Cache = cache
+	}
+	h, err := engine.NewHTTP(cfg)
+	if err != nil {
+		return nil, withExitCode(ExitUsage, err)
+	}
+	return h, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -26,7 +27,19 @@ type meter struct {
 	engine        engine.Engine
 	family        measure.Family
 	rowOpts       measure.RowOptions
+	// offline computes the counts a live engine's counts are compared with.
+	offline *engine.Offline
+	// answer asks a live engine for answers; expect holds the sidecar's expectations.
+	answer    bool
+	expect    map[string]corpora.Expectation
+	tolerance float64
+	reference string
+	// server describes a live server (its build, from /props).
+	server string
 }
+
+// live says whether the engine is not the offline one.
+func (m *meter) live() bool { return m.engine != engine.Engine(m.offline) }
 
 // newMeter loads the tokenizer, template, vision family and context size the flags name.
 func newMeter(o *ReplayOptions) (*meter, error) {
@@ -36,9 +49,26 @@ func newMeter(o *ReplayOptions) (*meter, error) {
 	if err != nil {
 		return nil, withExitCode(ExitUsage, err)
 	}
-	m.family, m.rowOpts = off.Family(), off.RowOptions()
+	m.family, m.rowOpts, m.offline = off.Family(), off.RowOptions(), off
 	if m.engine, err = newEngine(o, off); err != nil {
 		return nil, err
+	}
+	m.answer, m.tolerance, m.reference = o.Live.Answer, o.Live.Tolerance, o.Live.Reference
+	if m.answer {
+		if _, ok := m.engine.(engine.Answerer); !ok {
+			return nil, usageErrorf("--answer: the %s engine does not generate (use --engine http)", m.engine.Name())
+		}
+	}
+	if o.Live.Expect != "" {
+		if m.expect, err = measure.LoadExpectations(o.Live.Expect); err != nil {
+			return nil, withExitCode(ExitUsage, err)
+		}
+	}
+	if h, ok := m.engine.(*engine.HTTP); ok && o.Context == 0 {
+		// the server's own context size decides its verdicts (llama.cpp's /props)
+		if info, ok := h.Props(context.Background()); ok {
+			m.context, m.server = info.Context, info.Build
+		}
 	}
 	m.templateName, m.visionName = off.TemplateName(), off.Family().Name
 	if m.context == 0 {
@@ -52,16 +82,58 @@ func newMeter(o *ReplayOptions) (*meter, error) {
 	return m, nil
 }
 
-// measure counts the request an arm produced and assembles the arm's figures.
-func (m *meter) measure(ctx context.Context, res *replay.Result, tools []corpora.ToolDef) (results.ArmCase, error) {
+// measure counts the request an arm produced and assembles the arm's figures. With a live
+// engine the server's counts win (source "server") and the computed ones are kept beside them;
+// with --answer the model answers, and a refusal by the server is the verdict.
+func (m *meter) measure(ctx context.Context, arm replay.Arm, res *replay.Result, tools []corpora.ToolDef) (results.ArmCase, error) {
 	ac := results.ArmCase{Arm: res.Arm, Context: m.context, Gate: res.Gate}
-	count, err := m.engine.Count(ctx, res.Messages, tools)
+	req := engine.Request{Messages: res.Messages, Tools: tools, Verbatim: arm.Settings.Server == replay.ServerVerbatim}
+	count, err := m.offline.Count(ctx, res.Messages, tools)
 	if err != nil {
 		return ac, err
 	}
 	ac.TextTokens, ac.ImageRows, ac.PromptTokens = count.TextTokens, count.ImageRows, count.PromptTokens
 	ac.TextSource, ac.RowsSource = count.TextSource, count.RowsSource
+	var refused *engine.RefusedError
+	if m.live() {
+		computed := &results.ComputedCount{TextTokens: count.TextTokens, ImageRows: count.ImageRows,
+			PromptTokens: count.PromptTokens, RowsSource: count.RowsSource}
+		if err := m.serverCount(ctx, req, &ac); err != nil {
+			r, ok := engine.AsRefused(err)
+			if !ok {
+				return ac, err
+			}
+			refused = r
+		} else {
+			d := ac.PromptTokens - computed.PromptTokens
+			ac.Computed, ac.CountDiff = computed, &d
+		}
+	}
 	ac.Fits, ac.Verdict = measure.Verdict(ac.PromptTokens, m.context)
+	if ans, ok := m.engine.(engine.Answerer); ok && m.answer && refused == nil {
+		a, err := ans.Answer(ctx, req)
+		if r, ok := engine.AsRefused(err); ok {
+			refused = r
+		} else if err != nil {
+			return ac, fmt.Errorf("answer: %w", err)
+		} else {
+			ac.Answer, ac.AnswerKey, ac.Cached = a.Text, a.Key, a.Cached
+			ac.Fits = true // the server answered: it fitted, whatever the configured context says
+			if ac.Timings == nil && a.Timings != nil {
+				ac.Timings = &results.ServerTimings{CacheN: a.Timings.CacheN, PromptN: a.Timings.PromptN, PromptMS: a.Timings.PromptMS}
+			}
+		}
+	}
+	if refused != nil {
+		ac.Fits, ac.RefusedBy = false, "server"
+		ac.Verdict = "refused by the server: " + refused.Message
+		if refused.PromptTokens > 0 {
+			ac.PromptTokens, ac.TextSource = refused.PromptTokens, results.SourceServer
+		}
+		if refused.Context > 0 {
+			ac.Context = refused.Context
+		}
+	}
 	if ac.Fits {
 		ac.Verdict = ""
 	}
@@ -81,6 +153,93 @@ func (m *meter) measure(ctx context.Context, res *replay.Result, tools []corpora
 		ac.Pictures = append(ac.Pictures, pic)
 	}
 	return ac, nil
+}
+
+// serverCount fills the arm's counts from the live engine (source "server").
+func (m *meter) serverCount(ctx context.Context, req engine.Request, ac *results.ArmCase) error {
+	if sc, ok := m.engine.(engine.ServerCounter); ok {
+		c, err := sc.ServerCount(ctx, req)
+		if err != nil {
+			return err
+		}
+		ac.CountMethod = c.Method
+		if t := c.Timings; t != nil {
+			ac.Timings = &results.ServerTimings{CacheN: t.CacheN, PromptN: t.PromptN, PromptMS: t.PromptMS}
+		}
+		setCount(ac, c.Count)
+		return nil
+	}
+	c, err := engine.CountOf(ctx, m.engine, req)
+	if err != nil {
+		return err
+	}
+	setCount(ac, c)
+	return nil
+}
+
+func setCount(ac *results.ArmCase, c engine.Count) {
+	ac.TextTokens, ac.ImageRows, ac.PromptTokens = c.TextTokens, c.ImageRows, c.PromptTokens
+	ac.TextSource, ac.RowsSource = c.TextSource, c.RowsSource
+}
+
+// score judges every arm's answer against the case's expectation: the sidecar's entry (by
+// case id, then conversation id) or the corpus's own.
+func (m *meter) score(c *results.Case, own *corpora.Expectation) error {
+	exp, ok := measure.ExpectationFor(m.expect, c.ID, c.Conversation)
+	if !ok {
+		if own == nil {
+			return nil
+		}
+		exp = *own
+	}
+	c.Question, c.Expected, c.Scorer = exp.Question, exp.Answer, exp.Scorer
+	return scoreArms(c, exp)
+}
+
+// scoreArms sets Correct and Extracted on every arm that has an answer (or was refused: a
+// refused request is not answered, so not correct).
+func scoreArms(c *results.Case, exp corpora.Expectation) error {
+	for i := range c.Arms {
+		a := &c.Arms[i]
+		if a.Answer == "" && a.RefusedBy == "" {
+			a.Correct, a.Extracted = nil, ""
+			continue
+		}
+		r, err := measure.Score(exp, a.Answer)
+		if err != nil {
+			return fmt.Errorf("case %s: %w", c.ID, err)
+		}
+		ok := r.Correct
+		a.Correct, a.Extracted = &ok, r.Extracted
+	}
+	return nil
+}
+
+// diverge compares each verbatim arm's count with the reference arm's.
+func (m *meter) diverge(c *results.Case, arms []replay.Arm) {
+	verbatim := map[string]bool{}
+	for _, a := range arms {
+		verbatim[a.Name] = a.Settings.Server == replay.ServerVerbatim
+	}
+	var ref *results.ArmCase
+	for i := range c.Arms {
+		if c.Arms[i].Arm == m.reference {
+			ref = &c.Arms[i]
+		}
+	}
+	if ref == nil || ref.PromptTokens == 0 {
+		return
+	}
+	for i := range c.Arms {
+		a := &c.Arms[i]
+		if !verbatim[a.Arm] || a.Arm == ref.Arm || a.RefusedBy != "" {
+			continue
+		}
+		d := a.PromptTokens - ref.PromptTokens
+		rel := float64(d) / float64(ref.PromptTokens)
+		a.Divergence = &results.Divergence{Reference: ref.Arm, ReferenceTokens: ref.PromptTokens, Diff: d, Relative: rel,
+			Diverges: rel > m.tolerance || rel < -m.tolerance}
+	}
 }
 
 // trailingToolMessages measures the tool messages the request ends with: characters of

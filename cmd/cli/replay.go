@@ -41,6 +41,8 @@ type ReplayOptions struct {
 	// Engine is offline (default), http or llama; Endpoints are the servers of the http engine.
 	Engine    string
 	Endpoints []string
+	// Live holds the flags of the live engines (engines.go).
+	Live liveOptions
 	// Shard is "i/n": replay only the cases whose id hashes to shard i of n.
 	Shard string
 	// Resume skips cases already in --out's cases.jsonl.
@@ -91,6 +93,7 @@ results.json, results.md, results.csv and cases.jsonl (streamed case by case).`)
 	f.StringArrayVar(&opts.Endpoints, "endpoint", nil, "server URL of the http engine (repeatable: cases are spread over them)")
 	f.StringVar(&opts.Shard, "shard", "", "replay only shard i of n (\"i/n\", 0-based), split by a stable hash of the case id")
 	f.BoolVar(&opts.Resume, "resume", false, "skip cases already written to --out's cases.jsonl")
+	addLiveFlags(f, &opts.Live)
 	f.BoolVar(&opts.NoTimings, "no-timings", false, "leave the scan-time table out of stdout, so that it is the same on every run")
 	return c
 }

@@ -8,10 +8,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/strata-eval/strata-eval/corpora"
+	"github.com/strata-eval/strata-eval/engine"
 	"github.com/strata-eval/strata-eval/replay"
 	"github.com/strata-eval/strata-eval/results"
 )
@@ -38,6 +40,8 @@ type indexedCase struct {
 	timing []results.CaseTiming
 	// resumed marks a case read back from cases.jsonl (not written again).
 	resumed bool
+	// cancelled marks a case interrupted by cancellation (not written to cases.jsonl).
+	cancelled bool
 }
 
 type caseJob struct {
@@ -92,14 +96,14 @@ func (r *replayRun) execute(ctx context.Context, format corpora.Format) (*loadRe
 				delete(pending, next)
 				next++
 				r.cases = append(r.cases, c)
-				if r.casesOut != nil && writeErr == nil && !c.resumed {
+				if r.casesOut != nil && writeErr == nil && !c.resumed && !c.cancelled {
 					writeErr = writeJSONLine(r.casesOut, c.c)
 				}
 			}
 		}
 	}()
 	n, order := 0, 0
-	load, loadErr := loadCorpus(ctx, r.opts.Paths, format, func(c *corpora.Conversation) error {
+	load, loadErr := loadCorpus(ctx, r.opts.Paths, format, r.opts.IO.ErrOut, func(c *corpora.Conversation) error {
 		reqs := c.Requests()
 		if r.opts.Turns == "last" && len(reqs) > 0 {
 			reqs = reqs[len(reqs)-1:]
@@ -164,7 +168,7 @@ func (r *replayRun) replayCase(ctx context.Context, j caseJob) indexedCase {
 			c.Error = fmt.Sprintf("arm %s: %v", arm.Name, err)
 			continue
 		}
-		ac, err := r.meter.measure(ctx, res, conv.Tools)
+		ac, err := r.meter.measure(ctx, arm, res, conv.Tools)
 		if err != nil {
 			c.Error = fmt.Sprintf("arm %s: %v", arm.Name, err)
 			continue
@@ -186,6 +190,13 @@ func (r *replayRun) replayCase(ctx context.Context, j caseJob) indexedCase {
 			}
 		}
 	}
+	r.meter.diverge(&c, r.arms)
+	if err := r.meter.score(&c, conv.Expect); err != nil && c.Error == "" {
+		c.Error = err.Error()
+	}
+	// A case cut short by Ctrl-C is reported but not written to cases.jsonl, so that
+	// --resume runs it again.
+	ic.cancelled = ctx.Err() != nil
 	ic.c = c
 	return ic
 }
@@ -217,7 +228,16 @@ func (r *replayRun) report(load *loadResult, wall time.Duration) *results.Report
 	rep := &results.Report{Schema: results.Schema}
 	rep.Config = results.RunConfig{ToolVersion: Version, Tokenizer: r.meter.tokenizerName, Template: r.meter.templateName,
 		Vision: r.meter.visionName, Context: r.meter.context, Turns: r.opts.Turns, MCPDelivery: r.opts.MCPDelivery,
-		Arms: r.arms, Flags: r.opts.flags, Shard: r.shard.String()}
+		Arms: r.arms, Flags: r.opts.flags, Shard: r.shard.String(), Engine: r.meter.engine.Name(),
+		Answer: r.meter.answer, Server: r.meter.server}
+	if h, ok := r.meter.engine.(*engine.HTTP); ok {
+		rep.Config.Model, rep.Config.API, rep.Config.Endpoints = h.Model(), h.API(), h.Endpoints()
+		rep.Config.Tolerance = r.meter.tolerance
+		// the flags record, like the config block, shows endpoints with user info redacted
+		if _, ok := rep.Config.Flags["endpoint"]; ok {
+			rep.Config.Flags["endpoint"] = "[" + strings.Join(h.Endpoints(), ",") + "]"
+		}
+	}
 	for _, in := range load.Inputs {
 		rep.Config.Inputs = append(rep.Config.Inputs, describeInput(in))
 	}
