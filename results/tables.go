@@ -217,7 +217,7 @@ func SummaryTable(r *Report) Table {
 		if compared {
 			cell := "-"
 			if s.Compared > 0 {
-				cell = fmt.Sprintf("%+d (|Σ| %s over %d)", s.CountDiff, Thousands(s.AbsCountDiff), s.Compared)
+				cell = fmt.Sprintf("%+d (absolute %s over %d cases)", s.CountDiff, Thousands(s.AbsCountDiff), s.Compared)
 			}
 			row = append(row, cell)
 		}

@@ -1,15 +1,17 @@
 package cli
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/strata-eval/strata-eval/engine"
+	"github.com/strata-eval/strata-eval/measure"
 )
 
 // engineNames lists the values of --engine.
-func engineNames() []string { return []string{"offline", "http"} }
+func engineNames() []string { return []string{"offline", "http", "llama"} }
 
 // liveOptions are the flags of the live engines (answers, servers, the response cache, the
 // expectations sidecar).
@@ -28,11 +30,14 @@ type liveOptions struct {
 	Expect      string
 	Tolerance   float64
 	Reference   string
+	// LlamaLib and GPULayers configure the in-process llama.cpp engine.
+	LlamaLib  string
+	GPULayers string
 }
 
 // addLiveFlags registers the live-engine flags on a command's flag set.
 func addLiveFlags(f *pflag.FlagSet, o *liveOptions) {
-	f.StringVar(&o.Model, "model", "", "model name the http engine sends (default \"default\")")
+	f.StringVar(&o.Model, "model", "", "the http engine: model name it sends (default \"default\"); the llama engine: the GGUF model file")
 	f.StringVar(&o.API, "api", engine.APIOpenAI, "protocol of the http engine: openai (Chat Completions) or anthropic (Messages)")
 	f.StringVar(&o.APIKeyEnv, "api-key-env", engine.DefaultAPIKeyEnv, "environment variable holding the server's API key (never printed)")
 	f.BoolVar(&o.Answer, "answer", false, "ask the model to answer each request, and score answers that have an expectation")
@@ -46,6 +51,8 @@ func addLiveFlags(f *pflag.FlagSet, o *liveOptions) {
 	f.StringVar(&o.Expect, "expect", "", "expectations sidecar (JSON or YAML): case or conversation id → {question, scorer, answer}")
 	f.Float64Var(&o.Tolerance, "divergence-tolerance", 0.01, "a verbatim arm diverges when its count differs from the reference arm's by more than this fraction")
 	f.StringVar(&o.Reference, "reference-arm", "after", "arm a verbatim arm's server count is compared with")
+	f.StringVar(&o.LlamaLib, "llama-lib", "", "folder of the llama.cpp libraries for --engine llama (default $"+engine.LlamaLibEnv+", then what `make llama-libs` fetched)")
+	f.StringVar(&o.GPULayers, "gpu-layers", "all", "layers the llama engine puts on the GPU: all, none or a count")
 }
 
 // newEngine returns the engine --engine names. The offline engine is always built: it
@@ -56,8 +63,29 @@ func newEngine(o *ReplayOptions, off *engine.Offline) (engine.Engine, error) {
 		return off, nil
 	case "http":
 		return newHTTPEngine(o)
+	case "llama":
+		return newLlamaEngine(o)
 	}
-	return nil, usageErrorf("--engine %q: unknown (known: offline, http)", o.Engine)
+	return nil, usageErrorf("--engine %q: unknown (known: offline, http, llama)", o.Engine)
+}
+
+// newLlamaEngine loads llama.cpp in process with the GGUF model of --model. The libraries
+// are loaded only here, so every other command runs without them.
+func newLlamaEngine(o *ReplayOptions) (*engine.Llama, error) {
+	if o.Live.Model == "" {
+		return nil, usageErrorf("--engine llama needs --model FILE.gguf")
+	}
+	layers, err := engine.ParseGPULayers(o.Live.GPULayers)
+	if err != nil {
+		return nil, usageErrorf("--gpu-layers: %v", err)
+	}
+	l, err := engine.NewLlama(engine.LlamaConfig{Model: o.Live.Model, LibDir: o.Live.LlamaLib, GPULayers: layers,
+		MaxTokens: o.Live.MaxTokens, ContextSize: o.Context, MMProj: o.MMProj, Template: o.Template, Vision: o.Vision,
+		Rows: measure.RowOptions{MinTokens: o.MinTokens, MaxTokens: o.MaxTokens}})
+	if err != nil {
+		return nil, fmt.Errorf("--engine llama: %w", err)
+	}
+	return l, nil
 }
 
 // newHTTPEngine builds the http engine of --endpoint and the live flags.

@@ -70,6 +70,16 @@ func newMeter(o *ReplayOptions) (*meter, error) {
 			m.context, m.server = info.Context, info.Build
 		}
 	}
+	if l, ok := m.engine.(*engine.Llama); ok {
+		info := l.Info()
+		m.server = fmt.Sprintf("llama.cpp %s in process, backend %s, device %s, %d/%d layers offloaded", info.Release, info.Backend, info.Device, info.GPULayers, info.Layers)
+		if !info.Multimodal {
+			m.server += "; pictures: " + info.MultimodalNote
+		}
+		if o.Context == 0 {
+			m.context = info.Context
+		}
+	}
 	m.templateName, m.visionName = off.TemplateName(), off.Family().Name
 	if m.context == 0 {
 		m.context = defaultContext
