@@ -1,0 +1,68 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/strata-eval/strata-eval/engine"
+	"github.com/strata-eval/strata-eval/internal/tinymodel"
+	"github.com/strata-eval/strata-eval/results"
+)
+
+// TestReplayLlamaEngine replays two samples with the in-process llama.cpp engine on a tiny
+// random-weight qwen3 model: llama.cpp's counts equal the computed ones, and the report names
+// the backend that ran them. Skipped when the libraries or the tokenizer are absent.
+func TestReplayLlamaEngine(t *testing.T) {
+	root, err := tinymodel.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	libs := os.Getenv(engine.LlamaLibEnv)
+	if libs == "" {
+		libs = filepath.Join(root, ".cache", "llama-libs", "linux-x64")
+	}
+	if libs, err = engine.FindLlamaLibs(libs); err != nil {
+		t.Skipf("llama.cpp libraries absent: %v", err)
+	}
+	tok, err := tinymodel.FindTokenizer()
+	if err != nil {
+		t.Skipf("Qwen3 tokenizer absent: %v", err)
+	}
+	model, err := tinymodel.EnsureQwen3(filepath.Join(root, ".cache", "tinymodel"), tok, tinymodel.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	var out, errOut bytes.Buffer
+	code := Run(context.Background(), []string{"replay", "--engine", "llama", "--model", model, "--llama-lib", libs, "--tokenizer", tok,
+		"--arms", "before,after", "--answer", "--max-tokens", "4", "--format", "csv", "--out", dir,
+		filepath.Join(root, "corpora", "samples", "openai-chat-text-only.json"),
+		filepath.Join(root, "corpora", "samples", "openai-chat-tiny-png.json")}, &IOStreams{Out: &out, ErrOut: &errOut})
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r results.Report
+	if err := json.Unmarshal(raw, &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Config.Engine != "llama" || !strings.Contains(r.Config.Server, "llama.cpp") || !strings.Contains(r.Config.Server, "backend") {
+		t.Errorf("config names engine %q, server %q", r.Config.Engine, r.Config.Server)
+	}
+	if len(r.Cases) != 2 {
+		t.Fatalf("%d cases, want 2", len(r.Cases))
+	}
+	for _, s := range r.Summary {
+		if s.Compared == 0 || s.CountDiff != 0 {
+			t.Errorf("arm %s: llama.cpp's counts differ from the computed ones by %+d over %d cases", s.Arm, s.CountDiff, s.Compared)
+		}
+	}
+}
