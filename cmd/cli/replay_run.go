@@ -81,6 +81,8 @@ func (r *replayRun) execute(ctx context.Context, format corpora.Format) (*loadRe
 		}()
 	}
 	var writeErr error
+	progress := newCaseProgress(r.opts.IO.ErrOut, r.opts.IO.ErrIsTerminal)
+	defer progress.finish()
 	writerDone := make(chan struct{})
 	go func() {
 		defer close(writerDone)
@@ -96,6 +98,7 @@ func (r *replayRun) execute(ctx context.Context, format corpora.Format) (*loadRe
 				delete(pending, next)
 				next++
 				r.cases = append(r.cases, c)
+				progress.done()
 				if r.casesOut != nil && writeErr == nil && !c.resumed && !c.cancelled {
 					writeErr = writeJSONLine(r.casesOut, c.c)
 				}
