@@ -51,7 +51,7 @@ func addLiveFlags(f *pflag.FlagSet, o *liveOptions) {
 	f.StringVar(&o.Expect, "expect", "", "expectations sidecar (JSON or YAML): case or conversation id → {question, scorer, answer}")
 	f.Float64Var(&o.Tolerance, "divergence-tolerance", 0.01, "a verbatim arm diverges when its count differs from the reference arm's by more than this fraction")
 	f.StringVar(&o.Reference, "reference-arm", "after", "arm a verbatim arm's server count is compared with")
-	f.StringVar(&o.LlamaLib, "llama-lib", "", "folder of the llama.cpp libraries for --engine llama (default $"+engine.LlamaLibEnv+", then what `make llama-libs` fetched)")
+	f.StringVar(&o.LlamaLib, "llama-lib", "", "folder of the llama.cpp libraries for --engine llama (default $"+engine.LlamaLibEnv+", then what make llama-libs fetched)")
 	f.StringVar(&o.GPULayers, "gpu-layers", "all", "layers the llama engine puts on the GPU: all, none or a count")
 }
 
