@@ -36,6 +36,9 @@ type meter struct {
 	reference string
 	// server describes a live server (its build, from /props).
 	server string
+	// blind, when set, says why no pixels reach the model with this engine (rows are still
+	// estimated, so the counts show what a multimodal build would take).
+	blind string
 }
 
 // live says whether the engine is not the offline one.
@@ -75,6 +78,7 @@ func newMeter(o *ReplayOptions) (*meter, error) {
 		m.server = fmt.Sprintf("llama.cpp %s in process, backend %s, device %s, %d/%d layers offloaded", info.Release, info.Backend, info.Device, info.GPULayers, info.Layers)
 		if !info.Multimodal {
 			m.server += "; pictures: " + info.MultimodalNote
+			m.blind = "the llama engine has no multimodal library: " + info.MultimodalNote
 		}
 		if o.Context == 0 {
 			m.context = info.Context
@@ -159,6 +163,9 @@ func (m *meter) measure(ctx context.Context, arm replay.Arm, res *replay.Result,
 				pic.Rows, pic.Markers, pic.Family = rows.Rows, rows.Markers, m.family.Name
 			}
 			ac.SeesPicture = ac.Fits
+			if m.blind != "" {
+				pic.SeenByModel, pic.Reason, ac.SeesPicture = false, m.blind, false
+			}
 		}
 		ac.Pictures = append(ac.Pictures, pic)
 	}
