@@ -459,24 +459,6 @@ func TruncateMCPText(s string) string {
 	omitted := n - head - tail
 	return string(runes[:head]) +
 		fmt.Sprintf("\n\n... [MCP RESULT TRUNCATED - %s chars omitted out of %s total] ...\n\n",
-			metaThousands(int64(omitted)), metaThousands(int64(n))) +
+			FormatCount(int64(omitted)), FormatCount(int64(n))) +
 		string(runes[n-tail:])
-}
-
-// metaThousands formats n with comma thousands separators.
-func metaThousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
 }

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/strata-eval/strata-eval/replay"
 )
 
 // Table is a titled grid of cells, built without I/O and rendered by the Write functions.
@@ -16,25 +18,9 @@ type Table struct {
 	Right []bool
 }
 
-// Thousands formats n with comma thousands separators: 1528438 → "1,528,438".
-func Thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	if neg {
-		s = s[1:]
-	}
-	var b strings.Builder
-	for i, r := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
+// Thousands formats n with comma thousands separators: 1528438 → "1,528,438" (the same
+// digits the replay notes print, replay.FormatCount).
+func Thousands(n int64) string { return replay.FormatCount(n) }
 
 func plural(n int, one, many string) string {
 	if n == 1 {
