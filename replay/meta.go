@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/strata-eval/strata-eval/corpora"
 )
 
 // MCPHardResultCapChars is the source agent's hard cap on an MCP result's text, in code points
@@ -449,16 +451,12 @@ func pyJSONEqual(a, b any, _ string) bool {
 // TruncateMCPText applies the source agent's MCP hard cap (gate-and-mcp-images.md §6): text
 // over MCPHardResultCapChars code points keeps 40% head and 60% tail around a notice.
 func TruncateMCPText(s string) string {
-	n := utf8.RuneCountInString(s)
-	if n <= MCPHardResultCapChars {
+	if utf8.RuneCountInString(s) <= MCPHardResultCapChars {
 		return s
 	}
-	head := int(0.4 * MCPHardResultCapChars)
-	tail := MCPHardResultCapChars - head
-	runes := []rune(s)
-	omitted := n - head - tail
-	return string(runes[:head]) +
-		fmt.Sprintf("\n\n... [MCP RESULT TRUNCATED - %s chars omitted out of %s total] ...\n\n",
-			FormatCount(int64(omitted)), FormatCount(int64(n))) +
-		string(runes[n-tail:])
+	// Over the cap, bytes that are not UTF-8 become U+FFFD (one per byte), as the cut counts
+	// them.
+	parts := []corpora.Part{{Kind: corpora.PartText, Text: string([]rune(s))}}
+	capMCPText(parts, MCPHardResultCapChars)
+	return parts[0].Text
 }
