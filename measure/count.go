@@ -1,14 +1,14 @@
 package measure
 
 import (
-	"crypto/sha256"
+	"encoding/binary"
 	"fmt"
+	"hash/maphash"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
-	"unsafe"
 
 	"github.com/strata-eval/strata-eval/corpora"
 )
@@ -26,15 +26,34 @@ type TextCount struct {
 
 // Counter counts the text tokens of requests with one tokenizer and one chat template. Runs
 // of text met before (a conversation re-sends its whole history every turn) are counted once:
-// results are cached by the SHA-256 of the text. A Counter is safe for concurrent use.
+// results are cached by a 128-bit keyed hash of the text (see textKey). A long run is cut into
+// content-defined chunks at provable piece boundaries (see nextChunk), each cached on its own,
+// so a megabyte of base64 embedded in differing text (the same screenshot in another tool
+// result) is still counted once. A Counter is safe for concurrent use.
 type Counter struct {
 	tok      Tokenizer
 	template Template
+	// chunkable says whether long runs may be cut into chunks: the tokenizer is this package's
+	// byte-level BPE, whose pre-tokenizers the cut rules are proven for.
+	chunkable bool
+	// seeds key the two 64-bit halves of the cache key; random per Counter.
+	seeds [2]maphash.Seed
 
 	mu     sync.RWMutex
-	cache  map[[sha256.Size]byte]int
+	cache  map[textKey]int
 	hits   atomic.Int64
 	misses atomic.Int64
+}
+
+// textKey identifies a run of text in the cache: its length and two 64-bit maphash values
+// under independent random seeds. maphash is keyed (AES-based on amd64/arm64) and the seeds are
+// drawn per process, so inputs cannot be crafted to collide; for two distinct texts of equal
+// length the chance that both halves collide is about 2⁻¹²⁸, and with at most maxCacheEntries
+// (2²⁰) entries and 2⁴⁰ look-ups the chance of any wrong count stays below 2⁻⁶⁸. It hashes at
+// memory speed where SHA-256 took 5% of a replay.
+type textKey struct {
+	lo, hi uint64
+	n      int
 }
 
 // Cache limits: runs shorter than minCachedRun are counted directly (hashing would cost as
@@ -46,7 +65,9 @@ const (
 
 // NewCounter returns a Counter for a tokenizer and a chat template.
 func NewCounter(tok Tokenizer, template Template) *Counter {
-	return &Counter{tok: tok, template: template, cache: map[[sha256.Size]byte]int{}}
+	_, chunkable := tok.(*BPETokenizer)
+	return &Counter{tok: tok, template: template, chunkable: chunkable,
+		seeds: [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}, cache: map[textKey]int{}}
 }
 
 // Tokenizer returns the counter's tokenizer.
@@ -139,13 +160,27 @@ func safeCut(before, after string) bool {
 	return r != '/' && !unicode.IsSpace(r)
 }
 
-// countRun counts one run of ordinary text through the cache.
+// countRun counts one run of ordinary text through the cache; a long run is counted chunk by
+// chunk (see nextChunk), which gives the same total.
 func (c *Counter) countRun(text string) int {
+	if !c.chunkable || len(text) < minChunkedRun {
+		return c.countCached(text)
+	}
+	n := 0
+	for len(text) > 0 {
+		end := nextChunk(text, chunkSelectBits)
+		n += c.countCached(text[:end])
+		text = text[end:]
+	}
+	return n
+}
+
+// countCached counts one run or chunk through the cache.
+func (c *Counter) countCached(text string) int {
 	if len(text) < minCachedRun {
 		return c.tok.Count(text)
 	}
-	// Hash the string's bytes in place: converting a megabyte of base64 to []byte would copy it.
-	key := sha256.Sum256(unsafe.Slice(unsafe.StringData(text), len(text)))
+	key := textKey{lo: maphash.String(c.seeds[0], text), hi: maphash.String(c.seeds[1], text), n: len(text)}
 	c.mu.RLock()
 	n, ok := c.cache[key]
 	c.mu.RUnlock()
@@ -162,4 +197,59 @@ func (c *Counter) countRun(text string) int {
 	c.cache[key] = n
 	c.mu.Unlock()
 	return n
+}
+
+// Chunking of long runs: runs of at least minChunkedRun bytes are cut at the candidate cut
+// points (see isChunkCut) whose 8-byte window hashes to zero in its top chunkSelectBits bits
+// (1 in 1024: about 8 KiB of base64 per chunk). The choice depends only on the bytes around
+// the cut, never on where the run or the previous chunk began, so the same content is cut the
+// same way wherever it appears.
+const (
+	minChunkedRun   = 32 << 10
+	chunkSelectBits = 10
+)
+
+// nextChunk returns the end of the first chunk of text: the first selected cut point, or
+// len(text). selectBits 0 selects every candidate (tests).
+func nextChunk(text string, selectBits uint) int {
+	for i := 8; i < len(text); i++ {
+		// Every cut follows a digit or a newline: skip other bytes at a compare each.
+		if prev := text[i-1]; prev-'0' > 9 && prev != '\n' || !isChunkCut(text, i) {
+			continue
+		}
+		if selectBits == 0 {
+			return i
+		}
+		if h := binary.LittleEndian.Uint64([]byte(text[i-8:i])) * 0x9E3779B97F4A7C15; h>>(64-selectBits) == 0 {
+			return i
+		}
+	}
+	return len(text)
+}
+
+// isChunkCut reports whether counting text[:i] and text[i:] apart provably gives the tokens of
+// text, for every pre-tokenizer of this package (o200k, cl100k/Llama 3, Qwen2, GPT-2), with
+// NFC or not, valid UTF-8 or not. Two kinds of cut qualify:
+//
+//   - an ASCII digit followed by an ASCII letter: no pattern alternative holds both a digit
+//     and a letter (the optional one-rune prefix of the letter alternatives excludes \p{N}, the
+//     number alternative holds numbers only, the punctuation and space alternatives neither),
+//     so the letter starts a piece; the digit run before it ends there with or without the
+//     letter behind it (every run that stops at a digit or letter stops at end of text too).
+//     Both bytes are ASCII, so U+FFFD replacement of invalid bytes and NFC (an ASCII letter
+//     never composes with what precedes it) act the same on each side;
+//   - the cut of safeCut: a "\n" followed by a rune that is neither white space nor '/'.
+func isChunkCut(text string, i int) bool {
+	b, prev := text[i], text[i-1]
+	if prev >= '0' && prev <= '9' {
+		return (b|0x20) >= 'a' && (b|0x20) <= 'z'
+	}
+	if prev != '\n' {
+		return false
+	}
+	if b < utf8.RuneSelf {
+		return b != '/' && b != ' ' && (b < '\t' || b > '\r')
+	}
+	r, _ := utf8.DecodeRuneInString(text[i:])
+	return !unicode.IsSpace(r)
 }

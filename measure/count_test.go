@@ -1,0 +1,197 @@
+package measure
+
+import (
+	"encoding/base64"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/strata-eval/strata-eval/corpora"
+)
+
+// chunkTokenizers are the tokenizers the chunk cut rules are checked against: both tiktoken
+// encodings, and Qwen3 (Qwen2 pre-tokenizer, NFC) when its tokenizer.json was fetched.
+func chunkTokenizers(t *testing.T) []*BPETokenizer {
+	toks := []*BPETokenizer{ourTiktoken(t, "o200k_base"), ourTiktoken(t, "cl100k_base")}
+	if _, err := os.Stat(qwen3TokenizerPath()); err == nil {
+		toks = append(toks, qwen3(t))
+	}
+	return toks
+}
+
+// logLikeText is a build log: timestamps, words, paths, numbers, one line after another.
+func logLikeText(r *rand.Rand, n int) string {
+	words := strings.Fields("build step compile FAIL warning error github.com/acme/dash handler.go:42 200 404 GET 5xx 3d 10ms v1.2.3rc1")
+	var b strings.Builder
+	for line := 0; b.Len() < n; line++ {
+		fmt.Fprintf(&b, "2026-11-30T09:%02d:%02d.%03dZ ", line/60%60, line%60, line%1000)
+		for i := 0; i < 6; i++ {
+			b.WriteString(words[r.IntN(len(words))])
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "#%d\n", r.IntN(100000))
+	}
+	return b.String()
+}
+
+// countChunked counts text cut at every candidate cut point.
+func countChunked(tok *BPETokenizer, text string) (count, chunks int) {
+	for len(text) > 0 {
+		end := nextChunk(text, 0)
+		count += tok.Count(text[:end])
+		text = text[end:]
+		chunks++
+	}
+	return count, chunks
+}
+
+func TestChunkCutsAreExact(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	raw := make([]byte, 6000)
+	for i := range raw {
+		raw[i] = byte(r.Uint32())
+	}
+	texts := map[string]string{
+		"base64":  base64.StdEncoding.EncodeToString(raw),
+		"log":     logLikeText(r, 8000),
+		"english": englishText(r, 6000),
+		"mixed":   "9Ab 1日本 5É 7ǅx 3\u0301a 4'll 0ſ 2K 8a\n/x\n y\n\tz\n日\n\u00a0q\n\u0085w\nend\r\n5\n\n9z",
+		"invalid": "12\xffab3\xe2\x82cd4\xc0\xafef\n\xff\n\x80x9\x80y",
+	}
+	for i := 0; i < 200; i++ {
+		texts[fmt.Sprintf("random%d", i)] = randomText(r, 1+r.IntN(80)) + "7" + randomText(r, 1+r.IntN(80))
+	}
+	for _, tok := range chunkTokenizers(t) {
+		totalChunks := 0
+		for name, text := range texts {
+			got, chunks := countChunked(tok, text)
+			totalChunks += chunks
+			if want := tok.Count(text); got != want {
+				t.Errorf("%s, %s: %d chunks count %d tokens, the whole text %d", tok.Name(), name, chunks, got, want)
+			}
+		}
+		if totalChunks < 1500 {
+			t.Errorf("%s: only %d chunks tried", tok.Name(), totalChunks)
+		}
+	}
+}
+
+func TestIsChunkCut(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		at   int
+		want bool
+	}{
+		{"x5a", 2, true}, {"x5Z", 2, true}, {"x5_", 2, false}, {"x55", 2, false}, {"xa5", 2, false},
+		{"x5@", 2, false}, {"x5`", 2, false}, {"x5[", 2, false}, {"x5{", 2, false},
+		{"a\nb", 2, true}, {"a\n/", 2, false}, {"a\n ", 2, false}, {"a\n\t", 2, false}, {"a\n\n", 2, false},
+		{"a\n日", 2, true}, {"a\n\u00a0", 2, false}, {"a\n\u3000", 2, false}, {"a\n\xff", 2, true},
+		{"a\rb", 2, false}, {"a b", 2, false},
+	} {
+		if got := isChunkCut(tc.text, tc.at); got != tc.want {
+			t.Errorf("isChunkCut(%q, %d) = %v, want %v", tc.text, tc.at, got, tc.want)
+		}
+	}
+}
+
+func TestNextChunkIsContentDefined(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	raw := make([]byte, 600_000)
+	for i := range raw {
+		raw[i] = byte(r.Uint32())
+	}
+	blob := base64.StdEncoding.EncodeToString(raw)
+	cuts := func(text string) map[string]bool {
+		out := map[string]bool{}
+		for len(text) > 0 {
+			end := nextChunk(text, chunkSelectBits)
+			out[text[:end]] = true
+			text = text[end:]
+		}
+		return out
+	}
+	a := cuts(`[{"type":"text","text":"Captured build 17"},{"data":"` + blob + `"}]`)
+	b := cuts(`[{"type":"text","text":"Captured the viewport of build 123456"},{"data":"` + blob + `"}]`)
+	shared := 0
+	for c := range b {
+		if a[c] {
+			shared++
+		}
+	}
+	// 800 kB of base64 in chunks of about 8 KiB: all but the first and last are shared.
+	if len(b) < 50 || len(b) > 200 || shared < len(b)-2 {
+		t.Errorf("%d chunks, %d of them shared with the other text", len(b), shared)
+	}
+}
+
+func TestCounterChunksLongRuns(t *testing.T) {
+	tok := ourTiktoken(t, "o200k_base")
+	r := rand.New(rand.NewPCG(15, 16))
+	raw := make([]byte, 300_000)
+	for i := range raw {
+		raw[i] = byte(r.Uint32())
+	}
+	blob := base64.StdEncoding.EncodeToString(raw)
+	c := NewCounter(tok, chatMLTemplate{})
+	for i, wrap := range []string{"Captured build %d as PNG: %s", "Here is screenshot %d (PNG), data: %s", "log %d\n" + logLikeText(r, 50_000) + "%s"} {
+		text := fmt.Sprintf(wrap, i, blob)
+		msgs := []corpora.Message{{Role: corpora.RoleTool, Parts: []corpora.Part{textPart(text)}}}
+		got, err := c.CountRequest(msgs, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fresh, _ := NewCounter(&plainCounter{tok}, chatMLTemplate{}).CountRequest(msgs, nil)
+		if got.Tokens != fresh.Tokens {
+			t.Errorf("text %d: chunked count %d, unchunked %d", i, got.Tokens, fresh.Tokens)
+		}
+	}
+	hits, misses := c.CacheStats()
+	// 400 kB of base64 in ~8 KiB chunks: the second and third texts find nearly all of them.
+	if hits < 80 || misses > hits {
+		t.Errorf("cache hits %d, misses %d: the shared base64 was not found again", hits, misses)
+	}
+}
+
+// plainCounter hides the *BPETokenizer type, so a Counter over it never chunks.
+type plainCounter struct{ *BPETokenizer }
+
+func BenchmarkCountRunChunked(b *testing.B) {
+	tok := ourTiktoken(b, "o200k_base")
+	r := rand.New(rand.NewPCG(17, 18))
+	raw := make([]byte, 1_500_000)
+	for i := range raw {
+		raw[i] = byte(r.Uint32())
+	}
+	text := base64.StdEncoding.EncodeToString(raw)
+	c := NewCounter(tok, chatMLTemplate{})
+	want := tok.Count(text)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		if got := c.countRun(text); got != want {
+			b.Fatalf("countRun = %d, want %d", got, want)
+		}
+	}
+}
+
+func FuzzChunkCuts(f *testing.F) {
+	for _, s := range edgeCases {
+		f.Add(s + "9a" + s)
+	}
+	f.Add("12ab\n34\ncd5\xffe")
+	toks := []*BPETokenizer{ourTiktoken(f, "o200k_base"), ourTiktoken(f, "cl100k_base")}
+	f.Fuzz(func(t *testing.T, text string) {
+		for _, tok := range toks {
+			if got, want := countChunkedOnly(tok, text), tok.Count(text); got != want {
+				t.Fatalf("%s: chunks count %d, whole text %d (%q)", tok.Name(), got, want, text)
+			}
+		}
+	})
+}
+
+func countChunkedOnly(tok *BPETokenizer, text string) int {
+	n, _ := countChunked(tok, text)
+	return n
+}
