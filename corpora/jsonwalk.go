@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -360,11 +362,106 @@ func jwUnquote(q []byte) (string, error) {
 	if bytes.IndexByte(inner, '\\') < 0 {
 		return string(inner), nil
 	}
+	if s, ok := jwUnescape(inner); ok {
+		return s, nil
+	}
 	var s string
 	if err := json.Unmarshal(q, &s); err != nil {
 		return "", err
 	}
 	return s, nil
+}
+
+// jwUnescape decodes the escapes of a JSON string's inner bytes in one pass, with one
+// allocation, the way encoding/json does (a lone or broken UTF-16 surrogate becomes U+FFFD).
+// It declines (ok false) what encoding/json would reject or repair: a control byte, a bad
+// escape, invalid UTF-8; the caller then asks encoding/json for the error or the repair.
+// A stringified multi-megabyte tool result is all escapes of quotes: this is what reads it.
+func jwUnescape(inner []byte) (string, bool) {
+	if !utf8.Valid(inner) {
+		return "", false
+	}
+	var out strings.Builder // String() hands over the buffer: the text is copied once
+	out.Grow(len(inner))
+	for len(inner) > 0 {
+		k := bytes.IndexByte(inner, '\\')
+		if k < 0 {
+			k = len(inner)
+		}
+		for _, c := range inner[:k] {
+			if c < 0x20 {
+				return "", false
+			}
+		}
+		out.Write(inner[:k])
+		inner = inner[k:]
+		if len(inner) == 0 {
+			break
+		}
+		if len(inner) < 2 {
+			return "", false
+		}
+		switch c := inner[1]; c {
+		case '"', '\\', '/':
+			out.WriteByte(c)
+		case 'b':
+			out.WriteByte('\b')
+		case 'f':
+			out.WriteByte('\f')
+		case 'n':
+			out.WriteByte('\n')
+		case 'r':
+			out.WriteByte('\r')
+		case 't':
+			out.WriteByte('\t')
+		case 'u':
+			r, ok := jwHex4(inner[2:])
+			if !ok {
+				return "", false
+			}
+			inner = inner[6:]
+			if utf16.IsSurrogate(r) {
+				if len(inner) >= 6 && inner[0] == '\\' && inner[1] == 'u' {
+					if r2, ok := jwHex4(inner[2:]); ok {
+						if dec := utf16.DecodeRune(r, r2); dec != unicode.ReplacementChar {
+							out.WriteRune(dec)
+							inner = inner[6:]
+							continue
+						}
+					}
+				}
+				r = unicode.ReplacementChar
+			}
+			out.WriteRune(r)
+			continue
+		default:
+			return "", false
+		}
+		inner = inner[2:]
+	}
+	return out.String(), true
+}
+
+// jwHex4 reads the four hex digits of a \u escape.
+func jwHex4(b []byte) (rune, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		r = r*16 + rune(c)
+	}
+	return r, true
 }
 
 // jwNodeAt returns the innermost value of root whose bytes contain index off of root.raw.
