@@ -34,6 +34,14 @@ func isTagRune(r rune) bool { return r >= tagFirst && r <= tagLast }
 // agent (variant B, gate-and-mcp-images.md §4.3). Text without TAG characters comes out
 // unchanged; in text with TAG characters, bytes that are not valid UTF-8 become U+FFFD.
 func StripTags(s string) string {
+	return stripTags(s, pinnedFlagLen)
+}
+
+// stripTags removes TAG characters from s, keeping a WAVING BLACK FLAG together with the
+// tag sequence after it when keptLen gives that sequence a length (0: not kept). Text without
+// TAG characters comes out unchanged; in text with TAG characters, bytes that are not valid
+// UTF-8 become U+FFFD.
+func stripTags(s string, keptLen func(rest string) int) string {
 	if !hasTagChars(s) {
 		return s
 	}
@@ -43,7 +51,7 @@ func StripTags(s string) string {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
 		case r == blackFlagBase && size == 4:
-			if n := pinnedFlagLen(s[i+size:]); n > 0 {
+			if n := keptLen(s[i+size:]); n > 0 {
 				b.WriteString(s[i : i+size+n])
 				i += size + n
 				continue
@@ -92,30 +100,7 @@ func pinnedFlagLen(s string) int {
 // U+E0020–U+E007E and then U+E007F, whatever the payload, and removes every other TAG
 // character. It is kept for comparison; StripTags is the rule applied to model-bound text.
 func StripTagsShapePreserving(s string) string {
-	if !hasTagChars(s) {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s))
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == blackFlagBase && size == 4:
-			if n := tagSequenceLen(s[i+size:]); n > 0 {
-				b.WriteString(s[i : i+size+n])
-				i += size + n
-				continue
-			}
-			b.WriteString(s[i : i+size])
-		case isTagRune(r):
-		case r == utf8.RuneError && size == 1:
-			b.WriteString("\ufffd")
-		default:
-			b.WriteString(s[i : i+size])
-		}
-		i += size
-	}
-	return b.String()
+	return stripTags(s, tagSequenceLen)
 }
 
 // tagSequenceLen returns the byte length of one or more tag-spec characters followed by
