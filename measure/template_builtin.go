@@ -25,6 +25,46 @@ func toolCallJSON(c *corpora.ToolCall, argsKey string) string {
 	return `{"name": ` + pyString(c.Name) + `, "` + argsKey + `": ` + args + `}`
 }
 
+// toolCallJSONs returns toolCallJSON of each of a message's tool calls.
+func toolCallJSONs(m corpora.Message, argsKey string) []string {
+	var out []string
+	for _, c := range toolCalls(m) {
+		out = append(out, toolCallJSON(c, argsKey))
+	}
+	return out
+}
+
+// toolJSONs returns toolJSON of each declared tool.
+func toolJSONs(tools []corpora.ToolDef, indent int) ([]string, error) {
+	out := make([]string, 0, len(tools))
+	for _, t := range tools {
+		j, err := toolJSON(t, indent)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, j)
+	}
+	return out, nil
+}
+
+// chatMLToolsSystem opens the ChatML system turn that declares tools: the system message's
+// content (when msgs starts with one) and a blank line, then header and one JSON line per
+// tool. It returns the messages still to render; the caller closes the turn.
+func chatMLToolsSystem(w *segmentWriter, msgs []corpora.Message, tools []corpora.ToolDef, header string) ([]corpora.Message, error) {
+	js, err := toolJSONs(tools, 0)
+	if err != nil {
+		return nil, err
+	}
+	w.special("<|im_start|>system\n")
+	if len(msgs) > 0 && msgs[0].Role == corpora.RoleSystem {
+		writeContent(w, flattenContent(msgs[0]), qwenImageMarker, false)
+		w.text("\n\n")
+		msgs = msgs[1:]
+	}
+	w.text(header + "\n" + strings.Join(js, "\n"))
+	return msgs, nil
+}
+
 // qwenTemplate is the Qwen2.5 / Qwen3 template (tokenizer_config.json of Qwen3): ChatML turns,
 // a "# Tools" system block, <tool_call> framing in assistant turns, and consecutive tool
 // results grouped in one user turn as <tool_response> blocks. Reasoning from earlier turns is
@@ -37,19 +77,10 @@ func (qwenTemplate) Render(msgs []corpora.Message, tools []corpora.ToolDef) ([]S
 	w := &segmentWriter{}
 	rest := msgs
 	if len(tools) > 0 {
-		w.special("<|im_start|>system\n")
-		if len(msgs) > 0 && msgs[0].Role == corpora.RoleSystem {
-			writeContent(w, flattenContent(msgs[0]), qwenImageMarker, false)
-			w.text("\n\n")
-			rest = msgs[1:]
-		}
-		w.text("# Tools\n\nYou may call one or more functions to assist with the user query.\n\nYou are provided with function signatures within <tools></tools> XML tags:\n<tools>")
-		for _, t := range tools {
-			j, err := toolJSON(t, 0)
-			if err != nil {
-				return nil, err
-			}
-			w.text("\n" + j)
+		var err error
+		rest, err = chatMLToolsSystem(w, msgs, tools, "# Tools\n\nYou may call one or more functions to assist with the user query.\n\nYou are provided with function signatures within <tools></tools> XML tags:\n<tools>")
+		if err != nil {
+			return nil, err
 		}
 		w.text("\n</tools>\n\nFor each function call, return a json object with function name and arguments within ")
 		w.special("<tool_call></tool_call>")
@@ -68,12 +99,12 @@ func (qwenTemplate) Render(msgs []corpora.Message, tools []corpora.ToolDef) ([]S
 			w.special("<|im_start|>assistant\n")
 			writeContent(w, flattenContent(m), qwenImageMarker, false)
 			hasContent := contentText(m) != ""
-			for j, c := range toolCalls(m) {
+			for j, c := range toolCallJSONs(m, "arguments") {
 				if j > 0 || hasContent {
 					w.text("\n")
 				}
 				w.special("<tool_call>")
-				w.text("\n" + toolCallJSON(c, "arguments") + "\n")
+				w.text("\n" + c + "\n")
 				w.special("</tool_call>")
 			}
 			w.special("<|im_end|>\n")
@@ -117,19 +148,9 @@ func (chatMLTemplate) Render(msgs []corpora.Message, tools []corpora.ToolDef) ([
 	w := &segmentWriter{}
 	rest := msgs
 	if len(tools) > 0 {
-		w.special("<|im_start|>system\n")
-		if len(msgs) > 0 && msgs[0].Role == corpora.RoleSystem {
-			writeContent(w, flattenContent(msgs[0]), qwenImageMarker, false)
-			w.text("\n\n")
-			rest = msgs[1:]
-		}
-		w.text("Tools:")
-		for _, t := range tools {
-			j, err := toolJSON(t, 0)
-			if err != nil {
-				return nil, err
-			}
-			w.text("\n" + j)
+		var err error
+		if rest, err = chatMLToolsSystem(w, msgs, tools, "Tools:"); err != nil {
+			return nil, err
 		}
 		w.special("<|im_end|>\n")
 	}
@@ -137,11 +158,11 @@ func (chatMLTemplate) Render(msgs []corpora.Message, tools []corpora.ToolDef) ([
 		w.special("<|im_start|>" + string(m.Role) + "\n")
 		items := flattenContent(m)
 		writeContent(w, items, qwenImageMarker, false)
-		for j, c := range toolCalls(m) {
-			if j > 0 || len(items) > 0 {
+		if calls := toolCallJSONs(m, "arguments"); len(calls) > 0 {
+			if len(items) > 0 {
 				w.text("\n")
 			}
-			w.text(toolCallJSON(c, "arguments"))
+			w.text(strings.Join(calls, "\n"))
 		}
 		w.special("<|im_end|>\n")
 	}
@@ -173,11 +194,11 @@ func (llama3Template) Render(msgs []corpora.Message, tools []corpora.ToolDef) ([
 		}
 		if len(tools) > 0 {
 			w.text("\n\nYou have access to the following functions. To call a function, respond with JSON for a function call in the format {\"name\": function name, \"parameters\": dictionary of argument name and its value}. Do not use variables.\n\n")
-			for _, t := range tools {
-				j, err := toolJSON(t, 4)
-				if err != nil {
-					return nil, err
-				}
+			js, err := toolJSONs(tools, 4)
+			if err != nil {
+				return nil, err
+			}
+			for _, j := range js {
 				w.text(j + "\n\n")
 			}
 		}
@@ -190,12 +211,7 @@ func (llama3Template) Render(msgs []corpora.Message, tools []corpora.ToolDef) ([
 		}
 		w.special("<|start_header_id|>" + role + "<|end_header_id|>\n\n")
 		writeContent(w, flattenContent(m), llamaImageMarker, true)
-		for j, c := range toolCalls(m) {
-			if j > 0 {
-				w.text("\n")
-			}
-			w.text(toolCallJSON(c, "parameters"))
-		}
+		w.text(strings.Join(toolCallJSONs(m, "parameters"), "\n"))
 		w.special("<|eot_id|>")
 	}
 	w.special("<|start_header_id|>assistant<|end_header_id|>\n\n")
@@ -219,16 +235,11 @@ func (gemmaTemplate) Render(msgs []corpora.Message, tools []corpora.ToolDef) ([]
 		rest = msgs[1:]
 	}
 	if len(tools) > 0 {
-		var b strings.Builder
-		b.WriteString("Tools:")
-		for _, t := range tools {
-			j, err := toolJSON(t, 0)
-			if err != nil {
-				return nil, err
-			}
-			b.WriteString("\n" + j)
+		js, err := toolJSONs(tools, 0)
+		if err != nil {
+			return nil, err
 		}
-		prefix = append(prefix, contentItem{text: b.String()})
+		prefix = append(prefix, contentItem{text: "Tools:\n" + strings.Join(js, "\n")})
 	}
 	for i, m := range rest {
 		role := "user"
@@ -241,12 +252,7 @@ func (gemmaTemplate) Render(msgs []corpora.Message, tools []corpora.ToolDef) ([]
 			w.text("\n\n")
 		}
 		writeContent(w, flattenContent(m), gemmaImageMarker, true)
-		for j, c := range toolCalls(m) {
-			if j > 0 {
-				w.text("\n")
-			}
-			w.text(toolCallJSON(c, "arguments"))
-		}
+		w.text(strings.Join(toolCallJSONs(m, "arguments"), "\n"))
 		w.special("<end_of_turn>\n")
 	}
 	w.special("<start_of_turn>model\n")
@@ -278,15 +284,11 @@ func (mistralTemplate) Render(msgs []corpora.Message, tools []corpora.ToolDef) (
 			w.special("[/SYSTEM_PROMPT]")
 		case corpora.RoleUser:
 			if i == lastUser && len(tools) > 0 {
-				w.special("[AVAILABLE_TOOLS]")
-				var js []string
-				for _, t := range tools {
-					j, err := toolJSON(t, 0)
-					if err != nil {
-						return nil, err
-					}
-					js = append(js, j)
+				js, err := toolJSONs(tools, 0)
+				if err != nil {
+					return nil, err
 				}
+				w.special("[AVAILABLE_TOOLS]")
 				w.text("[" + strings.Join(js, ", ") + "]")
 				w.special("[/AVAILABLE_TOOLS]")
 			}
@@ -295,13 +297,9 @@ func (mistralTemplate) Render(msgs []corpora.Message, tools []corpora.ToolDef) (
 			w.special("[/INST]")
 		case corpora.RoleAssistant:
 			writeContent(w, flattenContent(m), mistralImageMarker, false)
-			if calls := toolCalls(m); len(calls) > 0 {
+			if calls := toolCallJSONs(m, "arguments"); len(calls) > 0 {
 				w.special("[TOOL_CALLS]")
-				var js []string
-				for _, c := range calls {
-					js = append(js, toolCallJSON(c, "arguments"))
-				}
-				w.text("[" + strings.Join(js, ", ") + "]")
+				w.text("[" + strings.Join(calls, ", ") + "]")
 			}
 			w.special("</s>")
 		case corpora.RoleTool:
