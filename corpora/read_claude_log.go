@@ -41,25 +41,13 @@ func readClaudeDesktopLog(ctx context.Context, name string, r io.Reader, e Emitt
 		return s
 	}
 	lr := newMCPLineReader(r)
-	for {
-		if err := ctx.Err(); err != nil {
-			return &ReadError{Loc: Location{File: name, Line: lr.line}, Err: err}
-		}
-		line, num, off, tooLong, err := lr.next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return &ReadError{Loc: Location{File: name, Line: lr.line + 1}, Err: fmt.Errorf("read: %w", err)}
-		}
-		if tooLong {
-			e.Problem(&ReadError{Loc: Location{File: name, Offset: off}, Err: fmt.Errorf("line %d is longer than %d bytes; skipped", num, mcpMaxLine)})
-			continue
-		}
-		loc := Location{File: name, Line: num}
+	err := lr.each(ctx, name, e, func(line []byte, loc Location, off int64) {
 		if s := claudeLogLine(line, loc, session, fileSkips, e); s != nil {
 			s.bytes += lr.offset - off
 		}
+	})
+	if err != nil {
+		return err
 	}
 	for _, server := range order {
 		s := sessions[server]

@@ -77,6 +77,29 @@ func (lr *mcpLineReader) next() (line []byte, num int, offset int64, tooLong boo
 	return line, lr.line, start, tooLong, nil
 }
 
+// each calls fn with every line of the file name (without its line ending, valid until fn
+// returns) and its location. A line longer than mcpMaxLine is reported to e and skipped. It
+// stops at the end of the file, on a read error or when ctx is done.
+func (lr *mcpLineReader) each(ctx context.Context, name string, e Emitter, fn func(line []byte, loc Location, offset int64)) error {
+	for {
+		if err := ctx.Err(); err != nil {
+			return &ReadError{Loc: Location{File: name, Line: lr.line}, Err: err}
+		}
+		line, num, off, tooLong, err := lr.next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return &ReadError{Loc: Location{File: name, Line: lr.line + 1}, Err: fmt.Errorf("read: %w", err)}
+		}
+		if tooLong {
+			e.Problem(&ReadError{Loc: Location{File: name, Offset: off}, Err: fmt.Errorf("line %d is longer than %d bytes; skipped", num, mcpMaxLine)})
+			continue
+		}
+		fn(line, Location{File: name, Line: num}, off)
+	}
+}
+
 // mcpEnvelopeKeys are the members under which recorders wrap a frame, in the order tried.
 var mcpEnvelopeKeys = []string{"message", "msg", "data", "payload", "frame"}
 
@@ -100,25 +123,13 @@ func mcpDirFromWord(w string) mcpDir {
 func readMCPJSONL(ctx context.Context, name string, r io.Reader, e Emitter) error {
 	sess := newMCPSession(name, name, FormatMCPJSONL)
 	lr := newMCPLineReader(r)
-	for {
-		if err := ctx.Err(); err != nil {
-			return &ReadError{Loc: Location{File: name, Line: lr.line}, Err: err}
-		}
-		line, num, off, tooLong, err := lr.next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return &ReadError{Loc: Location{File: name, Line: lr.line + 1}, Err: fmt.Errorf("read: %w", err)}
-		}
-		sess.bytes = lr.offset
-		loc := Location{File: name, Line: num}
-		if tooLong {
-			e.Problem(&ReadError{Loc: Location{File: name, Offset: off}, Err: fmt.Errorf("line %d is longer than %d bytes; skipped", num, mcpMaxLine)})
-			continue
-		}
+	err := lr.each(ctx, name, e, func(line []byte, loc Location, _ int64) {
 		mcpJSONLLine(sess, line, loc, e)
+	})
+	if err != nil {
+		return err
 	}
+	sess.bytes = lr.offset
 	if conv := sess.conversation(); conv != nil {
 		if err := e.Conversation(conv); err != nil {
 			return err
