@@ -228,45 +228,14 @@ func (s *jsScan) skipValue() ([]byte, error) {
 			return nil, s.errorf("nested too deeply")
 		}
 		defer func() { s.depth-- }()
-		closer := byte('}')
-		if c == '[' {
-			closer = ']'
+		err := s.container("", nil, func() error {
+			_, err := s.skipValue()
+			return err
+		})
+		if err != nil {
+			return nil, err
 		}
-		s.i++
-		s.skipSpace()
-		if s.i < len(s.b) && s.b[s.i] == closer {
-			s.i++
-			return s.b[start:s.i], nil
-		}
-		for {
-			if c == '{' {
-				s.skipSpace()
-				if _, err := s.rawString(); err != nil {
-					return nil, err
-				}
-				s.skipSpace()
-				if s.i >= len(s.b) || s.b[s.i] != ':' {
-					return nil, s.errorf("missing ':' after object key")
-				}
-				s.i++
-			}
-			if _, err := s.skipValue(); err != nil {
-				return nil, err
-			}
-			s.skipSpace()
-			if s.i >= len(s.b) {
-				return nil, s.errorf("unexpected end of JSON")
-			}
-			if s.b[s.i] == ',' {
-				s.i++
-				continue
-			}
-			if s.b[s.i] == closer {
-				s.i++
-				return s.b[start:s.i], nil
-			}
-			return nil, s.errorf("unexpected %q", s.b[s.i])
-		}
+		return s.b[start:s.i], nil
 	case c == '"':
 		return s.rawString()
 	case c == 't':
@@ -280,6 +249,69 @@ func (s *jsScan) skipValue() ([]byte, error) {
 	default:
 		return nil, s.errorf("unexpected %q", c)
 	}
+}
+
+// container moves through the array or object that opens at s.i, up to and past its closing
+// bracket. For an object member, key (when not nil) gets the key's raw string token, then
+// value is called after the ':'; for an array element value is called at once. value must
+// move past the value. in ends the message about an unexpected byte between values
+// (" in array"; "" for none).
+func (s *jsScan) container(in string, key func(raw []byte) error, value func() error) error {
+	isObject := s.b[s.i] == '{'
+	closer := byte(']')
+	if isObject {
+		closer = '}'
+	}
+	s.i++
+	s.skipSpace()
+	if s.i < len(s.b) && s.b[s.i] == closer {
+		s.i++
+		return nil
+	}
+	for {
+		if isObject {
+			s.skipSpace()
+			raw, err := s.rawString()
+			if err != nil {
+				return err
+			}
+			if key != nil {
+				if err := key(raw); err != nil {
+					return err
+				}
+			}
+			s.skipSpace()
+			if s.i >= len(s.b) || s.b[s.i] != ':' {
+				return s.errorf("missing ':' after object key")
+			}
+			s.i++
+		}
+		if err := value(); err != nil {
+			return err
+		}
+		s.skipSpace()
+		if s.i >= len(s.b) {
+			return s.errorf("unexpected end of JSON")
+		}
+		if s.b[s.i] == ',' {
+			s.i++
+			continue
+		}
+		if s.b[s.i] == closer {
+			s.i++
+			return nil
+		}
+		return s.errorf("unexpected %q%s", s.b[s.i], in)
+	}
+}
+
+// decodeKey decodes an object key's raw string token, naming the offset on error.
+func (s *jsScan) decodeKey(raw []byte) (string, error) {
+	key, err := jsDecodeString(raw)
+	if err != nil {
+		return "", s.errorf("%v", err)
+	}
+	return key, nil
 }
 
 func (s *jsScan) literal(word string) ([]byte, error) {
@@ -470,35 +502,21 @@ func (s *jsScan) stringify(b []byte) ([]byte, error) {
 			return b, s.errorf("nested too deeply")
 		}
 		defer func() { s.depth-- }()
-		s.i++
 		b = append(b, '[')
-		s.skipSpace()
-		if s.i < len(s.b) && s.b[s.i] == ']' {
-			s.i++
-			return append(b, ']'), nil
-		}
-		for n := 0; ; n++ {
+		n := 0
+		err := s.container(" in array", nil, func() error {
 			if n > 0 {
 				b = append(b, ',')
 			}
+			n++
 			var err error
-			if b, err = s.stringify(b); err != nil {
-				return b, err
-			}
-			s.skipSpace()
-			if s.i >= len(s.b) {
-				return b, s.errorf("unexpected end of JSON")
-			}
-			if s.b[s.i] == ',' {
-				s.i++
-				continue
-			}
-			if s.b[s.i] == ']' {
-				s.i++
-				return append(b, ']'), nil
-			}
-			return b, s.errorf("unexpected %q in array", s.b[s.i])
+			b, err = s.stringify(b)
+			return err
+		})
+		if err != nil {
+			return b, err
 		}
+		return append(b, ']'), nil
 	case c == '"':
 		raw, err := s.rawString()
 		if err != nil {
@@ -534,32 +552,16 @@ func (s *jsScan) stringifyObject(b []byte) ([]byte, error) {
 		return b, s.errorf("nested too deeply")
 	}
 	defer func() { s.depth-- }()
-	s.i++
 	var members []jsMember
 	var index map[string]int
-	s.skipSpace()
-	if s.i < len(s.b) && s.b[s.i] == '}' {
-		s.i++
-		return append(b, '{', '}'), nil
-	}
-	for {
-		s.skipSpace()
-		raw, err := s.rawString()
-		if err != nil {
-			return b, err
-		}
-		key, err := jsDecodeString(raw)
-		if err != nil {
-			return b, s.errorf("%v", err)
-		}
-		s.skipSpace()
-		if s.i >= len(s.b) || s.b[s.i] != ':' {
-			return b, s.errorf("missing ':' after object key")
-		}
-		s.i++
+	var key string
+	err := s.container(" in object", func(raw []byte) (err error) {
+		key, err = s.decodeKey(raw)
+		return err
+	}, func() error {
 		val, err := s.stringify(nil)
 		if err != nil {
-			return b, err
+			return err
 		}
 		if index == nil && len(members) >= 8 {
 			index = make(map[string]int, 16)
@@ -588,19 +590,10 @@ func (s *jsScan) stringifyObject(b []byte) ([]byte, error) {
 			}
 			members = append(members, jsMember{key: key, value: val})
 		}
-		s.skipSpace()
-		if s.i >= len(s.b) {
-			return b, s.errorf("unexpected end of JSON")
-		}
-		if s.b[s.i] == ',' {
-			s.i++
-			continue
-		}
-		if s.b[s.i] == '}' {
-			s.i++
-			break
-		}
-		return b, s.errorf("unexpected %q in object", s.b[s.i])
+		return nil
+	})
+	if err != nil {
+		return b, err
 	}
 	jsOrderKeys(members)
 	b = append(b, '{')
@@ -750,47 +743,25 @@ func jsObjectMembers(raw []byte) ([]jsObjectMember, error) {
 	if s.i >= len(s.b) || s.b[s.i] != '{' {
 		return nil, errors.New("not a JSON object")
 	}
-	s.i++
 	var out []jsObjectMember
-	s.skipSpace()
-	if s.i < len(s.b) && s.b[s.i] == '}' {
-		return out, nil
-	}
-	for {
-		s.skipSpace()
-		kraw, err := s.rawString()
-		if err != nil {
-			return nil, err
-		}
-		key, err := jsDecodeString(kraw)
-		if err != nil {
-			return nil, s.errorf("%v", err)
-		}
-		s.skipSpace()
-		if s.i >= len(s.b) || s.b[s.i] != ':' {
-			return nil, s.errorf("missing ':' after object key")
-		}
-		s.i++
+	var key string
+	err := s.container(" in object", func(raw []byte) (err error) {
+		key, err = s.decodeKey(raw)
+		return err
+	}, func() error {
 		s.skipSpace()
 		off := s.i
 		v, err := s.skipValue()
 		if err != nil {
-			return nil, err
+			return err
 		}
 		out = append(out, jsObjectMember{Key: key, Value: v, Offset: off})
-		s.skipSpace()
-		if s.i >= len(s.b) {
-			return nil, s.errorf("unexpected end of JSON")
-		}
-		if s.b[s.i] == ',' {
-			s.i++
-			continue
-		}
-		if s.b[s.i] == '}' {
-			return out, nil
-		}
-		return nil, s.errorf("unexpected %q in object", s.b[s.i])
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	return out, nil
 }
 
 // jsArrayElements lists the elements of the JSON array raw.
@@ -800,29 +771,17 @@ func jsArrayElements(raw []byte) ([][]byte, error) {
 	if s.i >= len(s.b) || s.b[s.i] != '[' {
 		return nil, errors.New("not a JSON array")
 	}
-	s.i++
 	var out [][]byte
-	s.skipSpace()
-	if s.i < len(s.b) && s.b[s.i] == ']' {
-		return out, nil
-	}
-	for {
+	err := s.container(" in array", nil, func() error {
 		v, err := s.skipValue()
 		if err != nil {
-			return nil, err
+			return err
 		}
 		out = append(out, v)
-		s.skipSpace()
-		if s.i >= len(s.b) {
-			return nil, s.errorf("unexpected end of JSON")
-		}
-		if s.b[s.i] == ',' {
-			s.i++
-			continue
-		}
-		if s.b[s.i] == ']' {
-			return out, nil
-		}
-		return nil, s.errorf("unexpected %q in array", s.b[s.i])
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	return out, nil
 }
