@@ -56,6 +56,51 @@ type bpeScratch struct {
 	next, prev []int32
 	version    []uint32
 	heap       []heapItem
+	// memo remembers the token counts of recent short pieces (see countPiece); nil until the
+	// first use.
+	memo *pieceMemo
+}
+
+// Piece memo: a direct-mapped table of the token counts of short pieces (2 to 15 bytes). Text
+// repeats its pieces (English words, log fields, the short letter runs of base64), and a memo
+// hit skips the whole-piece lookup and the merge. One memo per scratch (per goroutine at a
+// time) and per tokenizer, so it needs no lock; it holds counts only, so Encode ignores it.
+const (
+	memoBits     = 13
+	maxMemoPiece = 15
+)
+
+// pieceMemo is the memo's table; a slot's key is the piece's bytes packed in two words with
+// its length in the top byte (0 marks an empty slot).
+type pieceMemo [1 << memoBits]memoSlot
+
+type memoSlot struct {
+	lo, hi uint64
+	count  uint32
+}
+
+// packMemoKey packs a piece of 2 to 15 bytes into two words: bytes 0–7 in lo, bytes 8–14 and
+// the length in hi.
+func packMemoKey(piece string) (lo, hi uint64) {
+	n := len(piece)
+	if n >= 8 {
+		lo = uint64(piece[0]) | uint64(piece[1])<<8 | uint64(piece[2])<<16 | uint64(piece[3])<<24 |
+			uint64(piece[4])<<32 | uint64(piece[5])<<40 | uint64(piece[6])<<48 | uint64(piece[7])<<56
+		for i := 8; i < n; i++ {
+			hi |= uint64(piece[i]) << (8 * (i - 8))
+		}
+	} else {
+		for i := 0; i < n; i++ {
+			lo |= uint64(piece[i]) << (8 * i)
+		}
+	}
+	return lo, hi | uint64(n)<<56
+}
+
+// memoSlotOf returns the slot of a packed key.
+func (m *pieceMemo) slotOf(lo, hi uint64) *memoSlot {
+	h := (lo ^ hi*0xC2B2AE3D27D4EB4F) * 0x9E3779B97F4A7C15
+	return &m[h>>(64-memoBits)]
 }
 
 // heapItem is a candidate merge of the part starting at node with its right neighbour. The
@@ -115,6 +160,26 @@ func (e *bpeEngine) countPiece(piece string, s *bpeScratch) (int, bool) {
 	if len(piece) == 1 {
 		return 1, e.byteOK[piece[0]]
 	}
+	if len(piece) > maxMemoPiece {
+		return e.countPieceUncached(piece, s)
+	}
+	if s.memo == nil {
+		s.memo = new(pieceMemo)
+	}
+	lo, hi := packMemoKey(piece)
+	slot := s.memo.slotOf(lo, hi)
+	if slot.lo == lo && slot.hi == hi {
+		return int(slot.count), true
+	}
+	n, ok := e.countPieceUncached(piece, s)
+	if ok {
+		*slot = memoSlot{lo: lo, hi: hi, count: uint32(n)}
+	}
+	return n, ok
+}
+
+// countPieceUncached counts one piece of two or more bytes with the BPE.
+func (e *bpeEngine) countPieceUncached(piece string, s *bpeScratch) (int, bool) {
 	if e.wholePieceFirst && len(piece) > 0 {
 		if _, ok := e.index.lookup(piece); ok {
 			return 1, true

@@ -39,7 +39,7 @@ const (
 func pretokenizerByName(name string) (pieceSplitter, bool) {
 	switch name {
 	case preO200K:
-		return splitO200K, true
+		return splitO200KFast, true
 	case preCL100K:
 		return splitCL100K, true
 	case preQwen2:
@@ -383,4 +383,121 @@ func splitGPT2(s string, p int) int {
 		return end
 	}
 	return c.whitespaceTail(s, p, false)
+}
+
+// ASCII kinds of the fast o200k splitter.
+const (
+	akUpper   uint8 = 1 << iota // A-Z
+	akLower                     // a-z
+	akDigit                     // 0-9
+	akSpace                     // \t \n \v \f \r and space
+	akNewline                   // \r \n
+	akPunct                     // every other ASCII byte: [^\s\p{L}\p{N}]
+
+	akLetter = akUpper | akLower
+)
+
+// asciiKinds is the kind of each ASCII byte; read-only.
+var asciiKinds = func() (t [128]uint8) {
+	for b := 0; b < 128; b++ {
+		switch {
+		case b >= 'A' && b <= 'Z':
+			t[b] = akUpper
+		case b >= 'a' && b <= 'z':
+			t[b] = akLower
+		case b >= '0' && b <= '9':
+			t[b] = akDigit
+		case b == '\r' || b == '\n':
+			t[b] = akSpace | akNewline
+		case b == ' ' || (b >= '\t' && b <= '\r'):
+			t[b] = akSpace
+		default:
+			t[b] = akPunct
+		}
+	}
+	return t
+}()
+
+// asciiRun returns the end of the run of ASCII bytes of the given kinds from p, and whether it
+// stopped at a non-ASCII byte (then the caller cannot decide alone).
+func asciiRun(s string, p int, kinds uint8) (int, bool) {
+	for p < len(s) {
+		b := s[p]
+		if b >= utf8.RuneSelf {
+			return p, true
+		}
+		if asciiKinds[b]&kinds == 0 {
+			return p, false
+		}
+		p++
+	}
+	return p, false
+}
+
+// splitO200KFast is splitO200K with a fast path for pieces of ASCII letters, digits and
+// punctuation (the bulk of code, logs, JSON and base64); anything else, and any piece whose
+// end depends on a non-ASCII rune, goes to splitO200K. In ASCII the o200k classes reduce to:
+// [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}] = A-Z, [\p{Ll}\p{Lm}\p{Lo}\p{M}] = a-z.
+func splitO200KFast(s string, p int) int {
+	b := s[p]
+	if b >= utf8.RuneSelf {
+		return splitO200K(s, p)
+	}
+	k := asciiKinds[b]
+	q := -1 // start of the letters, after the optional one-rune prefix
+	switch {
+	case k&akLetter != 0:
+		q = p
+	case k&(akNewline|akDigit) == 0 && p+1 < len(s):
+		if b1 := s[p+1]; b1 < utf8.RuneSelf && asciiKinds[b1]&akLetter != 0 {
+			q = p + 1
+		} else if b1 >= utf8.RuneSelf {
+			return splitO200K(s, p)
+		}
+	}
+	if q >= 0 {
+		// [A-Z]*[a-z]+ first, else [A-Z]+[a-z]*; then an optional contraction.
+		end, stop := asciiRun(s, q, akUpper)
+		if stop {
+			return splitO200K(s, p)
+		}
+		if end < len(s) && s[end] >= 'a' && s[end] <= 'z' || end == q {
+			if end, stop = asciiRun(s, end, akLower); stop {
+				return splitO200K(s, p)
+			}
+		} else if end, stop = asciiRun(s, end, akLower); stop {
+			return splitO200K(s, p)
+		}
+		return end + contraction(s, end, true)
+	}
+	switch {
+	case k&akDigit != 0: // \p{N}{1,3}
+		end := p + 1
+		for n := 1; n < 3 && end < len(s); n++ {
+			c := s[end]
+			if c >= utf8.RuneSelf {
+				return splitO200K(s, p)
+			}
+			if asciiKinds[c]&akDigit == 0 {
+				break
+			}
+			end++
+		}
+		return end
+	case k&akPunct != 0, b == ' ' && p+1 < len(s) && s[p+1] < utf8.RuneSelf && asciiKinds[s[p+1]]&akPunct != 0:
+		// ' ?[^\s\p{L}\p{N}]+[\r\n/]*'
+		start := p
+		if b == ' ' {
+			start++
+		}
+		end, stop := asciiRun(s, start, akPunct)
+		if stop {
+			return splitO200K(s, p)
+		}
+		for end < len(s) && (s[end] == '\r' || s[end] == '\n' || s[end] == '/') {
+			end++
+		}
+		return end
+	}
+	return splitO200K(s, p)
 }
