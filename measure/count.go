@@ -162,33 +162,63 @@ func safeCut(before, after string) bool {
 
 // countRun counts one run of ordinary text through the cache; a long run is counted chunk by
 // chunk (see nextChunk), which gives the same total.
+//
+// The whole run is looked up first (a conversation's history comes back whole, every turn),
+// so only a run not met before is scanned for chunks.
 func (c *Counter) countRun(text string) int {
-	if !c.chunkable || len(text) < minChunkedRun {
-		return c.countCached(text)
-	}
-	n := 0
-	for len(text) > 0 {
-		end := nextChunk(text, chunkSelectBits)
-		n += c.countCached(text[:end])
-		text = text[end:]
-	}
-	return n
-}
-
-// countCached counts one run or chunk through the cache.
-func (c *Counter) countCached(text string) int {
 	if len(text) < minCachedRun {
 		return c.tok.Count(text)
 	}
-	key := textKey{lo: maphash.String(c.seeds[0], text), hi: maphash.String(c.seeds[1], text), n: len(text)}
+	key := c.keyOf(text)
+	if n, ok := c.lookup(key); ok {
+		return n
+	}
+	var n int
+	if !c.chunkable || len(text) < minChunkedRun {
+		n = c.tok.Count(text)
+	} else {
+		for rest := text; len(rest) > 0; {
+			end := nextChunk(rest, chunkSelectBits)
+			n += c.countChunk(rest[:end])
+			rest = rest[end:]
+		}
+	}
+	c.store(key, n)
+	return n
+}
+
+// countChunk counts one chunk of a long run through the cache.
+func (c *Counter) countChunk(text string) int {
+	if len(text) < minCachedRun {
+		return c.tok.Count(text)
+	}
+	key := c.keyOf(text)
+	if n, ok := c.lookup(key); ok {
+		return n
+	}
+	n := c.tok.Count(text)
+	c.store(key, n)
+	return n
+}
+
+// keyOf returns the cache key of a text.
+func (c *Counter) keyOf(text string) textKey {
+	return textKey{lo: maphash.String(c.seeds[0], text), hi: maphash.String(c.seeds[1], text), n: len(text)}
+}
+
+// lookup returns the cached count of a key, counting the hit.
+func (c *Counter) lookup(key textKey) (int, bool) {
 	c.mu.RLock()
 	n, ok := c.cache[key]
 	c.mu.RUnlock()
 	if ok {
 		c.hits.Add(1)
-		return n
 	}
-	n = c.tok.Count(text)
+	return n, ok
+}
+
+// store caches a count tokenized afresh (a miss).
+func (c *Counter) store(key textKey, n int) {
 	c.misses.Add(1)
 	c.mu.Lock()
 	if len(c.cache) >= maxCacheEntries {
@@ -196,7 +226,6 @@ func (c *Counter) countCached(text string) int {
 	}
 	c.cache[key] = n
 	c.mu.Unlock()
-	return n
 }
 
 // Chunking of long runs: runs of at least minChunkedRun bytes are cut at the candidate cut

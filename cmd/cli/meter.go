@@ -10,6 +10,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/strata-eval/strata-eval/corpora"
 	"github.com/strata-eval/strata-eval/engine"
@@ -266,7 +267,7 @@ func trailingToolMessages(msgs []corpora.Message) (chars, pictures int) {
 		for _, p := range msgs[i].Parts {
 			switch p.Kind {
 			case corpora.PartText:
-				chars += len([]rune(p.Text))
+				chars += utf8.RuneCountInString(p.Text) // len([]rune(…)) without the copy
 			case corpora.PartImage:
 				pictures++
 			}
