@@ -712,6 +712,12 @@ func jsRawMember(raw []byte, key string) ([]byte, bool) {
 	if err != nil {
 		return nil, false
 	}
+	return jsMemberValue(members, key)
+}
+
+// jsMemberValue returns the raw value of key among an object's members (the last one when
+// the key repeats, as JSON.parse keeps it).
+func jsMemberValue(members []jsObjectMember, key string) ([]byte, bool) {
 	var found []byte
 	ok := false
 	for _, m := range members {

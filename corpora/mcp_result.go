@@ -66,16 +66,7 @@ func parseMCPBlock(raw []byte, loc Location) (Block, error) {
 	if err != nil {
 		return blk, &ReadError{Loc: loc, Err: fmt.Errorf("content block: %w", err)}
 	}
-	get := func(key string) ([]byte, bool) {
-		var v []byte
-		ok := false
-		for _, m := range members {
-			if m.Key == key {
-				v, ok = m.Value, true
-			}
-		}
-		return v, ok
-	}
+	get := func(key string) ([]byte, bool) { return jsMemberValue(members, key) }
 	str := func(key string, dst *string) error {
 		v, ok := get(key)
 		if !ok || string(v) == "null" {
