@@ -69,17 +69,12 @@ func parseMCPBlock(raw []byte, loc Location) (Block, error) {
 	get := func(key string) ([]byte, bool) { return jsMemberValue(members, key) }
 	str := func(key string, dst *string) error {
 		v, ok := get(key)
-		if !ok || string(v) == "null" {
+		if !ok {
 			return nil
 		}
-		if len(v) == 0 || v[0] != '"' {
-			return &ReadError{Loc: loc.Child(key), Err: fmt.Errorf("%s is not a string", key)}
+		if rerr := decodeStringMember(dst, key, v, loc, ""); rerr != nil {
+			return rerr
 		}
-		s, err := mcpDecodeString(v)
-		if err != nil {
-			return &ReadError{Loc: loc.Child(key), Err: fmt.Errorf("%s: %w", key, err)}
-		}
-		*dst = s
 		return nil
 	}
 	if err := str("type", &blk.Type); err != nil {
@@ -162,19 +157,33 @@ func parseEmbeddedResource(raw []byte, loc Location) (*EmbeddedResource, error) 
 		default:
 			continue
 		}
-		if string(m.Value) == "null" {
-			continue
+		if rerr := decodeStringMember(dst, m.Key, m.Value, loc, ""); rerr != nil {
+			return nil, rerr
 		}
-		if len(m.Value) == 0 || m.Value[0] != '"' {
-			return nil, &ReadError{Loc: loc.Child(m.Key), Err: fmt.Errorf("%s is not a string", m.Key)}
-		}
-		v, err := mcpDecodeString(m.Value)
-		if err != nil {
-			return nil, &ReadError{Loc: loc.Child(m.Key), Err: fmt.Errorf("%s: %w", m.Key, err)}
-		}
-		*dst = v
 	}
 	return res, nil
+}
+
+// decodeStringMember decodes the raw JSON value of the member key of the object at loc into
+// *dst; null leaves *dst as it is. what, when not empty, names the object in the messages
+// ("content part: text is not a string", "content part text: …").
+func decodeStringMember(dst *string, key string, raw []byte, loc Location, what string) *ReadError {
+	if string(raw) == "null" {
+		return nil
+	}
+	name, notString := key, key
+	if what != "" {
+		name, notString = what+" "+key, what+": "+key
+	}
+	if len(raw) == 0 || raw[0] != '"' {
+		return &ReadError{Loc: loc.Child(key), Err: fmt.Errorf("%s is not a string", notString)}
+	}
+	v, err := mcpDecodeString(raw)
+	if err != nil {
+		return &ReadError{Loc: loc.Child(key), Err: fmt.Errorf("%s: %w", name, err)}
+	}
+	*dst = v
+	return nil
 }
 
 // mcpDecodeString decodes a raw JSON string as encoding/json does (invalid UTF-8 and lone

@@ -143,6 +143,48 @@ func TestParseCallToolResultErrorsAreLocated(t *testing.T) {
 	}
 }
 
+// TestStringMemberMessages pins the messages of string members that are not strings or do not
+// decode, in MCP blocks, embedded resources and Chatbox content parts.
+func TestStringMemberMessages(t *testing.T) {
+	loc := Location{File: "f", Pointer: "/p"}
+	mcp := func(raw string) error {
+		_, err := parseCallToolResult(json.RawMessage(raw), loc)
+		return err
+	}
+	chatbox := func(raw string) error {
+		if _, rerr := chatboxDecodePart([]byte(raw), loc); rerr != nil {
+			return rerr
+		}
+		return nil
+	}
+	tests := []struct {
+		name  string
+		parse func(string) error
+		raw   string
+		want  string
+	}{
+		{"block text not a string", mcp, `{"content":[{"type":"text","text":5}]}`, "f at /p/content/0/text: text is not a string"},
+		{"block text bad escape", mcp, `{"content":[{"type":"text","text":"a\qb"}]}`, "f at /p/content/0/text: text: invalid character 'q' in string escape code"},
+		{"resource blob not a string", mcp, `{"content":[{"type":"resource","resource":{"uri":"u","blob":[]}}]}`, "f at /p/content/0/resource/blob: blob is not a string"},
+		{"resource uri bad escape", mcp, `{"content":[{"type":"resource","resource":{"uri":"\x"}}]}`, "f at /p/content/0/resource/uri: uri: invalid character 'x' in string escape code"},
+		{"part type not a string", chatbox, `{"type":7}`, "f at /p/type: content part: type is not a string"},
+		{"part text bad escape", chatbox, `{"type":"text","text":"\z"}`, "f at /p/text: content part text: invalid character 'z' in string escape code"},
+		{"null is absent", chatbox, `{"type":null,"args":5}`, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.parse(tt.raw)
+			got := ""
+			if err != nil {
+				got = err.Error()
+			}
+			if got != tt.want {
+				t.Errorf("error %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
 func FuzzParseCallToolResult(f *testing.F) {
 	for _, s := range []string{
 		`{"content":[{"type":"text","text":"Echo: Hello, world!"}]}`,

@@ -400,17 +400,12 @@ func chatboxDecodePart(raw []byte, loc Location) (chatboxPart, *ReadError) {
 		case "result":
 			p.Result = json.RawMessage(m.Value)
 		}
-		if dst == nil || string(m.Value) == "null" {
+		if dst == nil {
 			continue
 		}
-		if len(m.Value) == 0 || m.Value[0] != '"' {
-			return p, &ReadError{Loc: loc.Child(m.Key), Err: fmt.Errorf("content part: %s is not a string", m.Key)}
+		if rerr := decodeStringMember(dst, m.Key, m.Value, loc, "content part"); rerr != nil {
+			return p, rerr
 		}
-		v, err := mcpDecodeString(m.Value)
-		if err != nil {
-			return p, &ReadError{Loc: loc.Child(m.Key), Err: fmt.Errorf("content part %s: %w", m.Key, err)}
-		}
-		*dst = v
 	}
 	return p, nil
 }
