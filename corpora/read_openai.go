@@ -58,6 +58,8 @@ type apiLogReader struct {
 	e         Emitter
 	maxRecord int
 	next      int // index of the next request in the file
+	// lineScratch gathers a line longer than the bufio buffer (see readLine).
+	lineScratch []byte
 }
 
 func newAPILogReader(name string, format apiFormat, e Emitter) *apiLogReader {
@@ -73,10 +75,26 @@ func (e *apiLineTooLongError) Error() string {
 
 // readLine returns the next line with its '\n' (if any). A line longer than the cap is
 // consumed and reported as *apiLineTooLongError. io.EOF comes with the last (partial) line.
+//
+// A long line is gathered in the reader's scratch buffer (kept from line to line) and then
+// copied once into a slice of its exact size: the records' bytes are referenced by the
+// conversations (Message.Raw, payloads), so each line needs its own, but growing it chunk by
+// chunk would copy a multi-megabyte line several times.
 func (rd *apiLogReader) readLine(br *bufio.Reader) ([]byte, error) {
-	var buf []byte
+	chunk, err := br.ReadSlice('\n')
+	if !errors.Is(err, bufio.ErrBufferFull) {
+		if len(chunk) > rd.maxRecord {
+			return nil, &apiLineTooLongError{size: rd.maxRecord}
+		}
+		return append([]byte(nil), chunk...), err
+	}
+	buf := rd.lineScratch[:0]
+	defer func() {
+		if cap(buf) <= apiMaxScratch {
+			rd.lineScratch = buf[:0]
+		}
+	}()
 	for {
-		chunk, err := br.ReadSlice('\n')
 		if len(buf)+len(chunk) > rd.maxRecord {
 			for errors.Is(err, bufio.ErrBufferFull) {
 				_, err = br.ReadSlice('\n')
@@ -86,13 +104,22 @@ func (rd *apiLogReader) readLine(br *bufio.Reader) ([]byte, error) {
 			}
 			return nil, &apiLineTooLongError{size: rd.maxRecord}
 		}
+		if need := len(buf) + len(chunk); need > cap(buf) {
+			grown := make([]byte, len(buf), max(need, 2*cap(buf)))
+			copy(grown, buf)
+			buf = grown
+		}
 		buf = append(buf, chunk...)
 		if errors.Is(err, bufio.ErrBufferFull) {
+			chunk, err = br.ReadSlice('\n')
 			continue
 		}
-		return buf, err
+		return append(make([]byte, 0, len(buf)), buf...), err
 	}
 }
+
+// apiMaxScratch is the largest line buffer a reader keeps for the next line.
+const apiMaxScratch = 64 << 20
 
 // apiTrim trims whitespace and a byte order mark around a line.
 func apiTrim(b []byte) []byte {

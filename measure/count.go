@@ -103,21 +103,35 @@ type framingSplitter interface {
 // cached on its own even when the vocabulary lacks the template's control tokens.
 func (c *Counter) CountSegments(segs []Segment) TextCount {
 	var out TextCount
-	var run strings.Builder
+	// The run is kept as its parts and joined only when it has more than one: a run is often
+	// a single multi-megabyte tool text, which is then counted without a copy.
+	var parts []string
+	runLen := 0
 	flush := func() {
-		if run.Len() > 0 {
-			out.Tokens += c.countRun(run.String())
-			run.Reset()
+		switch len(parts) {
+		case 0:
+			return
+		case 1:
+			out.Tokens += c.countRun(parts[0])
+		default:
+			var b strings.Builder
+			b.Grow(runLen)
+			for _, p := range parts {
+				b.WriteString(p)
+			}
+			out.Tokens += c.countRun(b.String())
 		}
+		parts, runLen = parts[:0], 0
 	}
 	appendRun := func(text string) {
 		if text == "" {
 			return
 		}
-		if run.Len() > 0 && safeCut(run.String(), text) {
+		if len(parts) > 0 && safeCut(parts[len(parts)-1], text) {
 			flush()
 		}
-		run.WriteString(text)
+		parts = append(parts, text)
+		runLen += len(text)
 	}
 	splitter, canSplit := c.tok.(framingSplitter)
 	for _, s := range segs {
