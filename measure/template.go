@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/strata-eval/strata-eval/corpora"
+	"github.com/strata-eval/strata-eval/internal/jsonquote"
 )
 
 // Segment is one piece of a rendered prompt.
@@ -307,37 +307,11 @@ func pyValue(dec *json.Decoder, b *strings.Builder, indent, depth int) error {
 	return nil
 }
 
-// pyString quotes a string as Python's json.dumps(ensure_ascii=False) does.
+// pyString quotes a string as Python's json.dumps(ensure_ascii=False) does; a byte that is not
+// UTF-8 becomes the escape \ufffd.
 func pyString(s string) string {
 	var b strings.Builder
 	b.Grow(len(s) + 2)
-	b.WriteByte('"')
-	for i := 0; i < len(s); {
-		r, w := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == '"':
-			b.WriteString(`\"`)
-		case r == '\\':
-			b.WriteString(`\\`)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\b':
-			b.WriteString(`\b`)
-		case r == '\f':
-			b.WriteString(`\f`)
-		case r < 0x20:
-			fmt.Fprintf(&b, `\u%04x`, r)
-		case r == utf8.RuneError && w == 1:
-			b.WriteString(`\ufffd`)
-		default:
-			b.WriteString(s[i : i+w])
-		}
-		i += w
-	}
-	b.WriteByte('"')
+	jsonquote.Write(&b, s, jsonquote.InvalidAsEscape)
 	return b.String()
 }

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/strata-eval/strata-eval/corpora"
+	"github.com/strata-eval/strata-eval/internal/jsonquote"
 )
 
 // MCPHardResultCapChars is the source agent's hard cap on an MCP result's text, in code points
@@ -234,45 +235,10 @@ func writePyJSON(b *strings.Builder, v any) {
 	}
 }
 
+// writePyString writes s as Python's json.dumps(ensure_ascii=False) quotes a string; a byte
+// that is not UTF-8 becomes U+FFFD.
 func writePyString(b *strings.Builder, s string) {
-	b.WriteByte('"')
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch c {
-			case '"':
-				b.WriteString(`\"`)
-			case '\\':
-				b.WriteString(`\\`)
-			case '\n':
-				b.WriteString(`\n`)
-			case '\r':
-				b.WriteString(`\r`)
-			case '\t':
-				b.WriteString(`\t`)
-			case '\b':
-				b.WriteString(`\b`)
-			case '\f':
-				b.WriteString(`\f`)
-			default:
-				if c < 0x20 {
-					fmt.Fprintf(b, `\u%04x`, c)
-				} else {
-					b.WriteByte(c)
-				}
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b.WriteString("\ufffd")
-		} else {
-			b.WriteString(s[i : i+size])
-		}
-		i += size
-	}
-	b.WriteByte('"')
+	jsonquote.Write(b, s, jsonquote.InvalidAsRune)
 }
 
 // pyNumber re-renders a JSON number literal as Python's json.loads then json.dumps would:

@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/strata-eval/strata-eval/internal/jsonquote"
 )
 
 // The generator writes JSON by hand so that it controls what the real producers control: key
@@ -180,30 +181,5 @@ func (w *writer) value(v any, depth int) {
 // writeString writes s as JSON.stringify does: only '"', '\\' and control characters are
 // escaped, with the short escapes where they exist; '/' and non-ASCII are written as they are.
 func writeString(b *bytes.Buffer, s string) {
-	b.WriteByte('"')
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == '"':
-			b.WriteString(`\"`)
-		case r == '\\':
-			b.WriteString(`\\`)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\b':
-			b.WriteString(`\b`)
-		case r == '\f':
-			b.WriteString(`\f`)
-		case r < 0x20:
-			fmt.Fprintf(b, `\u%04x`, r)
-		default:
-			b.WriteString(s[i : i+size])
-		}
-		i += size
-	}
-	b.WriteByte('"')
+	jsonquote.Write(b, s, jsonquote.InvalidAsRune)
 }
