@@ -77,6 +77,16 @@ func HasPictureBlocks(res *corpora.CallToolResult) bool {
 	return false
 }
 
+// DecodeMCPPictureBlock decodes an MCP picture block (an image block, or a resource blob
+// declared image/*) as the lift does. ok is false for a block that is no picture candidate;
+// p.Reason says why a candidate is not a picture (no data, bad base64, no known signature).
+func DecodeMCPPictureBlock(b *corpora.Block) (p MCPPicture, ok bool) {
+	if !isPictureBlock(b) {
+		return MCPPicture{}, false
+	}
+	return decodeMCPPicture(b, 0, b.Loc), true
+}
+
 // isPictureBlock says whether a block is a picture candidate.
 func isPictureBlock(b *corpora.Block) bool {
 	switch b.Type {

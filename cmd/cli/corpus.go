@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -185,13 +184,17 @@ func inspectConversation(c *corpora.Conversation, minRun int) (ConversationSumma
 				if tr.MCP != nil {
 					for i := range tr.MCP.Content {
 						b := &tr.MCP.Content[i]
-						data, kind := mcpPictureBytes(b)
-						if kind == "" {
+						p, ok := replay.DecodeMCPPictureBlock(b)
+						if !ok {
 							continue
 						}
 						s.StructuredPictures++
-						if data != nil {
-							pics = append(pics, pictureOf(data, b.Loc, kind, corpora.OriginTool))
+						kind := "mcp-image"
+						if b.Type == "resource" {
+							kind = "mcp-resource-blob"
+						}
+						if p.Data != nil {
+							pics = append(pics, pictureOf(p.Data, b.Loc, kind, corpora.OriginTool))
 						}
 					}
 					if !replay.HasPictureBlocks(tr.MCP) {
@@ -217,29 +220,6 @@ func inspectConversation(c *corpora.Conversation, minRun int) (ConversationSumma
 		}
 	}
 	return s, pics
-}
-
-// mcpPictureBytes returns the decoded bytes of an MCP picture block (nil when they do not
-// decode) and its kind, or "" when the block is not a picture block.
-func mcpPictureBytes(b *corpora.Block) ([]byte, string) {
-	var b64, kind string
-	switch {
-	case b.Type == "image":
-		b64, kind = b.Data, "mcp-image"
-	case b.Type == "resource" && b.Resource != nil && b.Resource.Blob != nil && isImageType(b.Resource.MimeType):
-		b64, kind = *b.Resource.Blob, "mcp-resource-blob"
-	default:
-		return nil, ""
-	}
-	data, err := base64.StdEncoding.DecodeString(b64)
-	if err != nil {
-		return nil, kind
-	}
-	return data, kind
-}
-
-func isImageType(mime string) bool {
-	return len(mime) >= 6 && mime[:6] == "image/"
 }
 
 func pictureOf(data []byte, loc corpora.Location, kind string, origin corpora.Origin) PictureLocation {
