@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"path"
 	"strings"
@@ -472,42 +471,5 @@ func imageExtension(mime string) string {
 	return ".png"
 }
 
-// errIncorrectPadding is Python's binascii "Incorrect padding".
-var errIncorrectPadding = errors.New("Incorrect padding")
-
-// pyB64Decode is Python's non-validating base64.b64decode: characters outside the alphabet are
-// discarded; the data characters must be padded to a multiple of four.
-func pyB64Decode(s string) ([]byte, error) {
-	data := make([]byte, 0, len(s))
-	pads := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z', c >= '0' && c <= '9', c == '+', c == '/':
-			if pads > 0 {
-				// Data after padding: Python stops at a complete quad; treat the rest as new data.
-				pads = 0
-			}
-			data = append(data, c)
-		case c == '=':
-			pads++
-		}
-	}
-	switch len(data) % 4 {
-	case 1:
-		return nil, fmt.Errorf("invalid base64: number of data characters (%d) cannot be 1 more than a multiple of 4", len(data))
-	case 2:
-		if pads < 2 {
-			return nil, errIncorrectPadding
-		}
-	case 3:
-		if pads < 1 {
-			return nil, errIncorrectPadding
-		}
-	}
-	out, err := base64.RawStdEncoding.DecodeString(string(data))
-	if err != nil {
-		return nil, fmt.Errorf("invalid base64: %w", err)
-	}
-	return out, nil
-}
+// pyB64Decode is Python's non-validating base64.b64decode (see decodeLenientBase64).
+func pyB64Decode(s string) ([]byte, error) { return decodeLenientBase64(s) }

@@ -248,35 +248,68 @@ func decodeMCPPicture(b *corpora.Block, index int, loc corpora.Location) MCPPict
 	return p
 }
 
-// decodeLenientBase64 decodes base64 the way Python's non-validating b64decode does:
-// characters outside the alphabet are discarded, and missing padding is an error.
+// decodeLenientBase64 decodes base64 exactly as Python's non-validating base64.b64decode
+// (binascii.a2b_base64 with strict_mode off) does: characters outside the alphabet are
+// skipped; a '=' that completes a group ends the decoding (what follows is ignored); a '='
+// that does not is ignored once more data follows; a last group of one character is an error,
+// and one of two or three characters without its padding is "Incorrect padding".
 func decodeLenientBase64(s string) ([]byte, error) {
 	if d, err := base64.StdEncoding.DecodeString(s); err == nil {
-		return d, nil
+		return d, nil // the common case: strict base64 decodes the same
 	}
-	clean := make([]byte, 0, len(s))
-	pads := 0
+	out := make([]byte, 0, len(s)/4*3+3)
+	quad, pads := 0, 0
+	var left byte
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		switch scanClass[c] {
-		case scanAlpha:
-			if pads > 0 { // data after the padding ends the decoding, as binascii does
-				i = len(s)
-				continue
+		if c == '=' {
+			if quad >= 2 {
+				pads++
+				if quad+pads >= 4 {
+					return out, nil
+				}
 			}
-			clean = append(clean, c)
-		case scanPad:
-			pads++
+			continue
+		}
+		v := base64Value[c]
+		if v == 0xff {
+			continue
+		}
+		pads = 0
+		switch quad {
+		case 0:
+			left, quad = v, 1
+		case 1:
+			out = append(out, left<<2|v>>4)
+			left, quad = v&0x0f, 2
+		case 2:
+			out = append(out, left<<4|v>>2)
+			left, quad = v&0x03, 3
+		case 3:
+			out = append(out, left<<6|v)
+			left, quad = 0, 0
 		}
 	}
-	switch rem := len(clean) % 4; {
-	case rem == 1:
-		return nil, errors.New("invalid base64: one character past a group of four")
-	case rem > 0 && pads < 4-rem:
-		return nil, errors.New("incorrect base64 padding")
+	switch quad {
+	case 0:
+		return out, nil
+	case 1:
+		return nil, fmt.Errorf("invalid base64: number of data characters (%d) cannot be 1 more than a multiple of 4", len(out)/3*4+1)
 	}
-	return base64.RawStdEncoding.DecodeString(string(clean))
+	return nil, errors.New("incorrect base64 padding")
 }
+
+// base64Value maps a byte to its value in the standard base64 alphabet, 0xff outside it.
+var base64Value = func() (t [256]byte) {
+	for i := range t {
+		t[i] = 0xff
+	}
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+	for i := 0; i < len(alphabet); i++ {
+		t[alphabet[i]] = byte(i)
+	}
+	return t
+}()
 
 // estimateDecodedLen estimates the decoded size of base64 text that cannot be decoded.
 func estimateDecodedLen(s string) int64 {

@@ -343,3 +343,28 @@ func FuzzRenderMCP(f *testing.F) {
 		}
 	})
 }
+
+// TestDecodeLenientBase64LikeCPython pins the decoder to CPython's binascii.a2b_base64 with
+// strict_mode off (what base64.b64decode does by default).
+func TestDecodeLenientBase64LikeCPython(t *testing.T) {
+	tests := []struct {
+		in, want string
+		err      bool
+	}{
+		{"YWJj", "abc", false},
+		{"YWJj=ZGVm", "abcdef", false}, // a '=' at a group boundary is ignored
+		{"YQ==YWJj", "a", false},       // completed padding ends the decoding
+		{"YQ=YWJj", "", true},          // an incomplete pad is dropped: 6 data characters, "Incorrect padding"
+		{"YW Jj\n", "abc", false},      // characters outside the alphabet are skipped
+		{"YWJ", "", true},              // Incorrect padding
+		{"Y", "", true},                // one more than a multiple of 4
+		{"=YWJj", "abc", false},
+		{"", "", false},
+	}
+	for _, tt := range tests {
+		got, err := decodeLenientBase64(tt.in)
+		if (err != nil) != tt.err || (!tt.err && string(got) != tt.want) {
+			t.Errorf("decodeLenientBase64(%q) = %q, %v; want %q (error %v)", tt.in, got, err, tt.want, tt.err)
+		}
+	}
+}
