@@ -114,12 +114,7 @@ func (c *Counter) CountSegments(segs []Segment) TextCount {
 		case 1:
 			out.Tokens += c.countRun(parts[0])
 		default:
-			var b strings.Builder
-			b.Grow(runLen)
-			for _, p := range parts {
-				b.WriteString(p)
-			}
-			out.Tokens += c.countRun(b.String())
+			out.Tokens += c.countRunParts(parts, runLen)
 		}
 		parts, runLen = parts[:0], 0
 	}
@@ -201,6 +196,68 @@ func (c *Counter) countRun(text string) int {
 	return n
 }
 
+// countRunParts counts a run given as its parts (at least two) without joining them: the
+// same total as countRun of their concatenation, the same cache key (maphash depends only on
+// the bytes written, not on how they are split), and the same content-defined chunks except
+// near the seams between parts, where a candidate cut is skipped when its bytes span two parts
+// (fewer cuts never change a count). Only short runs and the chunks that span a seam are
+// copied; a multi-megabyte tool text framed by newlines is counted in place.
+func (c *Counter) countRunParts(parts []string, runLen int) int {
+	if runLen < minCachedRun || !c.chunkable || runLen < minChunkedRun {
+		return c.countRun(joinParts(parts, runLen))
+	}
+	key := c.keyOfParts(parts, runLen)
+	if n, ok := c.lookup(key); ok {
+		return n
+	}
+	n := 0
+	chunksOfParts(parts, chunkSelectBits, func(chunk string) { n += c.countChunk(chunk) })
+	c.store(key, n)
+	return n
+}
+
+// chunksOfParts calls fn with each chunk of the concatenation of parts, in order: cut at the
+// selected cut points that lie inside one part (see nextChunkIn); a chunk spanning parts is
+// joined, any other is a sub-string of its part.
+func chunksOfParts(parts []string, selectBits uint, fn func(chunk string)) {
+	var pending []string // the start of the current chunk, in the parts before this one
+	pendingLen := 0
+	for i, p := range parts {
+		final := i == len(parts)-1
+		for rest := p; len(rest) > 0; {
+			end := nextChunkIn(rest, selectBits, final)
+			if end == len(rest) && !final {
+				pending = append(pending, rest)
+				pendingLen += len(rest)
+				break
+			}
+			chunk := rest[:end]
+			if len(pending) > 0 {
+				chunk = joinParts(append(pending, chunk), pendingLen+len(chunk))
+				pending, pendingLen = pending[:0], 0
+			}
+			fn(chunk)
+			rest = rest[end:]
+		}
+	}
+	if len(pending) > 0 { // the last part was empty
+		fn(joinParts(pending, pendingLen))
+	}
+}
+
+// joinParts concatenates parts whose lengths add up to n.
+func joinParts(parts []string, n int) string {
+	if len(parts) == 1 {
+		return parts[0]
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, p := range parts {
+		b.WriteString(p)
+	}
+	return b.String()
+}
+
 // countChunk counts one chunk of a long run through the cache.
 func (c *Counter) countChunk(text string) int {
 	if len(text) < minCachedRun {
@@ -218,6 +275,19 @@ func (c *Counter) countChunk(text string) int {
 // keyOf returns the cache key of a text.
 func (c *Counter) keyOf(text string) textKey {
 	return textKey{lo: maphash.String(c.seeds[0], text), hi: maphash.String(c.seeds[1], text), n: len(text)}
+}
+
+// keyOfParts returns the cache key of the concatenation of parts (total length n): equal to
+// keyOf of the joined text, since a maphash.Hash depends only on the bytes written.
+func (c *Counter) keyOfParts(parts []string, n int) textKey {
+	var lo, hi maphash.Hash
+	lo.SetSeed(c.seeds[0])
+	hi.SetSeed(c.seeds[1])
+	for _, p := range parts {
+		lo.WriteString(p)
+		hi.WriteString(p)
+	}
+	return textKey{lo: lo.Sum64(), hi: hi.Sum64(), n: n}
 }
 
 // lookup returns the cached count of a key, counting the hit.
@@ -254,11 +324,18 @@ const (
 
 // nextChunk returns the end of the first chunk of text: the first selected cut point, or
 // len(text). selectBits 0 selects every candidate (tests).
-func nextChunk(text string, selectBits uint) int {
+func nextChunk(text string, selectBits uint) int { return nextChunkIn(text, selectBits, true) }
+
+// nextChunkIn is nextChunk for text that is followed by more of the run unless final: then a
+// cut whose following rune may continue past the end of text is not taken.
+func nextChunkIn(text string, selectBits uint, final bool) int {
 	for i := 8; i < len(text); i++ {
 		// Every cut follows a digit or a newline: skip other bytes at a compare each.
 		if prev := text[i-1]; prev-'0' > 9 && prev != '\n' || !isChunkCut(text, i) {
 			continue
+		}
+		if !final && text[i] >= utf8.RuneSelf && !utf8.FullRuneInString(text[i:]) {
+			continue // the rune after the newline is cut off: decided by the next part
 		}
 		if selectBits == 0 {
 			return i

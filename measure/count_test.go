@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -195,4 +196,108 @@ func FuzzChunkCuts(f *testing.F) {
 func countChunkedOnly(tok *BPETokenizer, text string) int {
 	n, _ := countChunked(tok, text)
 	return n
+}
+
+// countPartsChunked counts the concatenation of parts cut at every candidate cut point that
+// chunksOfParts takes.
+func countPartsChunked(tok *BPETokenizer, parts []string) int {
+	n := 0
+	chunksOfParts(parts, 0, func(chunk string) { n += tok.Count(chunk) })
+	return n
+}
+
+// splitAt cuts text at the given byte offsets (sorted, deduplicated, empty parts dropped).
+func splitAt(text string, offsets []int) []string {
+	var parts []string
+	prev := 0
+	for _, o := range offsets {
+		if o > prev && o < len(text) {
+			parts = append(parts, text[prev:o])
+			prev = o
+		}
+	}
+	return append(parts, text[prev:])
+}
+
+func TestChunksOfPartsAreExact(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	raw := make([]byte, 3000)
+	for i := range raw {
+		raw[i] = byte(r.Uint32())
+	}
+	b64 := base64.StdEncoding.EncodeToString(raw)
+	for name, tc := range map[string]struct {
+		text    string
+		offsets []int
+	}{
+		// A newline ends one part and a space (or a multi-byte space) starts the next: no cut there.
+		"newline|space":            {"abcdefghij12\n", nil},
+		"newline|ideographic":      {"0123456789\n\u3000x 12ab", []int{12, 13}},
+		"newline|ideographic|nl":   {"abcdefghi\n\n\u3000\nabc", []int{12}},
+		"newline|nbsp|nl":          {"0123456789\n\u00a0\n\u00a0\u00a0\n\u00a0abc", []int{12}},
+		"newline|ideographic 2":    {"0123456789\n\u3000x 12ab", []int{11, 12, 13}},
+		"newline|nbsp cut in rune": {"0123456789\n\u00a0q9z\n\u0085w", []int{12, 17}},
+		"digit|letter at seam":     {"abc 0123456789abcdef 99zz", []int{14, 15}},
+		"tool text framed":         {"\n" + b64 + "\n", []int{1, 1 + len(b64)}},
+		"base64 in many parts":     {b64, []int{7, 100, 101, 102, 2000, 3999}},
+		"log":                      {logLikeText(r, 4000), []int{13, 500, 501, 1777, 3000}},
+	} {
+		parts := splitAt(tc.text, tc.offsets)
+		for _, tok := range chunkTokenizers(t) {
+			if got, want := countPartsChunked(tok, parts), tok.Count(tc.text); got != want {
+				t.Errorf("%s, %s: chunks of %d parts count %d, whole text %d", name, tok.Name(), len(parts), got, want)
+			}
+		}
+	}
+}
+
+func TestCountRunPartsEqualsJoinedRun(t *testing.T) {
+	tok := ourTiktoken(t, "o200k_base")
+	r := rand.New(rand.NewPCG(23, 24))
+	raw := make([]byte, 200_000)
+	for i := range raw {
+		raw[i] = byte(r.Uint32())
+	}
+	blob := base64.StdEncoding.EncodeToString(raw)
+	log := logLikeText(r, 60_000)
+	for name, parts := range map[string][]string{
+		"tool text framed": {"\n", blob, "\n"},
+		"log and base64":   {log, "\n", blob[:70_001], blob[70_001:], "\n"},
+		"short":            {"hello ", "world\n"},
+		"medium":           {log[:20_000], log[20_000:30_000]},
+	} {
+		joined := strings.Join(parts, "")
+		c := NewCounter(tok, chatMLTemplate{})
+		if got, want := c.countRunParts(parts, len(joined)), tok.Count(joined); got != want {
+			t.Errorf("%s: countRunParts = %d, whole text %d", name, got, want)
+		}
+		if got, want := c.keyOfParts(parts, len(joined)), c.keyOf(joined); got != want {
+			t.Errorf("%s: key of parts %v, key of the joined text %v", name, got, want)
+		}
+		// The joined run is now met before: a look-up, no new miss.
+		_, misses := c.CacheStats()
+		if got, want := c.countRun(joined), tok.Count(joined); got != want {
+			t.Errorf("%s: countRun after countRunParts = %d, want %d", name, got, want)
+		}
+		if _, after := c.CacheStats(); len(joined) >= minCachedRun && after != misses {
+			t.Errorf("%s: the joined run missed the cache (%d misses, before %d)", name, after, misses)
+		}
+	}
+}
+
+func FuzzChunkCutsParts(f *testing.F) {
+	f.Add("0123456789\n\u3000x 12ab\n\u00a0q9z", uint8(12), uint8(13), uint8(22))
+	f.Add("abc 0123456789abcdef 99zz\n/x\n y", uint8(14), uint8(15), uint8(27))
+	f.Add("abcdefghi\n\n\u3000\nabc", uint8(12), uint8(0), uint8(0))
+	toks := []*BPETokenizer{ourTiktoken(f, "o200k_base"), ourTiktoken(f, "cl100k_base")}
+	f.Fuzz(func(t *testing.T, text string, a, b, c uint8) {
+		offs := []int{int(a), int(b), int(c)}
+		slices.Sort(offs)
+		parts := splitAt(text, offs)
+		for _, tok := range toks {
+			if got, want := countPartsChunked(tok, parts), tok.Count(text); got != want {
+				t.Fatalf("%s: chunks of parts %q count %d, whole text %d", tok.Name(), parts, got, want)
+			}
+		}
+	})
 }

@@ -68,7 +68,10 @@ func RenderString(segs []Segment) string {
 	return b.String()
 }
 
-// segmentWriter accumulates segments, merging neighbours of the same kind.
+// segmentWriter accumulates segments. Neighbouring framing segments are merged (they are
+// short); content is never concatenated: each content string stays its own segment, so a
+// multi-megabyte tool text is not copied (the counter treats neighbouring content segments
+// as one run, see Counter.CountSegments).
 type segmentWriter struct{ segs []Segment }
 
 func (w *segmentWriter) special(s string) {
@@ -84,10 +87,6 @@ func (w *segmentWriter) special(s string) {
 
 func (w *segmentWriter) text(s string) {
 	if s == "" {
-		return
-	}
-	if n := len(w.segs); n > 0 && !w.segs[n-1].Special && w.segs[n-1].Image == nil {
-		w.segs[n-1].Text += s
 		return
 	}
 	w.segs = append(w.segs, Segment{Text: s})
