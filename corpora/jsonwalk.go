@@ -40,7 +40,7 @@ func (*jwSyntaxOnly) UnmarshalJSON([]byte) error { return nil }
 // jwCheck validates a record: JSON syntax and UTF-8. It returns a located error naming the
 // byte offset (and, for bad UTF-8, the JSON Pointer of the string holding it).
 func jwCheck(root jwNode) *ReadError {
-	if !json.Valid(root.raw) {
+	if !jwValid(root.raw) { // the verdict of json.Valid, faster (jsonvalid.go)
 		err := json.Unmarshal(root.raw, new(jwSyntaxOnly))
 		loc := root.loc
 		var se *json.SyntaxError

@@ -158,7 +158,7 @@ func (rd *apiLogReader) read(ctx context.Context, r io.Reader) error {
 			}
 			continue
 		}
-		if json.Valid(t) || !(t[0] == '{' || t[0] == '[' || t[0] == '"') {
+		if jwValid(t) || !(t[0] == '{' || t[0] == '[' || t[0] == '"') {
 			if herr := rd.handleLine(ctx, line, lineNo); herr != nil {
 				return herr
 			}
