@@ -144,6 +144,12 @@ func (e *bpeEngine) encodePiece(dst []uint32, piece string, s *bpeScratch) ([]ui
 			return append(dst, id), true
 		}
 	}
+	return e.mergePiece(dst, piece, s)
+}
+
+// mergePiece appends the ids of a piece of two or more bytes by merging, without looking the
+// whole piece up first (encodePiece and countPieceUncached have done that).
+func (e *bpeEngine) mergePiece(dst []uint32, piece string, s *bpeScratch) ([]uint32, bool) {
 	for i := 0; i < len(piece); i++ {
 		if !e.byteOK[piece[i]] {
 			return dst, false
@@ -180,12 +186,16 @@ func (e *bpeEngine) countPiece(piece string, s *bpeScratch) (int, bool) {
 
 // countPieceUncached counts one piece of two or more bytes with the BPE.
 func (e *bpeEngine) countPieceUncached(piece string, s *bpeScratch) (int, bool) {
-	if e.wholePieceFirst && len(piece) > 0 {
+	if len(piece) < 2 {
+		out, ok := e.encodePiece(s.out[:0], piece, s)
+		return len(out), ok
+	}
+	if e.wholePieceFirst {
 		if _, ok := e.index.lookup(piece); ok {
 			return 1, true
 		}
 	}
-	out, ok := e.encodePiece(s.out[:0], piece, s)
+	out, ok := e.mergePiece(s.out[:0], piece, s)
 	s.out = out
 	return len(out), ok
 }
