@@ -301,3 +301,35 @@ func FuzzChunkCutsParts(f *testing.F) {
 		}
 	})
 }
+
+func TestB64ShortCountsEqualMerging(t *testing.T) {
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+	for _, tok := range chunkTokenizers(t) {
+		e, s := tok.engine, new(bpeScratch)
+		checked := 0
+		for i := 0; i < len(alphabet); i++ {
+			for j := 0; j < len(alphabet); j++ {
+				for k := -1; k < len(alphabet); k++ {
+					piece := string([]byte{alphabet[i], alphabet[j]})
+					if k >= 0 {
+						piece += string(alphabet[k])
+					}
+					got, ok := e.countB64Short(piece)
+					want, _ := e.encodePiece(nil, piece, s)
+					if !ok || got != len(want) {
+						t.Fatalf("%s: countB64Short(%q) = %d, %v; merging gives %d tokens", tok.Name(), piece, got, ok, len(want))
+					}
+					checked++
+				}
+			}
+		}
+		if checked != 64*64*65 {
+			t.Fatalf("checked %d pieces", checked)
+		}
+		for _, piece := range []string{"a", "ab=", "a-b", "日", "+\n", "abcd"} {
+			if _, ok := e.countB64Short(piece); ok && len(piece) != 2 && len(piece) != 3 || strings.ContainsAny(piece, "=-\n日") && ok {
+				t.Errorf("%s: countB64Short(%q) answered for a piece outside the table", tok.Name(), piece)
+			}
+		}
+	}
+}
