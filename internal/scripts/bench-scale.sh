@@ -22,13 +22,15 @@ status=0
 for j in $jobs; do
   rm -rf "$tmp/out"
   if [ -x /usr/bin/time ]; then
-    /usr/bin/time -f '%e %M' -o "$tmp/time" "$bin" replay -j "$j" --format csv --out "$tmp/out" "$tmp/corpus" >/dev/null
-    read -r wall rss_kb <"$tmp/time"
+    /usr/bin/time -f '%e %M %U %S' -o "$tmp/time" "$bin" replay -j "$j" --format csv --out "$tmp/out" "$tmp/corpus" >/dev/null
+    read -r wall rss_kb user sys <"$tmp/time"
+    cpu="$(awk -v u="$user" -v s="$sys" 'BEGIN{printf "%.1f", u+s}')"
   else
     start="$(date +%s.%N)"
     "$bin" replay -j "$j" --format csv --out "$tmp/out" "$tmp/corpus" >/dev/null
     wall="$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN{printf "%.2f", e-s}')"
     rss_kb=0
+    cpu="?"
   fi
   cases="$(wc -l <"$tmp/out/cases.jsonl")"
   mbps="$(awk -v b="$bytes" -v w="$wall" 'BEGIN{printf "%.1f", b/1e6/w}')"
@@ -38,7 +40,8 @@ for j in $jobs; do
   if awk -v m="$mbps" -v l="$min_mbps" 'BEGIN{exit !(m < l)}'; then misses+=("throughput under ${min_mbps} MB/s"); fi
   verdict=ok
   if [ "${#misses[@]}" -gt 0 ]; then verdict="$(IFS=';'; echo "${misses[*]}")"; fi
-  printf -- '-j %s: %s bytes, %s cases in %s s = %s MB/s, peak RSS %s MB (%s)\n' "$j" "$bytes" "$cases" "$wall" "$mbps" "$rss_mb" "$verdict"
+  # CPU time (user + sys) is the steady figure on a shared machine; wall time follows the load.
+  printf -- '-j %s: %s bytes, %s cases in %s s = %s MB/s, CPU %s s, peak RSS %s MB (%s)\n' "$j" "$bytes" "$cases" "$wall" "$mbps" "$cpu" "$rss_mb" "$verdict"
   [ "$verdict" = ok ] || status=1
 done
 if [ "${SCALE_ENFORCE:-0}" = 1 ]; then exit $status; fi
