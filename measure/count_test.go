@@ -333,3 +333,24 @@ func TestB64ShortCountsEqualMerging(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkChunkScan finds the chunk cuts of 2 MB of base64 (no counting).
+func BenchmarkChunkScan(b *testing.B) {
+	r := rand.New(rand.NewPCG(19, 20))
+	raw := make([]byte, 1_500_000)
+	for i := range raw {
+		raw[i] = byte(r.Uint32())
+	}
+	text := base64.StdEncoding.EncodeToString(raw)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		chunks := 0
+		for rest := text; len(rest) > 0; chunks++ {
+			rest = rest[nextChunk(rest, chunkSelectBits):]
+		}
+		if chunks < 100 {
+			b.Fatalf("%d chunks", chunks)
+		}
+	}
+}
