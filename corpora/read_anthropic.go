@@ -186,29 +186,10 @@ func (p *apiParse) anthropicToolResult(b jwNode, f jwFields) (Message, *ReadErro
 // anthropicBlocks reads content that is absent, a string, or an array of blocks (no tool_result
 // splitting: used for system and tool_result content).
 func (p *apiParse) anthropicBlocks(content jwNode, origin Origin) ([]Part, *ReadError) {
-	switch content.kind() {
-	case 0, 'n':
-		return []Part{}, nil
-	case '"':
-		part, nonEmpty, rerr := apiTextPart(content)
-		if rerr != nil || !nonEmpty {
-			return []Part{}, rerr
-		}
-		return []Part{part}, nil
-	case '[':
-	default:
-		return nil, content.errorf("content must be a string or an array of blocks, found %s", content.kindName())
-	}
-	parts := []Part{}
-	err := content.elements(func(_ int, b jwNode) error {
+	return apiContentParts(content, "blocks", func(b jwNode) (Part, bool, *ReadError) {
 		part, rerr := p.anthropicBlock(b, origin)
-		if rerr != nil {
-			return rerr
-		}
-		parts = append(parts, part)
-		return nil
+		return part, true, rerr
 	})
-	return parts, asReadError(content, err)
 }
 
 // anthropicBlock reads one content block; unknown blocks are kept opaque. thinking and

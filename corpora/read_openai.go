@@ -723,27 +723,34 @@ func (p *apiParse) chatToolResult(msg *Message, f jwFields, legacyFunction bool)
 
 // chatContent reads a Chat Completions content value: absent, null, a string or an array of parts.
 func (p *apiParse) chatContent(content jwNode, origin Origin) ([]Part, *ReadError) {
+	return apiContentParts(content, "parts", func(el jwNode) (Part, bool, *ReadError) { return p.chatPart(el, origin) })
+}
+
+// apiContentParts reads content that is absent, a string (one text part, none when empty), or
+// an array whose elements part reads (keep false drops an element); noun names the elements in
+// the error for any other shape. Every API reader's content goes through it.
+func apiContentParts(content jwNode, noun string, part func(jwNode) (Part, bool, *ReadError)) ([]Part, *ReadError) {
 	switch content.kind() {
 	case 0, 'n':
 		return []Part{}, nil
 	case '"':
-		part, nonEmpty, rerr := apiTextPart(content)
+		p, nonEmpty, rerr := apiTextPart(content)
 		if rerr != nil || !nonEmpty {
 			return []Part{}, rerr
 		}
-		return []Part{part}, nil
+		return []Part{p}, nil
 	case '[':
 	default:
-		return nil, content.errorf("content must be a string or an array of parts, found %s", content.kindName())
+		return nil, content.errorf("content must be a string or an array of %s, found %s", noun, content.kindName())
 	}
 	parts := []Part{}
 	err := content.elements(func(_ int, el jwNode) error {
-		part, keep, rerr := p.chatPart(el, origin)
+		p, keep, rerr := part(el)
 		if rerr != nil {
 			return rerr
 		}
 		if keep {
-			parts = append(parts, part)
+			parts = append(parts, p)
 		}
 		return nil
 	})

@@ -234,29 +234,10 @@ func (p *apiParse) responsesOutput(msg *Message, f jwFields, it jwNode) *ReadErr
 
 // responsesContent reads message content or an output array: a string or an array of parts.
 func (p *apiParse) responsesContent(content jwNode, origin Origin) ([]Part, *ReadError) {
-	switch content.kind() {
-	case 0, 'n':
-		return []Part{}, nil
-	case '"':
-		part, nonEmpty, rerr := apiTextPart(content)
-		if rerr != nil || !nonEmpty {
-			return []Part{}, rerr
-		}
-		return []Part{part}, nil
-	case '[':
-	default:
-		return nil, content.errorf("content must be a string or an array of parts, found %s", content.kindName())
-	}
-	parts := []Part{}
-	err := content.elements(func(_ int, el jwNode) error {
+	return apiContentParts(content, "parts", func(el jwNode) (Part, bool, *ReadError) {
 		part, rerr := p.responsesPart(el, origin)
-		if rerr != nil {
-			return rerr
-		}
-		parts = append(parts, part)
-		return nil
+		return part, true, rerr
 	})
-	return parts, asReadError(content, err)
 }
 
 // responsesPart reads one content part; unknown parts are kept opaque.
