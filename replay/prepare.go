@@ -122,22 +122,14 @@ func ScaleNote(ow, oh, nw, nh int) string {
 	return fmt.Sprintf("Image downscaled from %dx%d to %dx%d for vision; %s", ow, oh, nw, nh, clause)
 }
 
-// sniffPictureType returns the MIME type an image's leading bytes say, following the source's
-// magic-byte checks (PNG, JPEG, GIF87a/89a, BMP, RIFF…WEBP, and ISO-BMFF AVIF/HEIC brands
-// within the declared ftyp box), or "".
+// sniffPictureType returns the MIME type an image's leading bytes say: SniffImage's types, and
+// like the source agent the ISO-BMFF AVIF/HEIC brands
+// within the declared ftyp box; "" for anything else.
 func sniffPictureType(b []byte) string {
-	switch {
-	case bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")):
-		return "image/png"
-	case bytes.HasPrefix(b, []byte{0xFF, 0xD8, 0xFF}):
-		return "image/jpeg"
-	case bytes.HasPrefix(b, []byte("GIF87a")), bytes.HasPrefix(b, []byte("GIF89a")):
-		return "image/gif"
-	case bytes.HasPrefix(b, []byte("BM")):
-		return "image/bmp"
-	case len(b) >= 12 && string(b[:4]) == "RIFF" && string(b[8:12]) == "WEBP":
-		return "image/webp"
-	case len(b) >= 12 && string(b[4:8]) == "ftyp":
+	if t := SniffImage(b); t != "" {
+		return t
+	}
+	if len(b) >= 12 && string(b[4:8]) == "ftyp" {
 		size := int(binary.BigEndian.Uint32(b[:4]))
 		if size < 16 || size > len(b) {
 			return ""
