@@ -29,7 +29,7 @@ func parseAnthropicRequest(p *apiParse, req jwNode, f jwFields) *ReadError {
 	if p.conv.Model, rerr = f.str("model"); rerr != nil {
 		return rerr
 	}
-	if rerr := p.anthropicTools(f); rerr != nil {
+	if rerr := p.flatTools(f, "input_schema"); rerr != nil {
 		return rerr
 	}
 	if sys, ok := f.has("system"); ok && !sys.isNull() {
@@ -49,30 +49,6 @@ func parseAnthropicRequest(p *apiParse, req jwNode, f jwFields) *ReadError {
 		}
 		return nil
 	}))
-}
-
-// anthropicTools reads tools: {name, description, input_schema}; server tools have only a name and type.
-func (p *apiParse) anthropicTools(f jwFields) *ReadError {
-	list, ok := f.has("tools")
-	if !ok || list.isNull() {
-		return nil
-	}
-	err := list.elements(func(_ int, t jwNode) error {
-		tf, err := t.fields()
-		if err != nil {
-			return err
-		}
-		def, rerr := apiToolDef(tf, "input_schema")
-		if rerr != nil {
-			return rerr
-		}
-		if def.Name == "" {
-			def.Name, _ = tf.str("type")
-		}
-		p.conv.Tools = append(p.conv.Tools, def)
-		return nil
-	})
-	return asReadError(list, err)
 }
 
 // anthropicMessage reads one message, splitting out tool_result blocks.

@@ -24,7 +24,7 @@ func parseResponsesRequest(p *apiParse, req jwNode, f jwFields) *ReadError {
 	if p.conv.Model, rerr = f.str("model"); rerr != nil {
 		return rerr
 	}
-	if rerr := p.responsesTools(f); rerr != nil {
+	if rerr := p.flatTools(f, "parameters"); rerr != nil {
 		return rerr
 	}
 	if prev, _ := f.str("previous_response_id"); prev != "" {
@@ -71,8 +71,9 @@ func parseResponsesRequest(p *apiParse, req jwNode, f jwFields) *ReadError {
 	return in.errorf("input must be a string or an array of items, found %s", in.kindName())
 }
 
-// responsesTools reads the flat Responses tool declarations; built-in tools are named by type.
-func (p *apiParse) responsesTools(f jwFields) *ReadError {
+// flatTools reads a "tools" array of flat declarations {name, description, <schemaKey>}; a
+// built-in tool without a name is named by its type.
+func (p *apiParse) flatTools(f jwFields, schemaKey string) *ReadError {
 	list, ok := f.has("tools")
 	if !ok || list.isNull() {
 		return nil
@@ -82,7 +83,7 @@ func (p *apiParse) responsesTools(f jwFields) *ReadError {
 		if err != nil {
 			return err
 		}
-		def, rerr := apiToolDef(tf, "parameters")
+		def, rerr := apiToolDef(tf, schemaKey)
 		if rerr != nil {
 			return rerr
 		}
