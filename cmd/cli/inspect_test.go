@@ -99,3 +99,25 @@ func TestInspectGolden(t *testing.T) {
 	}
 	golden(t, "inspect.txt", out.Bytes())
 }
+
+// TestInspectRealSamples reads the recordings written by real software (copies in
+// corpora/testdata/mcp): the ones with tool calls give conversations, the ones without are
+// skipped with a clear note, and nothing is a problem.
+func TestInspectRealSamples(t *testing.T) {
+	var out, errOut bytes.Buffer
+	dir := filepath.Join("..", "..", "corpora", "testdata", "mcp")
+	if code := Run(context.Background(), []string{"corpus", "inspect", dir}, &IOStreams{Out: &out, ErrOut: &errOut}); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	for _, f := range []string{"goose-mcp-replay-server-everything.txt", "goose-mcp-replay-server-everything-2026.1.14.txt", "inspector-v2-network-logging-modern.json"} {
+		if !bytes.Contains(out.Bytes(), []byte(f)) {
+			t.Errorf("no conversation listed from %s", f)
+		}
+	}
+	for _, f := range []string{"claude-desktop-mcp-log-2026-summary-format.issue-excerpt.log", "claude-desktop-mcp-server-playwright.issue-excerpt.log",
+		"claude-desktop-mcp-server-rebe.issue-excerpt.log", "inspector-v2-history-everything-server.json"} {
+		if !bytes.Contains(errOut.Bytes(), []byte(f+" holds no conversation to replay")) {
+			t.Errorf("no note that %s holds no conversation; stderr:\n%s", f, errOut.String())
+		}
+	}
+}

@@ -30,9 +30,14 @@ func (l *loadResult) exitError() error {
 type problemEmitter struct {
 	each func(*corpora.Conversation) error
 	res  *loadResult
+	// conversations counts the conversations emitted so far.
+	conversations int
 }
 
-func (p *problemEmitter) Conversation(c *corpora.Conversation) error { return p.each(c) }
+func (p *problemEmitter) Conversation(c *corpora.Conversation) error {
+	p.conversations++
+	return p.each(c)
+}
 func (p *problemEmitter) Problem(err *corpora.ReadError) {
 	p.res.Problems = append(p.res.Problems, err)
 }
@@ -97,7 +102,11 @@ func loadCorpus(ctx context.Context, paths []string, format corpora.Format, note
 		if err := ctx.Err(); err != nil {
 			return res, err
 		}
+		before, problems := em.conversations, len(res.Problems)
 		err := corpora.ReadFile(ctx, f, format, em)
+		if err == nil && em.conversations == before && len(res.Problems) == problems {
+			fmt.Fprintf(notes, "strata-eval: %s holds no conversation to replay (no request and no tool call in it); skipped\n", f)
+		}
 		var re *corpora.ReadError
 		switch {
 		case in.FromDir && errors.Is(err, corpora.ErrUnknownFormat):
