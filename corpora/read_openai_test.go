@@ -590,8 +590,9 @@ func apiCheckInvariants(t *testing.T, c *Collector) {
 	}
 }
 
-// apiRealSamples is the folder of real recordings shared by the project.
-const apiRealSamples = "/work/shared/real-samples"
+// apiRealSamples holds copies of the real httprr recordings of the shared real-samples folder
+// (byte for byte; .gitattributes keeps git from touching their mixed line endings).
+const apiRealSamples = "testdata/real"
 
 func TestReadOpenAIChatHugeLine(t *testing.T) {
 	if testing.Short() {
