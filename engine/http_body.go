@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/strata-eval/strata-eval/corpora"
-	"github.com/strata-eval/strata-eval/replay"
 )
 
 // body renders a request for the configured API. generate adds the generation settings
@@ -86,14 +85,9 @@ func OpenAIMessages(req Request) ([]byte, error) {
 			continue
 		}
 		flat := flattenToolResults(*m)
-		var one bytes.Buffer
-		if err := replay.WriteOpenAIChat(&one, &replay.Result{Messages: []corpora.Message{flat}}); err != nil {
+		if err := corpora.WriteOpenAIMessage(&b, &flat); err != nil {
 			return nil, fmt.Errorf("message %d (%s): %w", i, m.Loc, err)
 		}
-		s := bytes.TrimSuffix(one.Bytes(), []byte("\n"))
-		s = bytes.TrimPrefix(s, []byte(`{"messages":[`))
-		s = bytes.TrimSuffix(s, []byte(`]}`))
-		b.Write(s)
 	}
 	b.WriteByte(']')
 	return b.Bytes(), nil
@@ -316,7 +310,7 @@ func anthropicBlocks(ps []corpora.Part) []any {
 			if p.Image == nil {
 				continue
 			}
-			mime := replay.SniffImage(p.Image.Data)
+			mime := corpora.SniffImage(p.Image.Data)
 			if mime == "" {
 				mime = "image/png"
 			}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,7 +13,6 @@ import (
 	"time"
 
 	"github.com/strata-eval/strata-eval/corpora"
-	"github.com/strata-eval/strata-eval/replay"
 )
 
 // TestServerConfig configures a TestServer.
@@ -31,9 +31,10 @@ type TestServerConfig struct {
 	Timings bool
 	// APIKey, when set, is required as "Authorization: Bearer KEY" (401 otherwise).
 	APIKey string
-	// Lift makes the server lift pictures out of tool text itself (the after pipeline) before
-	// counting and answering, as a server with its own lifting pipeline does.
-	Lift bool
+	// Prepare, when set, is the server's own pipeline: it turns the request it receives into
+	// what the model gets before counting and answering, as a server with its own lifting
+	// pipeline does (tests pass the after arm of package replay).
+	Prepare func(ctx context.Context, req corpora.Request) ([]corpora.Message, error)
 	// Offset is added to every count (a server that diverges from the reference).
 	Offset int
 	// FailFirst answers the first FailFirst completion and counting requests with FailStatus
@@ -172,14 +173,13 @@ func (s *TestServer) read(w http.ResponseWriter, r *http.Request) (msgs []corpor
 	}
 	conv := col.Conversations[0]
 	msgs = conv.Messages
-	if s.cfg.Lift {
-		arm := replay.Arm{Name: "server", Settings: replay.Settings{Client: replay.ClientRecorded, Server: replay.ServerLift}}
-		res, err := arm.Apply(r.Context(), corpora.Request{Conversation: conv, Messages: conv.Messages})
+	if s.cfg.Prepare != nil {
+		prepared, err := s.cfg.Prepare(r.Context(), corpora.Request{Conversation: conv, Messages: conv.Messages})
 		if err != nil {
 			writeJSON(w, http.StatusInternalServerError, map[string]any{"error": map[string]any{"code": 500, "message": err.Error()}})
 			return nil, nil, 0, false
 		}
-		msgs = res.Messages
+		msgs = prepared
 	}
 	c, err := s.cfg.Counter.Count(r.Context(), msgs, conv.Tools)
 	if err != nil {

@@ -1,9 +1,6 @@
 package replay
 
 import (
-	"bufio"
-	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"io"
 
@@ -11,185 +8,14 @@ import (
 )
 
 // WriteOpenAIChat writes the request as the model receives it after an arm, in the OpenAI
-// Chat Completions shape: {"messages":[…]}. A message with a single text part has a string
-// content; one with pictures has a content array whose pictures are image_url parts with data
-// URLs (typed by their signature). Tool calls become tool_calls; tool messages keep their
-// tool_call_id and name. Opaque parts (thinking signatures) are not part of this shape and are
-// left out. Picture bytes are encoded straight to w.
+// Chat Completions shape {"messages":[…]} (corpora.WriteOpenAIChat): pictures as image_url
+// parts with data URLs, tool calls as tool_calls.
 func WriteOpenAIChat(w io.Writer, res *Result) error {
 	if res == nil {
 		return fmt.Errorf("write openai chat: no result")
 	}
-	bw := bufio.NewWriterSize(w, 64<<10)
-	d := &chatDumper{w: bw}
-	d.raw(`{"messages":[`)
-	for i := range res.Messages {
-		if i > 0 {
-			d.raw(",")
-		}
-		d.message(&res.Messages[i])
-	}
-	d.raw("]}\n")
-	if d.err != nil {
-		return fmt.Errorf("write openai chat (arm %s): %w", res.Arm, d.err)
-	}
-	if err := bw.Flush(); err != nil {
+	if err := corpora.WriteOpenAIChat(w, res.Messages); err != nil {
 		return fmt.Errorf("write openai chat (arm %s): %w", res.Arm, err)
 	}
 	return nil
-}
-
-// chatDumper writes JSON pieces and keeps the first error.
-type chatDumper struct {
-	w   *bufio.Writer
-	err error
-}
-
-func (d *chatDumper) raw(s string) {
-	if d.err == nil {
-		_, d.err = d.w.WriteString(s)
-	}
-}
-
-// str writes s as a JSON string (HTML characters not escaped).
-func (d *chatDumper) str(s string) {
-	if d.err != nil {
-		return
-	}
-	b, err := marshalNoHTML(s)
-	if err != nil {
-		d.err = err
-		return
-	}
-	_, d.err = d.w.Write(b)
-}
-
-// marshalNoHTML encodes v as JSON without escaping <, > and &.
-func marshalNoHTML(v any) ([]byte, error) {
-	var buf jsonBuffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return buf.b[:len(buf.b)-1], nil // drop the encoder's newline
-}
-
-type jsonBuffer struct{ b []byte }
-
-func (j *jsonBuffer) Write(p []byte) (int, error) { j.b = append(j.b, p...); return len(p), nil }
-
-func (d *chatDumper) message(m *corpora.Message) {
-	d.raw(`{"role":`)
-	d.str(string(m.Role))
-	if m.Name != "" && m.Role != corpora.RoleAssistant {
-		d.raw(`,"name":`)
-		d.str(m.Name)
-	}
-	if m.ToolCallID != "" {
-		d.raw(`,"tool_call_id":`)
-		d.str(m.ToolCallID)
-	}
-	var content []*corpora.Part
-	var calls []*corpora.ToolCall
-	hasImage := false
-	for i := range m.Parts {
-		p := &m.Parts[i]
-		switch p.Kind {
-		case corpora.PartText:
-			content = append(content, p)
-		case corpora.PartImage:
-			if p.Image != nil {
-				content = append(content, p)
-				hasImage = true
-			}
-		case corpora.PartToolCall:
-			if p.ToolCall != nil {
-				calls = append(calls, p.ToolCall)
-			}
-		}
-	}
-	d.raw(`,"content":`)
-	switch {
-	case len(content) == 0 && len(calls) > 0:
-		d.raw("null")
-	case len(content) == 0:
-		d.raw(`""`)
-	case len(content) == 1 && !hasImage:
-		d.str(content[0].Text)
-	default:
-		d.raw("[")
-		for i, p := range content {
-			if i > 0 {
-				d.raw(",")
-			}
-			if p.Kind == corpora.PartText {
-				d.raw(`{"type":"text","text":`)
-				d.str(p.Text)
-				d.raw("}")
-				continue
-			}
-			d.image(p.Image)
-		}
-		d.raw("]")
-	}
-	if len(calls) > 0 {
-		d.raw(`,"tool_calls":[`)
-		for i, c := range calls {
-			if i > 0 {
-				d.raw(",")
-			}
-			d.raw(`{"id":`)
-			d.str(c.ID)
-			d.raw(`,"type":"function","function":{"name":`)
-			d.str(c.Name)
-			d.raw(`,"arguments":`)
-			d.str(c.Arguments)
-			d.raw("}}")
-		}
-		d.raw("]")
-	}
-	d.raw("}")
-}
-
-// image writes an image_url part whose URL is the picture's data URL.
-func (d *chatDumper) image(img *corpora.Image) {
-	mime := SniffImage(img.Data)
-	if mime == "" {
-		mime = baseMIME(img.DeclaredType)
-	}
-	if !plainMIME(mime) {
-		mime = "application/octet-stream"
-	}
-	d.raw(`{"type":"image_url","image_url":{"url":"data:`)
-	d.raw(mime) // plainMIME: no character needs escaping
-	d.raw(";base64,")
-	if d.err == nil {
-		enc := base64.NewEncoder(base64.StdEncoding, d.w)
-		if _, err := enc.Write(img.Data); err != nil {
-			d.err = err
-		} else {
-			d.err = enc.Close()
-		}
-	}
-	d.raw(`"`)
-	if img.Detail != "" {
-		d.raw(`,"detail":`)
-		d.str(img.Detail)
-	}
-	d.raw("}}")
-}
-
-// plainMIME says whether m is a non-empty MIME type of token characters only.
-func plainMIME(m string) bool {
-	if m == "" {
-		return false
-	}
-	for i := 0; i < len(m); i++ {
-		c := m[i]
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '/' || c == '.' || c == '+' || c == '-') {
-			return false
-		}
-	}
-	return true
 }

@@ -4,38 +4,25 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+
+	"github.com/strata-eval/strata-eval/corpora"
 )
 
-// The picture types the lift recognises by their signature (PIPELINE.md §4.1).
+// The picture types the lift recognises by their signature (PIPELINE.md §4.1); the signature
+// rule itself lives with the canonical model (corpora.SniffImage).
 const (
-	MIMEPNG  = "image/png"
-	MIMEJPEG = "image/jpeg"
-	MIMEGIF  = "image/gif"
-	MIMEBMP  = "image/bmp"
-	MIMEWebP = "image/webp"
+	MIMEPNG  = corpora.MIMEPNG
+	MIMEJPEG = corpora.MIMEJPEG
+	MIMEGIF  = corpora.MIMEGIF
+	MIMEBMP  = corpora.MIMEBMP
+	MIMEWebP = corpora.MIMEWebP
 )
 
 // SniffPrefixLen is how many leading bytes SniffImage needs to recognise every signature.
-const SniffPrefixLen = 12
+const SniffPrefixLen = corpora.SniffPrefixLen
 
-// SniffImage returns the MIME type of the picture whose bytes start b, or "" when b does not
-// start with a known image signature: PNG (89 50 4E 47 0D 0A 1A 0A), JPEG (FF D8 FF),
-// GIF87a/GIF89a, BMP ("BM") or WebP ("RIFF" size "WEBP"). A label is never consulted.
-func SniffImage(b []byte) string {
-	switch {
-	case len(b) >= 8 && string(b[:8]) == "\x89PNG\r\n\x1a\n":
-		return MIMEPNG
-	case len(b) >= 3 && b[0] == 0xFF && b[1] == 0xD8 && b[2] == 0xFF:
-		return MIMEJPEG
-	case len(b) >= 6 && (string(b[:6]) == "GIF87a" || string(b[:6]) == "GIF89a"):
-		return MIMEGIF
-	case len(b) >= 2 && b[0] == 'B' && b[1] == 'M':
-		return MIMEBMP
-	case len(b) >= 12 && string(b[:4]) == "RIFF" && string(b[8:12]) == "WEBP":
-		return MIMEWebP
-	}
-	return ""
-}
+// SniffImage returns the MIME type the picture's signature says, or "" (corpora.SniffImage).
+func SniffImage(b []byte) string { return corpora.SniffImage(b) }
 
 // errShortHeader is returned when a picture ends before its size is declared.
 var errShortHeader = errors.New("the picture ends before its header gives its size")

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"path/filepath"
 	"testing"
 
@@ -8,6 +9,7 @@ import (
 
 	"github.com/strata-eval/strata-eval/corpora"
 	"github.com/strata-eval/strata-eval/engine"
+	"github.com/strata-eval/strata-eval/replay"
 )
 
 // visionAnswer plays a vision model: with a picture in view it names what the sample
@@ -49,7 +51,7 @@ func TestHTTPScripts(t *testing.T) {
 			servers := map[string]engine.TestServerConfig{
 				"ENDPOINT":       {Counter: off, Context: 262144, InputTokens: true, Props: true, Timings: true, APIKey: key, Answer: visionAnswer},
 				"ENDPOINT2":      {Counter: off, Context: 262144, InputTokens: true, Props: true, Timings: true, APIKey: key, Answer: visionAnswer},
-				"LIFT_ENDPOINT":  {Counter: off, Context: 262144, InputTokens: true, APIKey: key, Lift: true, Answer: visionAnswer},
+				"LIFT_ENDPOINT":  {Counter: off, Context: 262144, InputTokens: true, APIKey: key, Prepare: liftLikeAfter, Answer: visionAnswer},
 				"FLAKY_ENDPOINT": {Counter: off, Context: 262144, APIKey: key, FailFirst: 2, Answer: visionAnswer},
 			}
 			for name, cfg := range servers {
@@ -62,4 +64,14 @@ func TestHTTPScripts(t *testing.T) {
 			return nil
 		},
 	})
+}
+
+// liftLikeAfter is the pipeline of a server that lifts pictures itself: the after arm.
+func liftLikeAfter(ctx context.Context, req corpora.Request) ([]corpora.Message, error) {
+	arm := replay.Arm{Name: "server", Settings: replay.Settings{Client: replay.ClientRecorded, Server: replay.ServerLift}}
+	res, err := arm.Apply(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	return res.Messages, nil
 }
