@@ -39,16 +39,7 @@ func parseAnthropicRequest(p *apiParse, req jwNode, f jwFields) *ReadError {
 		}
 		p.conv.Messages = append(p.conv.Messages, Message{Role: RoleSystem, Parts: parts, Loc: sys.loc, Raw: json.RawMessage(sys.raw)})
 	}
-	msgs := f.get("messages")
-	if msgs.kind() != '[' {
-		return msgs.errorf("messages must be an array, found %s", msgs.kindName())
-	}
-	return asReadError(msgs, msgs.elements(func(_ int, m jwNode) error {
-		if rerr := p.anthropicMessage(m); rerr != nil {
-			return rerr
-		}
-		return nil
-	}))
+	return apiMessages(f, p.anthropicMessage)
 }
 
 // anthropicMessage reads one message, splitting out tool_result blocks.

@@ -492,16 +492,7 @@ func parseChatRequest(p *apiParse, req jwNode, f jwFields) *ReadError {
 	if rerr := p.chatTools(f); rerr != nil {
 		return rerr
 	}
-	msgs := f.get("messages")
-	if msgs.kind() != '[' {
-		return msgs.errorf("messages must be an array, found %s", msgs.kindName())
-	}
-	return asReadError(msgs, msgs.elements(func(_ int, m jwNode) error {
-		if rerr := p.chatMessage(m); rerr != nil {
-			return rerr
-		}
-		return nil
-	}))
+	return apiMessages(f, p.chatMessage)
 }
 
 // chatTools reads tools (and the deprecated functions) into ToolDefs.
@@ -702,23 +693,45 @@ func (p *apiParse) chatToolResult(msg *Message, f jwFields, legacyFunction bool)
 	if !ok {
 		loc = msg.Loc
 	}
-	switch content.kind() {
-	case '"':
-		if res.Text, rerr = content.text(); rerr != nil {
-			return rerr
-		}
-		res.IsText = true
-	case 'n', 0:
-		res.IsText = true
-	case '[':
-		if res.Parts, rerr = p.chatContent(content, OriginTool); rerr != nil {
-			return rerr
-		}
-	default:
+	if done, rerr := apiToolResultContent(res, content, func() ([]Part, *ReadError) { return p.chatContent(content, OriginTool) }); rerr != nil {
+		return rerr
+	} else if !done {
 		return content.errorf("tool message content must be a string or an array of parts, found %s", content.kindName())
 	}
 	msg.Parts = []Part{{Kind: PartToolResult, ToolResult: res, Loc: loc}}
 	return nil
+}
+
+// apiToolResultContent fills res from a tool result's recorded value when it is a string, null,
+// absent (the result is text) or an array (parts reads it); done is false for any other shape,
+// which the caller handles or reports.
+func apiToolResultContent(res *ToolResult, v jwNode, parts func() ([]Part, *ReadError)) (done bool, rerr *ReadError) {
+	switch v.kind() {
+	case '"':
+		res.Text, rerr = v.text()
+		res.IsText = true
+	case 'n', 0:
+		res.IsText = true
+	case '[':
+		res.Parts, rerr = parts()
+	default:
+		return false, nil
+	}
+	return true, rerr
+}
+
+// apiMessages reads the "messages" array of a request, one message at a time.
+func apiMessages(f jwFields, message func(jwNode) *ReadError) *ReadError {
+	msgs := f.get("messages")
+	if msgs.kind() != '[' {
+		return msgs.errorf("messages must be an array, found %s", msgs.kindName())
+	}
+	return asReadError(msgs, msgs.elements(func(_ int, m jwNode) error {
+		if rerr := message(m); rerr != nil {
+			return rerr
+		}
+		return nil
+	}))
 }
 
 // chatContent reads a Chat Completions content value: absent, null, a string or an array of parts.

@@ -208,19 +208,12 @@ func (p *apiParse) responsesOutput(msg *Message, f jwFields, it jwNode) *ReadErr
 	if !ok {
 		loc = it.loc
 	}
-	switch out.kind() {
-	case '"':
-		if res.Text, rerr = out.text(); rerr != nil {
-			return rerr
-		}
-		res.IsText = true
-	case 'n', 0:
-		res.IsText = true
-	case '[':
-		if res.Parts, rerr = p.responsesContent(out, OriginTool); rerr != nil {
-			return rerr
-		}
-	case '{': // computer_call_output: one screenshot object
+	done, rerr := apiToolResultContent(res, out, func() ([]Part, *ReadError) { return p.responsesContent(out, OriginTool) })
+	switch {
+	case rerr != nil:
+		return rerr
+	case done:
+	case out.kind() == '{': // computer_call_output: one screenshot object
 		part, rerr := p.responsesPart(out, OriginTool)
 		if rerr != nil {
 			return rerr
