@@ -170,7 +170,7 @@ func CaseTable(c Case) Table {
 // SummaryTable aggregates every arm: cases, refusals, prompt tokens and the reduction against
 // the first arm, image rows and pictures by outcome.
 func SummaryTable(r *Report) Table {
-	t := Table{Title: "summary", Header: []string{"arm", "cases", "refused", "text tokens", "image rows", "prompt tokens", "reduction", "sees a picture", "pictures"}}
+	t := Table{Title: "summary", Header: []string{"arm", "cases", "refused", "text tokens", "image rows", "prompt tokens", "reduction", "cases seeing a picture", "pictures"}}
 	t.Right = []bool{false, true, true, true, true, true, true, true, false}
 	scored, compared, divergent := false, false, false
 	for _, s := range r.Summary {
@@ -234,6 +234,9 @@ func ScanTable(r *Report) Table {
 	t := Table{Title: "scan time", Header: []string{"arm", "tool messages", "bytes", "p50", "p95", "max", "total"}}
 	t.Right = []bool{false, true, true, true, true, true, true}
 	for _, s := range r.Timings.Scan {
+		if s.Messages == 0 {
+			continue // an arm that scans nothing (the legacy server) has no scan times
+		}
 		t.Rows = append(t.Rows, []string{s.Arm, strconv.Itoa(s.Messages), Thousands(s.Bytes),
 			dur(s.P50), dur(s.P95), dur(s.Max), dur(s.Total)})
 	}
