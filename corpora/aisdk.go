@@ -23,7 +23,7 @@ const (
 )
 
 // StringifyAISDK returns the exact string an OpenAI-compatible Vercel-AI-SDK client puts into
-// the `content` of the tool message for res (conversation-formats.md §2.2–2.3).
+// the `content` of the tool message for res (docs/pipeline.md §11.3).
 //
 // Era "content" (AISDKEraContent, the default for any other value but "json"): a compact JSON
 // array with one element per block: a text block becomes {"type":"text","text":…}, an image

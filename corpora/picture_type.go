@@ -1,6 +1,6 @@
 package corpora
 
-// The picture types the pipeline recognises by their signature (PIPELINE.md §4.1).
+// The picture types the pipeline recognises by their signature (docs/pipeline.md §4.3).
 const (
 	MIMEPNG  = "image/png"
 	MIMEJPEG = "image/jpeg"

@@ -73,7 +73,7 @@ func apiRoles(c *Conversation) string {
 }
 
 // vercelChatBody builds a Chat Completions body the way @ai-sdk/openai-compatible 2.0.x writes
-// it for Chatbox 1.19/1.20 after an MCP screenshot tool call (conversation-formats.md §2.3).
+// it for Chatbox 1.19/1.20 after an MCP screenshot tool call (docs/pipeline.md §11.3).
 func vercelChatBody(t testing.TB, userPNG, toolPNG []byte) (body, toolContent string) {
 	t.Helper()
 	type textEl struct {

@@ -217,7 +217,7 @@ func TestSampleCorpusMatchesManifest(t *testing.T) {
 	}
 }
 
-// TestHeadlineSample checks the headline case of PIPELINE.md §1 in shape: a tool message of
+// TestHeadlineSample checks the headline case of docs/pipeline.md §1 in shape: a tool message of
 // 2,038,152 characters carrying a 1,528,438-byte PNG.
 func TestHeadlineSample(t *testing.T) {
 	data, err := fs.ReadFile(corpora.SampleFS(), "openai-chat-chatbox-screenshot.json")

@@ -205,7 +205,7 @@ func TestLlamaTokenizerMatchesQwen3Reference(t *testing.T) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, c := range cases {
-		// llama.cpp applies no NFC normalisation (go-dependencies.md §3), and cannot take NUL.
+		// llama.cpp applies no NFC normalisation (docs/pipeline.md §13.2), and cannot take NUL.
 		if !norm.NFC.IsNormalString(c.Text) || strings.Contains(c.Text, "\x00") {
 			continue
 		}

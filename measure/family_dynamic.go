@@ -2,9 +2,9 @@ package measure
 
 // Other dynamic-resolution llama.cpp projectors built on (P1): MiMo-VL, EXAONE 4.5,
 // MiniMax-M3, Youtu-VL, PaddleOCR-VL, dots.ocr, Phi-4-multimodal, HunyuanOCR.
-// They have no worked table in image-row-costs.md, so no named family: they are
+// They have no worked table to test against, so no named family: they are
 // configured from an mmproj GGUF (LoadProjector), most of them needing the GGUF's
-// pixel limits. image-row-costs.md §1.2.
+// pixel limits. docs/pipeline.md §10.2.
 
 import "fmt"
 

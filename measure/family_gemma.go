@@ -2,7 +2,7 @@ package measure
 
 // Gemma 3 (fixed 896 px, 256 rows), Gemma 3n (fixed 768 px, 256 rows) and
 // Gemma 4 (dynamic, tok-limits 40..280 since b9493, 252..280 from b8637 to b9492).
-// image-row-costs.md §1.2, §2.
+// docs/pipeline.md §10.2.
 
 import "fmt"
 

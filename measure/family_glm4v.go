@@ -1,7 +1,7 @@
 package measure
 
 // GLM-4.1V / 4.5V / 4.6V (projector glm4v): the Qwen-VL arithmetic with
-// <|begin_of_image|> and <|end_of_image|>. image-row-costs.md §1.2.
+// <|begin_of_image|> and <|end_of_image|>. docs/pipeline.md §10.2.
 
 // glm4vFamilies are the named GLM-4V families.
 func glm4vFamilies() []Family {

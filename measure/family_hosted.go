@@ -2,7 +2,7 @@ package measure
 
 // Hosted APIs: OpenAI's 512-px tile rule and 32-px patch rule, Claude's 28-px
 // patch rule (and its older W·H/750 estimate), Gemini's documented amounts. All
-// are estimates of what the provider bills. image-row-costs.md §4, §5.2–5.4.
+// are estimates of what the provider bills. docs/pipeline.md §10.2.
 
 import (
 	"fmt"

@@ -2,7 +2,7 @@ package measure
 
 // Idefics3, SmolVLM, SmolVLM2 (projector idefics3): the picture is scaled (up or
 // down) so its long side is preproc_image_size, rounded up to whole S×S tiles
-// (P2), plus an S×S overview. image-row-costs.md §1.1 (P2), §1.2.
+// (P2), plus an S×S overview. docs/pipeline.md §10.1 (P2), §10.2.
 
 // idefics3Families are the named Idefics3/SmolVLM families.
 func idefics3Families() []Family {

@@ -2,7 +2,7 @@ package measure
 
 // InternVL 2.5/3/3.5 (projector internvl): (P4) over all a·S × b·S grids with
 // min_tiles ≤ a·b ≤ max_tiles, slices first and the overview last, 256 rows per
-// tile, <img> … </img>. image-row-costs.md §1.1 (P4), §1.2.
+// tile, <img> … </img>. docs/pipeline.md §10.1 (P4), §10.2.
 
 // internVLFamilies are the named InternVL families.
 func internVLFamilies() []Family {

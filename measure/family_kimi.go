@@ -1,7 +1,7 @@
 package measure
 
 // Kimi-VL (projector kimivl) and Kimi-K2.5 / GLM-5.2-V (projector kimik25).
-// image-row-costs.md §1.2.
+// docs/pipeline.md §10.2.
 
 // kimiFamilies are the named Kimi families.
 func kimiFamilies() []Family {

@@ -2,7 +2,7 @@ package measure
 
 // LFM2-VL / LFM2.5-VL (projector lfm2): 512-px tiles for pictures wider or taller
 // than 1024 px (P5) plus a smart-resized thumbnail (P1, f = 32, tok-limits
-// 64..256). image-row-costs.md §1.1 (P5), §1.2, §2.
+// 64..256). docs/pipeline.md §10.1 (P5), §10.2.
 
 import (
 	"math"

@@ -2,7 +2,7 @@ package measure
 
 // Llama 4 Scout/Maverick (projector llama4): (P4) over the 3×3 grids except 1×1,
 // slices first and the overview last, 144 rows per tile, <|image_start|> … <|image_end|>.
-// image-row-costs.md §1.1 (P4), §1.2.
+// docs/pipeline.md §10.1 (P4), §10.2.
 
 // llama4Families are the named Llama 4 families.
 func llama4Families() []Family {

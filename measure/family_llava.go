@@ -2,7 +2,7 @@ package measure
 
 // Fixed-size projectors: LLaVA-1.5 (mlp), LLaVA-1.6 (mlp with pinpoints, P4),
 // MobileVLM (ldp, ldpv2), GLM-Edge (adapter), CogVLM, Janus-Pro, Reka Yasa (yasa2),
-// Nemotron Nano VL. image-row-costs.md §1.1 (P4), §1.2.
+// Nemotron Nano VL. docs/pipeline.md §10.1 (P4), §10.2.
 
 import "fmt"
 

@@ -2,7 +2,7 @@ package measure
 
 // MiniCPM-V (projector resampler: Llama3-V 2.5, V 2.6, o 2.6, V 4.0, V 4.5, o 4.5)
 // and MiniCPM-V 4.6 (projector minicpmv4_6): llava-uhd slicing without pinpoints
-// (P3). image-row-costs.md §1.1 (P3), §1.2.
+// (P3). docs/pipeline.md §10.1 (P3), §10.2.
 
 import (
 	"fmt"

@@ -1,7 +1,7 @@
 package measure
 
 // Pixtral-12B, Mistral Small 3.1/3.2 (projector pixtral) and LightOnOCR: one
-// [IMG_BREAK] row per image row except the last, then [IMG_END]. image-row-costs.md §1.2.
+// [IMG_BREAK] row per image row except the last, then [IMG_END]. docs/pipeline.md §10.2.
 
 // pixtralFamilies are the named Pixtral-style families.
 func pixtralFamilies() []Family {

@@ -1,7 +1,7 @@
 package measure
 
 // Qwen2-VL, Qwen2.5-VL, Qwen3-VL: llama.cpp (current and before b6915) and the
-// Hugging Face references (transformers, qwen-vl-utils). image-row-costs.md §1.2, §2, §3.
+// Hugging Face references (transformers, qwen-vl-utils). docs/pipeline.md §10.2.
 
 import (
 	"fmt"

@@ -8,7 +8,7 @@ package measure
 // Hugging Face Qwen rules reproduce transformers' smart_resize in float64 with
 // banker's rounding. The hosted API rules (OpenAI, Anthropic, Gemini) evaluate
 // the providers' published formulas and are labelled "estimate".
-// The facts behind every rule are in the spec note image-row-costs.md.
+// Every rule is described in docs/pipeline.md §10.
 
 import (
 	"errors"

@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-// rowVector is one line of testdata/rows/vectors.tsv (image-row-costs.md §8).
+// rowVector is one line of testdata/rows/vectors.tsv (docs/pipeline.md §10).
 type rowVector struct {
 	line                    int
 	family                  string
@@ -19,7 +19,7 @@ type rowVector struct {
 	confidence, params, raw string
 }
 
-// loadRowVectors parses the machine-readable table copied from the spec note.
+// loadRowVectors parses the machine-readable table of image-row vectors (docs/pipeline.md §10).
 func loadRowVectors(t *testing.T) []rowVector {
 	t.Helper()
 	const path = "testdata/rows/vectors.tsv"
@@ -131,29 +131,29 @@ func TestImageRowsSpecVectors(t *testing.T) {
 	}
 }
 
-// TestImageRowsWorkedTables covers the §5 cells that §8 does not list and the
-// worked arithmetic of §3.1 and §4.4.
+// TestImageRowsWorkedTables covers the worked tables the vectors do not list (hosted
+// estimates, other LFM2 builds, MiniCPM-V 4.5) (docs/pipeline.md §10.2).
 func TestImageRowsWorkedTables(t *testing.T) {
 	sizes := [][2]int{{640, 360}, {160, 120}, {4320, 2432}, {1920, 1080}, {1, 1}, {28, 28}, {10000, 10}}
 	tables := []struct {
 		family string
 		totals [7]int
 	}{
-		// §5.2: multiplied patch counts, rounded to the nearest token.
+		// OpenAI patch rule: multiplied patch counts, rounded to the nearest token.
 		{"openai/gpt-4.1-mini", [7]int{389, 32, 2443, 2443, 2, 2, 507}},
 		{"openai/gpt-5-nano", [7]int{590, 49, 3710, 3710, 2, 2, 770}},
 		{"openai/o4-mini", [7]int{413, 34, 2594, 2594, 2, 2, 538}},
 		{"openai/computer-use-preview-high", [7]int{323, 194, 839, 839, 194, 194, 581}},
 		{"openai/gpt-5-low", [7]int{70, 70, 70, 70, 70, 70, 70}},
-		// §5.3
+		// Anthropic
 		{"anthropic/opus-4.7-class", [7]int{299, 30, 4784, 2691, 1, 1, 92}},
 		{"anthropic/claude-legacy", [7]int{299, 30, 1560, 1560, 1, 1, 56}},
 		{"anthropic/legacy-area750", [7]int{307, 26, 1589, 1590, 1, 1, 2}},
-		// §5.4
+		// Gemini
 		{"gemini/2.0-tiles", [7]int{258, 258, 6192, 1548, 258, 258, 3612}},
 		{"gemini/1.5-vertex", [7]int{1548, 258, 6192, 1548, 258, 258, 10320}},
 		{"gemini/3-high", [7]int{1120, 1120, 1120, 1120, 1120, 1120, 1120}},
-		// §2: the other llama.cpp behaviours of LFM2.
+		// The other llama.cpp behaviours of LFM2.
 		{"llamacpp-b7980..b9585/lfm2-vl", [7]int{222, 72, 2311, 2311, 66, 66, 3078}},
 		{"llamacpp-pre-b7980/lfm2-vl", [7]int{222, 72, 254, 254, 66, 66, 507}},
 		// MiniCPM-V 4.0/4.5 and MiniCPM-o share 2.6's rule.
@@ -187,7 +187,7 @@ func TestImageRowsDetails(t *testing.T) {
 		opts          RowOptions
 		want          Rows
 	}{
-		// §3.1: Qwen2.5-VL 4320×2432 → 2380×1344, 85·48 rows.
+		// Worked example: Qwen2.5-VL 4320×2432 → 2380×1344, 85·48 rows.
 		{"llamacpp/qwen2.5vl", 4320, 2432, RowOptions{}, Rows{Rows: 4080, Markers: 2, Total: 4082, Resized: PixelSize{2380, 1344}, Source: SourceTokenizer}},
 		{"hf/qwen2.5vl", 4320, 2432, RowOptions{}, Rows{Rows: 13398, Markers: 2, Total: 13400, Resized: PixelSize{4312, 2436}, Source: SourceTokenizer}},
 		{"llamacpp/qwen2.5vl", 1, 1, RowOptions{}, Rows{Rows: 9, Markers: 2, Total: 11, Resized: PixelSize{84, 84}, Source: SourceTokenizer}},
@@ -195,17 +195,17 @@ func TestImageRowsDetails(t *testing.T) {
 		{"hf/qwen3vl", 160, 120, RowOptions{}, Rows{Rows: 70, Markers: 2, Total: 72, Resized: PixelSize{320, 224}, Source: SourceTokenizer}},
 		{"llamacpp/qwen3vl", 10000, 10, RowOptions{}, Rows{Rows: 313, Markers: 2, Total: 315, Resized: PixelSize{10016, 32}, Source: SourceTokenizer}},
 		{"llamacpp/pixtral-12b", 640, 360, RowOptions{}, Rows{Rows: 942, Markers: 1, Total: 943, Resized: PixelSize{640, 368}, Source: SourceTokenizer}},
-		// §3.1 MiniCPM-V 2.6 640×360: 2 columns × 1 row.
+		// Worked example: MiniCPM-V 2.6 640×360: 2 columns × 1 row.
 		{"llamacpp/minicpm-v-2.6", 640, 360, RowOptions{}, Rows{Rows: 192, Markers: 6, Total: 198, Resized: PixelSize{840, 476}, Overview: PixelSize{602, 336}, Tiles: 2, Grid: PixelSize{2, 1}, Source: SourceTokenizer}},
-		// §3.1 LFM2 1920×1080: 4×2 tiles, thumbnail 672×384.
+		// Worked example: LFM2 1920×1080: 4×2 tiles, thumbnail 672×384.
 		{"llamacpp/lfm2-vl", 1920, 1080, RowOptions{}, Rows{Rows: 2300, Markers: 11, Total: 2311, Resized: PixelSize{2048, 1024}, Overview: PixelSize{672, 384}, Tiles: 8, Grid: PixelSize{4, 2}, Source: SourceTokenizer}},
-		// §1.1 (P1) note: LFM2 thumbnail of 10000×10 is 16160×32 = 505 rows.
+		// P1 (docs/pipeline.md §10.1): LFM2 thumbnail of 10000×10 is 16160×32 = 505 rows.
 		{"llamacpp/lfm2-vl", 10000, 10, RowOptions{}, Rows{Rows: 3065, Markers: 13, Total: 3078, Resized: PixelSize{5120, 512}, Overview: PixelSize{16160, 32}, Tiles: 10, Grid: PixelSize{10, 1}, Source: SourceTokenizer}},
-		// §1.1 (P4): InternVL 4320×2432 uses 12 tiles + overview.
+		// P4 (docs/pipeline.md §10.1): InternVL 4320×2432 uses 12 tiles + overview.
 		{"llamacpp/internvl", 4320, 2432, RowOptions{}, Rows{Rows: 3328, Markers: 2, Total: 3330, Resized: PixelSize{1792, 1344}, Overview: PixelSize{448, 448}, Tiles: 12, Grid: PixelSize{4, 3}, Source: SourceTokenizer}},
 		{"llamacpp/idefics3-smolvlm2", 1, 1, RowOptions{}, Rows{Rows: 1088, Markers: 39, Total: 1127, Resized: PixelSize{2048, 2048}, Overview: PixelSize{512, 512}, Tiles: 16, Grid: PixelSize{4, 4}, Source: SourceTokenizer}},
 		{"llamacpp/llava-1.6", 10000, 10, RowOptions{}, Rows{Rows: 2304, Markers: 0, Total: 2304, Resized: PixelSize{1008, 336}, Overview: PixelSize{336, 336}, Tiles: 3, Grid: PixelSize{3, 1}, Source: SourceTokenizer}},
-		// §4.4 OpenAI examples.
+		// OpenAI's published examples.
 		{"openai/gpt-4o-high", 1024, 1024, RowOptions{}, Rows{Rows: 765, Total: 765, Resized: PixelSize{768, 768}, Tiles: 4, Grid: PixelSize{2, 2}, Source: SourceEstimate}},
 		{"openai/gpt-4o-high", 2048, 4096, RowOptions{}, Rows{Rows: 1105, Total: 1105, Resized: PixelSize{768, 1536}, Tiles: 6, Grid: PixelSize{2, 3}, Source: SourceEstimate}},
 		{"openai/patch32-before-multiplier", 1024, 1024, RowOptions{}, Rows{Rows: 1024, Total: 1024, Resized: PixelSize{1024, 1024}, Source: SourceEstimate}},
@@ -215,10 +215,10 @@ func TestImageRowsDetails(t *testing.T) {
 		{"llamacpp/qwen2.5vl", 1, 1, RowOptions{MinTokens: 1024}, Rows{Rows: 1024, Markers: 2, Total: 1026, Resized: PixelSize{896, 896}, Source: SourceTokenizer}},
 		// --image-max-tokens 16384 removes llama.cpp's cap (same box as HF here).
 		{"llamacpp/qwen2.5vl", 4320, 2432, RowOptions{MaxTokens: 16384}, Rows{Rows: 13398, Markers: 2, Total: 13400, Resized: PixelSize{4312, 2436}, Source: SourceTokenizer}},
-		// §3 (b): 1000×10 with HF's limits: llama.cpp keeps the clamped 1008×28, HF grows 0-high to 560×28.
+		// llama.cpp against Hugging Face (b): 1000×10 with HF's limits: llama.cpp keeps the clamped 1008×28, HF grows 0-high to 560×28.
 		{"llamacpp/qwen2.5vl", 1000, 10, RowOptions{MinTokens: 4, MaxTokens: 16384}, Rows{Rows: 36, Markers: 2, Total: 38, Resized: PixelSize{1008, 28}, Source: SourceTokenizer}},
 		{"hf/qwen2.5vl", 1000, 10, RowOptions{}, Rows{Rows: 20, Markers: 2, Total: 22, Resized: PixelSize{560, 28}, Source: SourceTokenizer}},
-		// §3 (a): ties at .5 round away from zero in llama.cpp, to even in HF.
+		// llama.cpp against Hugging Face (a): ties at .5 round away from zero in llama.cpp, to even in HF.
 		{"llamacpp/qwen3vl", 10000, 100, RowOptions{}, Rows{Rows: 939, Markers: 2, Total: 941, Resized: PixelSize{10016, 96}, Source: SourceTokenizer}},
 		{"hf/qwen3vl", 10000, 100, RowOptions{}, Rows{Rows: 936, Markers: 2, Total: 938, Resized: PixelSize{9984, 96}, Source: SourceTokenizer}},
 		// Gemma 4 limits are overridable; Gemma 3 is fixed whatever the limits.

@@ -1,6 +1,6 @@
 package measure
 
-// Configuring an image-row family from an mmproj GGUF (image-row-costs.md §1.3).
+// Configuring an image-row family from an mmproj GGUF (docs/pipeline.md §10.3).
 
 import (
 	"errors"
@@ -93,7 +93,7 @@ func readsGGUFPixelLimits(projector string) bool {
 
 // LoadProjector configures an image-row family from an mmproj GGUF: the projector
 // type (clip.projector_type, else clip.vision.projector_type), the sizes and
-// limits of §1.3 of the spec note, and three tensor-name checks
+// limits of docs/pipeline.md §10.3, and three tensor-name checks
 // (v.token_embd.img_break, adapter.boi, mm.3.weight). Only the header is read.
 func LoadProjector(path string) (Family, error) {
 	f, err := gguf.ParseGGUFFile(path, gguf.UseMMap())

@@ -17,7 +17,7 @@ import (
 // JinjaTemplate renders a model's own Jinja chat template (tokenizer.chat_template of a GGUF
 // file, chat_template of tokenizer_config.json) with github.com/ardanlabs/jinja. Data is
 // passed as ordered values so that `tojson` keeps key order. Pictures are flattened to the
-// family's marker text before rendering (go-dependencies.md §9.2) and come back as image
+// family's marker text before rendering (docs/pipeline.md §13.3) and come back as image
 // segments; message content comes back as ordinary segments, the rest as framing.
 type JinjaTemplate struct {
 	name   string

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// benchInputs are the inputs of go-dependencies.md §1: 2,000,000 characters of base64 of
+// benchInputs are the inputs of docs/pipeline.md §13.1: 2,000,000 characters of base64 of
 // 1.5 MB of random bytes, and 2 MiB of English-like text.
 func benchInputs() map[string]string {
 	r := rand.New(rand.NewPCG(7, 8))

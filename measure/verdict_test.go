@@ -16,7 +16,7 @@ func TestVerdict(t *testing.T) {
 	}{
 		// The source document's refusal, verbatim.
 		{1491022, 262144, false, "request exceeds the context window: prompt (1491022 tokens) leaves no room to answer in the context (262144); requests are never truncated"},
-		// PIPELINE.md §1 headline, before and after.
+		// docs/pipeline.md §1 headline, before and after.
 		{1486632, 262144, false, "request exceeds the context window: prompt (1486632 tokens) leaves no room to answer in the context (262144); requests are never truncated"},
 		{239 + 1013, 262144, true, "fits: prompt (1252 tokens) leaves 260892 tokens to answer in the context (262144)"},
 		// A prompt that fills the window exactly leaves no room to answer.

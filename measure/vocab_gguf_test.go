@@ -12,7 +12,7 @@ import (
 )
 
 // writeQwen3GGUF writes a vocabulary-only GGUF of the Qwen3 tokenizer.json, with the keys
-// llama.cpp reads (go-dependencies.md Appendix A).
+// llama.cpp reads (docs/pipeline.md §13.1).
 func writeQwen3GGUF(t *testing.T) string {
 	t.Helper()
 	qwen3(t) // skips when the tokenizer has not been fetched

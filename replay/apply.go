@@ -10,16 +10,16 @@ import (
 
 // How the server receives an MCP result recorded as a structured CallToolResult.
 const (
-	// MCPStructured: the server runs MCP itself and receives the blocks (PIPELINE.md §4.2).
+	// MCPStructured: the server runs MCP itself and receives the blocks (docs/pipeline.md §2.4, §5).
 	MCPStructured = "structured"
 	// MCPStringified: the client ran MCP and sent the result as the tool message's string
-	// (ToolResult.Text, as a Vercel-AI-SDK client such as Chatbox does); §4.1 applies to it.
+	// (ToolResult.Text, as a Vercel-AI-SDK client such as Chatbox does); docs/pipeline.md §4 applies to it.
 	MCPStringified = "stringified"
 	// MCPAuto: stringified for Chatbox recordings that carry the string, structured otherwise.
 	MCPAuto = "auto"
 )
 
-// ClientSideFunc is the client side of a gate arm (PIPELINE.md §4.3–4.5): it returns the
+// ClientSideFunc is the client side of a gate arm (docs/pipeline.md §6–§8): it returns the
 // messages as they leave the client, the records of the pictures it handled, and the lane the
 // gate took. It must not modify msgs.
 type ClientSideFunc func(ctx context.Context, msgs []corpora.Message, s Settings) ([]corpora.Message, []PictureRecord, *GateDecision, error)
@@ -298,8 +298,8 @@ func (w *armWalk) newLifter() *Lifter {
 }
 
 // mcpResult renders a structured MCP result. One with picture blocks takes the structured
-// path (§4.2) and its text is not scanned; one without is a plain string, scanned like any
-// other tool text (§4.1).
+// path (docs/pipeline.md §5) and its text is not scanned; one without is a plain string, scanned like any
+// other tool text (docs/pipeline.md §4.1).
 func (w *armWalk) mcpResult(res *corpora.CallToolResult, opt MCPRenderOptions, msgIndex int) ([]corpora.Part, int, int64) {
 	if !HasPictureBlocks(res) {
 		text := RenderMCPLegacy(res, w.settings, opt).Text()
@@ -337,7 +337,7 @@ func (w *armWalk) recordMCP(r MCPRendering, msgIndex int) {
 	}
 }
 
-// passImage passes a real image part the client sent, untouched (PIPELINE.md §3), or omits it
+// passImage passes a real image part the client sent, untouched (docs/pipeline.md §3), or omits it
 // when the model has no vision encoder.
 func (w *armWalk) passImage(p *corpora.Part, msgIndex int, role corpora.Role) corpora.Part {
 	rec := PictureRecord{Loc: p.Loc, MessageIndex: msgIndex, Outcome: OutcomePassed, SeenByModel: true}

@@ -8,7 +8,7 @@ import (
 	"github.com/strata-eval/strata-eval/corpora"
 )
 
-// Defaults of the arm settings (PIPELINE.md §4).
+// Defaults of the arm settings (docs/pipeline.md §2.3).
 const (
 	DefaultMinRun           = 1024     // shortest base64 run that can be a picture
 	DefaultMaxPictures      = 8        // pictures lifted per tool message or MCP result
@@ -28,8 +28,8 @@ type ServerSide string
 
 // Server-side behaviours.
 const (
-	ServerLegacy ServerSide = "legacy" // tool text as text, MCP pictures as a note (§3)
-	ServerLift   ServerSide = "lift"   // lift pictures out of tool text and MCP results (§4.1, §4.2)
+	ServerLegacy ServerSide = "legacy" // tool text as text, MCP pictures as a note (docs/pipeline.md §3)
+	ServerLift   ServerSide = "lift"   // lift pictures out of tool text and MCP results (docs/pipeline.md §4, §5)
 	// ServerVerbatim hands the server the request exactly as the client sent it (each
 	// message's recorded bytes), so that a server with its own lifting pipeline applies it.
 	ServerVerbatim ServerSide = "verbatim"
@@ -41,7 +41,7 @@ type ClientSide string
 // Client-side behaviours.
 const (
 	ClientRecorded ClientSide = "recorded" // the request as recorded
-	ClientGate     ClientSide = "gate"     // the agent's gate, preparation and sanitising (§4.3–4.5)
+	ClientGate     ClientSide = "gate"     // the agent's gate, preparation and sanitising (docs/pipeline.md §6–§8)
 )
 
 // Settings configure an arm. The zero value of a numeric field means its default.
@@ -80,7 +80,7 @@ type Arm struct {
 	Settings Settings `yaml:",inline" json:"settings"`
 }
 
-// BuiltinArms returns the arms every replay knows: before, after and agent (PIPELINE.md §2).
+// BuiltinArms returns the arms every replay knows: before, after and agent (docs/pipeline.md §2.2).
 func BuiltinArms() []Arm {
 	return []Arm{
 		{Name: "before", Settings: Settings{Client: ClientRecorded, Server: ServerLegacy}},
@@ -94,13 +94,13 @@ type Outcome string
 
 // Picture outcomes.
 const (
-	OutcomeLifted   Outcome = "lifted"   // taken out of tool text and made an image part (§4.1)
-	OutcomeTaken    Outcome = "taken"    // an MCP picture block made an image part (§4.2)
+	OutcomeLifted   Outcome = "lifted"   // taken out of tool text and made an image part (docs/pipeline.md §4)
+	OutcomeTaken    Outcome = "taken"    // an MCP picture block made an image part (docs/pipeline.md §5)
 	OutcomePassed   Outcome = "passed"   // a real image part the client sent, passed untouched
-	OutcomeAttached Outcome = "attached" // attached by the agent gate after preparation (§4.4)
+	OutcomeAttached Outcome = "attached" // attached by the agent gate after preparation (docs/pipeline.md §7)
 	OutcomeCapped   Outcome = "capped"   // past a cap: named in the text by the legacy note
 	OutcomeOmitted  Outcome = "omitted"  // replaced by "[image omitted: reason]"
-	OutcomeNoted    Outcome = "noted"    // legacy note in the before arm (§3)
+	OutcomeNoted    Outcome = "noted"    // legacy note in the before arm (docs/pipeline.md §3)
 	OutcomeText     Outcome = "text"     // left as text (the before arm's base64, or the text lane)
 )
 

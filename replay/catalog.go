@@ -13,7 +13,7 @@ import (
 )
 
 // Capability is a tri-state answer to "can this model see pictures?": the source agent's
-// True, False and None (gate-and-mcp-images.md §1.3).
+// True, False and None (docs/pipeline.md §6.3).
 type Capability int8
 
 // Capability values.

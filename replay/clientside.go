@@ -28,7 +28,7 @@ const AgentAttachHeader = "The image(s) from this call are attached — inspect 
 // agentResourceMaxBytes is the source's cap on audio and resource blobs (50 MiB).
 const agentResourceMaxBytes = 50 << 20
 
-// AgentClientSide is the agent arm's client side (PIPELINE.md §4.3–4.5): for every tool message
+// AgentClientSide is the agent arm's client side (docs/pipeline.md §6.5): for every tool message
 // that carries an MCP result it renders the result as the source agent does (text blocks with
 // TAG characters stripped, pictures cached as MEDIA:<path> lines, reserved `_meta` keys dropped,
 // all folded into the handler's JSON string), decides the lane with the gate, and in the native

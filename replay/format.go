@@ -37,7 +37,7 @@ func appendCount(dst []byte, n int64) []byte {
 }
 
 // PicturePlaceholder is the text left where a picture was lifted out of a tool's text
-// (PIPELINE.md §4.1): "[image (image/png, 1,528,438 bytes)]". mime is the type the
+// (docs/pipeline.md §4.4): "[image (image/png, 1,528,438 bytes)]". mime is the type the
 // signature says and n the decoded byte count.
 func PicturePlaceholder(mime string, n int64) string {
 	b := make([]byte, 0, len(mime)+40)
@@ -49,7 +49,7 @@ func PicturePlaceholder(mime string, n int64) string {
 	return string(b)
 }
 
-// LegacyPictureNote is the line that names a picture the model is not shown (PIPELINE.md §3):
+// LegacyPictureNote is the line that names a picture the model is not shown (docs/pipeline.md §3):
 // "[image (image/png, 2,337,795 bytes): not shown to the model]".
 func LegacyPictureNote(mime string, n int64) string {
 	return legacyNote("image", mime, n)

@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// Gate lanes (PIPELINE.md §4.3).
+// Gate lanes (docs/pipeline.md §6).
 const (
 	LaneNative = "native" // pixels are attached to the tool result, after preparation
 	LaneText   = "text"   // no pixels enter the history; the text keeps MEDIA: references
@@ -21,7 +21,7 @@ const (
 )
 
 // onToolMediaWhitelist reports whether the provider's transport takes pictures inside tool
-// results (gate-and-mcp-images.md §1.4).
+// results (docs/pipeline.md §6.4).
 func onToolMediaWhitelist(p string) bool {
 	switch p {
 	case "openrouter", "nous", "vertex", "bedrock", "anthropic-vertex", "google-vertex",
@@ -43,7 +43,7 @@ func isGeminiProvider(p string) bool {
 
 // isPyWhitespace reports whether Python's str.isspace() is true for r: the ASCII whitespace,
 // the information separators U+001C–U+001F, U+0085, and the Unicode space separators and line
-// and paragraph separators. Go's unicode.IsSpace misses U+001C–U+001F (§8).
+// and paragraph separators. Go's unicode.IsSpace misses U+001C–U+001F (docs/pipeline.md §6.1).
 func isPyWhitespace(r rune) bool {
 	switch {
 	case r >= 0x09 && r <= 0x0D, r >= 0x1C && r <= 0x20:
@@ -240,7 +240,7 @@ func SupportsMediaInToolResults(provider, model, apiMode string, cat *Catalog) b
 	return prof != nil && prof.SupportsVision
 }
 
-// Decide is the agent's single gate (_native_tool_result_images, gate-and-mcp-images.md §1.5):
+// Decide is the agent's single gate (_native_tool_result_images, docs/pipeline.md §6):
 //
 //	gate = (mode == native or (mode == auto and not explicitAux and L is True))
 //	       and not V and (T or L is True)

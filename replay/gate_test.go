@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// gateTestCatalog declares the capabilities the §1.5 rows rely on.
+// gateTestCatalog declares the capabilities the decision rows (docs/pipeline.md §6) rely on.
 const gateTestCatalog = `
 providers:
   anthropic:
@@ -40,7 +40,7 @@ func mustCatalog(t testing.TB, text string) *Catalog {
 	return cat
 }
 
-// TestDecideTable runs every row of the decision table of gate-and-mcp-images.md §1.5.
+// TestDecideTable runs every row of the decision rule of docs/pipeline.md §6.
 func TestDecideTable(t *testing.T) {
 	cat := mustCatalog(t, gateTestCatalog)
 	tests := []struct {

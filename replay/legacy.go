@@ -4,7 +4,7 @@ import (
 	"github.com/strata-eval/strata-eval/corpora"
 )
 
-// LegacyToolText is the before arm's handling of a tool's text (PIPELINE.md §3): the text
+// LegacyToolText is the before arm's handling of a tool's text (docs/pipeline.md §3): the text
 // reaches the model as it is, base64 included. The pictures found in it are listed with the
 // outcome "text" (the model never sees them); the text itself is returned unchanged.
 func LegacyToolText(text string, s Settings) (string, []TextPicture) {

@@ -47,7 +47,7 @@ func (t TextLift) Images() []*corpora.Image {
 	return out
 }
 
-// Lifter lifts pictures out of the texts of one tool message (PIPELINE.md §4.1). It counts
+// Lifter lifts pictures out of the texts of one tool message (docs/pipeline.md §4). It counts
 // the message's pictures against the caps, so use one Lifter per message (or MCP result) and
 // pass it every text part of that message in order.
 //
@@ -194,7 +194,7 @@ func (t TextLift) Decode(text string) error {
 }
 
 // FindTextPictures lists the pictures in a tool's text without changing it (the before arm:
-// every picture stays text, PIPELINE.md §3).
+// every picture stays text, docs/pipeline.md §3).
 func FindTextPictures(text string, minRun int) []TextPicture {
 	if minRun <= 0 {
 		minRun = DefaultMinRun

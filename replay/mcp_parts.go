@@ -64,7 +64,7 @@ type MCPRenderOptions struct {
 
 // HasPictureBlocks says whether an MCP result carries picture blocks: image blocks, or
 // resource blocks whose blob is declared image/*. A result without any is rendered to a plain
-// string and scanned like any other tool text (PIPELINE.md §4.2).
+// string and scanned like any other tool text (docs/pipeline.md §4.1).
 func HasPictureBlocks(res *corpora.CallToolResult) bool {
 	if res == nil {
 		return false
@@ -112,14 +112,14 @@ func baseMIME(m string) string {
 }
 
 // RenderMCPLegacy renders an MCP result the way the server did before the change
-// (PIPELINE.md §3): one text, every picture block named by the note
+// (docs/pipeline.md §3): one text, every picture block named by the note
 // "[image (image/png, 2,337,795 bytes): not shown to the model]".
 func RenderMCPLegacy(res *corpora.CallToolResult, s Settings, opt MCPRenderOptions) MCPRendering {
 	return renderMCP(res, s, opt, false)
 }
 
 // RenderMCPLift renders an MCP result the way the server does after the change
-// (PIPELINE.md §4.2): the same text, except that picture blocks that pass the signature check
+// (docs/pipeline.md §5): the same text, except that picture blocks that pass the signature check
 // become image parts where they stood, at most 8 of 32 MiB each; past a cap a picture is named
 // by the legacy note, and a picture that cannot be decoded, or any picture when the model has
 // no vision encoder, becomes "[image omitted: <reason>]". Error results stay text.
@@ -322,8 +322,8 @@ func estimateDecodedLen(s string) int64 {
 	return int64(n) * 3 / 4
 }
 
-// renderMCPBlock renders a block that is not a picture candidate (gate-and-mcp-images.md
-// §3.1, with the server's own notes for bytes it does not show: the server never caches or
+// renderMCPBlock renders a block that is not a picture candidate (docs/pipeline.md
+// §5.2, with the server's own notes for bytes it does not show: the server never caches or
 // opens anything).
 func renderMCPBlock(b *corpora.Block, opt MCPRenderOptions) string {
 	switch {
@@ -407,11 +407,11 @@ func decodedSizeForNote(data string) int64 {
 
 // renderStructuredContent renders structuredContent as one line of compact JSON, unless a
 // text block already carries it (the dual-emit the MCP specification recommends: a text block
-// whose JSON equals it), following gate-and-mcp-images.md §5.2's dedupe rule. _meta is not
-// shown: the server treats it as protocol metadata. Error results get neither (§3.7).
+// whose JSON equals it), following docs/pipeline.md §8.3's dedupe rule. _meta is not
+// shown: the server treats it as protocol metadata. Error results get neither (docs/pipeline.md §5.3).
 //
 // structuredContent is text. On the structured path (a result with picture blocks) text is
-// not scanned (PIPELINE.md §4.1), so a picture that structuredContent repeats as base64 stays
+// not scanned (docs/pipeline.md §4.1), so a picture that structuredContent repeats as base64 stays
 // text in the after arm too and costs its text tokens; a result without picture blocks is a
 // plain string, and the lift scans it, structuredContent included.
 func renderStructuredContent(res *corpora.CallToolResult) string {
@@ -479,7 +479,7 @@ func mcpItemsToParts(items []mcpItem, loc corpora.Location) []corpora.Part {
 // capMCPText caps the text of a rendering at limit characters (code points), pictures aside:
 // over the cap, the first 40% and the last 60% are kept around the marker
 // "\n\n... [MCP RESULT TRUNCATED - N chars omitted out of T total] ...\n\n"
-// (gate-and-mcp-images.md §6). Text parts are cut where the kept ranges end.
+// (docs/pipeline.md §5.4). Text parts are cut where the kept ranges end.
 func capMCPText(parts []corpora.Part, limit int) {
 	total := 0
 	for _, p := range parts {

@@ -15,11 +15,11 @@ import (
 )
 
 // MCPHardResultCapChars is the source agent's hard cap on an MCP result's text, in code points
-// (gate-and-mcp-images.md §6).
+// (docs/pipeline.md §5.4).
 const MCPHardResultCapChars = 2_000_000
 
 // IsReservedMetaKey reports whether a `_meta` key has a protocol-reserved prefix under either
-// rule of the MCP specification (gate-and-mcp-images.md §5.3): the 2025-06-18 rule (a label
+// rule of the MCP specification (docs/pipeline.md §8.2): the 2025-06-18 rule (a label
 // `modelcontextprotocol` or `mcp` that is not the last label of the prefix, which is what the
 // source agent implements) or the 2025-11-25/2026-07-28 rule (the second label is
 // `modelcontextprotocol` or `mcp`). Matching is case-sensitive.
@@ -183,7 +183,7 @@ func parseOrderedValue(dec *json.Decoder, depth int) (any, error) {
 
 // PyJSON writes v as Python's json.dumps(v, ensure_ascii=False) would: separators ", " and
 // ": ", insertion key order, no HTML escaping, short escapes for \b \f \n \r \t, other
-// control characters as \u00xx, floats in Python repr form (gate-and-mcp-images.md §8).
+// control characters as \u00xx, floats in Python repr form (docs/pipeline.md §8.3).
 func PyJSON(v any) string {
 	var b strings.Builder
 	writePyJSON(&b, v)
@@ -300,7 +300,7 @@ func pyFloat(f float64) string {
 }
 
 // MCPEnvelopeInput is what the source agent's MCP handler folds into the JSON string the
-// model reads (gate-and-mcp-images.md §5.2).
+// model reads (docs/pipeline.md §8.3).
 type MCPEnvelopeInput struct {
 	// Text is the rendered content (blocks joined by newlines, TAG-stripped).
 	Text string
@@ -317,7 +317,7 @@ type MCPEnvelopeInput struct {
 // MCPEnvelope renders the handler's JSON string the source agent puts in the tool message:
 // {"result": text}, plus structuredContent (unless it duplicates a text block or was
 // truncated next to usable text) and the filtered `_meta` (omitted when empty), in the key
-// order of gate-and-mcp-images.md §5.2, formatted as Python's json.dumps(ensure_ascii=False).
+// order of docs/pipeline.md §8.3, formatted as Python's json.dumps(ensure_ascii=False).
 func MCPEnvelope(in MCPEnvelopeInput) string {
 	var structured any
 	hasStructured := false
@@ -414,7 +414,7 @@ func pyJSONEqual(a, b any, _ string) bool {
 	}
 }
 
-// TruncateMCPText applies the source agent's MCP hard cap (gate-and-mcp-images.md §6): text
+// TruncateMCPText applies the source agent's MCP hard cap (docs/pipeline.md §5.4): text
 // over MCPHardResultCapChars code points keeps 40% head and 60% tail around a notice.
 func TruncateMCPText(s string) string {
 	if utf8.RuneCountInString(s) <= MCPHardResultCapChars {

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// TestReservedMetaKeys is the table of gate-and-mcp-images.md §5.3: the source's rule, the
+// TestReservedMetaKeys is the table of docs/pipeline.md §8.2: the source's rule, the
 // 2025-11-25/2026 rule, and their union.
 func TestReservedMetaKeys(t *testing.T) {
 	tests := []struct {

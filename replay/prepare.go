@@ -19,7 +19,7 @@ import (
 	"golang.org/x/image/webp"
 )
 
-// Reasons a picture is not attached by the agent (gate-and-mcp-images.md §3.3). Errors
+// Reasons a picture is not attached by the agent (docs/pipeline.md §7.2). Errors
 // returned by PreparePicture wrap one of them.
 var (
 	ErrNotPicture      = errors.New("not a picture: no known image signature")
@@ -365,8 +365,8 @@ func decodeFirstFrame(data []byte, mime string, hdr pictureHeader) (image.Image,
 	return img, nil
 }
 
-// PreparePicture prepares one picture as the agent attaches it (gate-and-mcp-images.md
-// §3.3–3.4): re-sniff the bytes; normalise BMP to PNG; check frames and total pixels from the
+// PreparePicture prepares one picture as the agent attaches it (docs/pipeline.md
+// §7.2–7.3): re-sniff the bytes; normalise BMP to PNG; check frames and total pixels from the
 // headers before any pixel is allocated, then decode fully; keep the original bytes when their
 // data URL fits the budget and the long edge the limit; otherwise re-encode as JPEG (alpha
 // dropped, first frame) over up to four halvings with a 64 px floor, trying qualities 85, 70
@@ -662,7 +662,7 @@ type AttachOutcome struct {
 }
 
 // PrepareAttachments applies the per-result limits of the source agent
-// (_mcp_result_with_native_images, gate-and-mcp-images.md §3.2): only the first 16 pictures
+// (_mcp_result_with_native_images, docs/pipeline.md §7.1): only the first 16 pictures
 // are candidates, at most 4 are attached; candidates are prepared in waves of as many as there
 // are free slots, concurrently, and consumed in candidate order; a picture that fails
 // preparation is skipped silently and the next candidate takes its slot.

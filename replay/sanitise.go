@@ -7,7 +7,7 @@ import (
 	"github.com/strata-eval/strata-eval/corpora"
 )
 
-// Plane-14 TAG characters (gate-and-mcp-images.md §4).
+// Plane-14 TAG characters (docs/pipeline.md §8.1).
 const (
 	tagFirst      = 0xE0000 // first code point of the TAG block
 	tagLast       = 0xE007F // CANCEL TAG, last code point of the block
@@ -31,7 +31,7 @@ func isTagRune(r rune) bool { return r >= tagFirst && r <= tagLast }
 // StripTags removes the invisible TAG characters U+E0000–U+E007F from text an MCP server sent
 // (text blocks, resource text, tool descriptions), keeping only the three pinned subdivision
 // flags (England, Scotland, Wales) as whole sequences. This is the newest rule of the source
-// agent (variant B, gate-and-mcp-images.md §4.3). Text without TAG characters comes out
+// agent (variant B, docs/pipeline.md §8.1). Text without TAG characters comes out
 // unchanged; in text with TAG characters, bytes that are not valid UTF-8 become U+FFFD.
 func StripTags(s string) string {
 	return stripTags(s, pinnedFlagLen)
@@ -96,7 +96,7 @@ func pinnedFlagLen(s string) int {
 }
 
 // StripTagsShapePreserving is the original rule of the source agent (variant A,
-// gate-and-mcp-images.md §4.2): it keeps every U+1F3F4 followed by one or more code points of
+// docs/pipeline.md §8.1): it keeps every U+1F3F4 followed by one or more code points of
 // U+E0020–U+E007E and then U+E007F, whatever the payload, and removes every other TAG
 // character. It is kept for comparison; StripTags is the rule applied to model-bound text.
 func StripTagsShapePreserving(s string) string {
@@ -123,7 +123,7 @@ func tagSequenceLen(s string) int {
 }
 
 // SanitiseToolDefs returns the tools with TAG characters stripped from their descriptions
-// (PIPELINE.md §4.5). The input slice is not modified.
+// (docs/pipeline.md §8.1). The input slice is not modified.
 func SanitiseToolDefs(tools []corpora.ToolDef) []corpora.ToolDef {
 	if tools == nil {
 		return nil

@@ -22,7 +22,7 @@ const (
 	cx = "\U000E007F" // CANCEL TAG
 )
 
-// TestStripTagsVectors runs both vector sets of gate-and-mcp-images.md §4.5: variant A (the
+// TestStripTagsVectors runs both vector sets of docs/pipeline.md §8.1: variant A (the
 // shape-preserving rule) and variant B (pinned flags, the rule applied).
 func TestStripTagsVectors(t *testing.T) {
 	england := bf + tagText("gbeng") + cx

@@ -8,7 +8,7 @@ import (
 	"github.com/strata-eval/strata-eval/corpora"
 )
 
-// The picture types the lift recognises by their signature (PIPELINE.md §4.1); the signature
+// The picture types the lift recognises by their signature (docs/pipeline.md §4.3); the signature
 // rule itself lives with the canonical model (corpora.SniffImage).
 const (
 	MIMEPNG  = corpora.MIMEPNG

@@ -138,7 +138,7 @@ func countCell(a ArmCase) string {
 	return strings.Join(parts, "; ")
 }
 
-// CaseTable is the three-row table of PIPELINE.md §1 for one case: the tool message, the
+// CaseTable is the three-row table of docs/pipeline.md §1 for one case: the tool message, the
 // prompt, the model, with a column per arm. With a live engine it adds the server's count
 // beside the computed one, and the answer with the scorer's verdict.
 func CaseTable(c Case) Table {

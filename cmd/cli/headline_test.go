@@ -38,7 +38,7 @@ func golden(t *testing.T, name string, got []byte) {
 	}
 }
 
-// TestHeadlineGolden reproduces PIPELINE.md §1: the Chatbox-style stringified tool message
+// TestHeadlineGolden reproduces docs/pipeline.md §1: the Chatbox-style stringified tool message
 // with a 1.5 MB PNG, a 262,144-token context, the Qwen3 tokenizer and a Qwen-VL family.
 // Before is refused with the exact message; after fits with text tokens + image rows.
 func TestHeadlineGolden(t *testing.T) {

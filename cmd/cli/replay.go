@@ -142,7 +142,7 @@ func (o *ReplayOptions) selectArms() ([]replay.Arm, error) {
 		arms = mergeArms(arms, more)
 	}
 	for i := range arms {
-		// PIPELINE.md §2: the agent arm declares the replayed model vision-capable when a
+		// docs/pipeline.md §2.2: the agent arm declares the replayed model vision-capable when a
 		// vision family is configured (one always is: --mmproj, --vision or the default).
 		if arms[i].Settings.Client == replay.ClientGate && arms[i].Settings.SupportsVision == nil {
 			arms[i].Settings.SupportsVision = true

@@ -1,6 +1,6 @@
 package main
 
-// Chatbox data backup (conversation-formats.md §1.2–1.5): one line of JSON.stringify'd
+// Chatbox data backup (docs/pipeline.md §11.2): one line of JSON.stringify'd
 // key-value store, IndexedDB keys in key order, then the file-backed keys, then the markers.
 
 const chatboxBackupName = "chatbox-exported-data-2026-11-30.json"

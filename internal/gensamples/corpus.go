@@ -17,8 +17,8 @@ import (
 
 // What the after pipeline is expected to do with a payload (manifest "expect").
 const (
-	expectLift      = "lift"          // a picture in a tool's text, 1024+ base64 characters: lifted (§4.1)
-	expectMCP       = "mcp-picture"   // a picture block of an MCP result (§4.2)
+	expectLift      = "lift"          // a picture in a tool's text, 1024+ base64 characters: lifted (docs/pipeline.md §4)
+	expectMCP       = "mcp-picture"   // a picture block of an MCP result (docs/pipeline.md §5)
 	expectNative    = "native"        // already an image part; passes in both arms
 	expectShort     = "short"         // a picture whose base64 is under the minimum run: stays text
 	expectUser      = "never-user"    // base64 a user pasted: never lifted
@@ -256,7 +256,7 @@ func writeJSONFile(path string, v any) error {
 	return nil
 }
 
-// minRun is the default minimum base64 run of the lift (PIPELINE.md §4.1).
+// minRun is the default minimum base64 run of the lift (docs/pipeline.md §4.2).
 const minRun = 1024
 
 // checkPayload makes sure a payload can play its part: a lift candidate or a user's paste is

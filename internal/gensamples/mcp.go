@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// JSON-RPC frames in the key orders conversation-formats.md §3.1 gives: the TS SDK client
+// JSON-RPC frames in the key orders docs/pipeline.md §11.4 gives: the TS SDK client
 // writes {method, params, jsonrpc, id}; zod-validated readers log {jsonrpc, id, result}.
 
 func rpcRequest(id any, method string, params obj) obj {

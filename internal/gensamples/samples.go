@@ -13,7 +13,7 @@ import (
 	"github.com/strata-eval/strata-eval/internal/testimages"
 )
 
-// The headline picture (PIPELINE.md §1): a 1,528,438-byte PNG screenshot whose tool message,
+// The headline picture (docs/pipeline.md §1): a 1,528,438-byte PNG screenshot whose tool message,
 // as Chatbox sends it, is 2,038,152 characters of text.
 const (
 	headlineBytes       = 1_528_438

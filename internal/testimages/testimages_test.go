@@ -123,7 +123,7 @@ func TestScreenshotPNGHitsTheExactSize(t *testing.T) {
 	if testing.Short() {
 		t.Skip("encodes a 1.5 MB PNG several times")
 	}
-	const target = 1_528_438 // the headline picture of PIPELINE.md
+	const target = 1_528_438 // the headline picture of docs/pipeline.md §1
 	data, err := ScreenshotPNG(1280, 800, 1, target)
 	if err != nil {
 		t.Fatal(err)

@@ -4,7 +4,7 @@
 // without downloading weights. The weights are random but fixed by a seed: the file is
 // byte-identical for the same tokenizer, options and seed.
 //
-// The layout follows go-dependencies.md §9.1: `qwen3.*` hyperparameters, `token_embd.weight`
+// The layout follows docs/pipeline.md §13.4: `qwen3.*` hyperparameters, `token_embd.weight`
 // in F16 (the output projection is tied to it), F32 norms, and per layer the attention
 // (q, k, v, output, q_norm, k_norm) and gated feed-forward tensors llama.cpp requires.
 package tinymodel
