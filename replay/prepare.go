@@ -66,12 +66,8 @@ func (o PrepareOptions) withDefaults() PrepareOptions {
 	if o.MaxLongEdge <= 0 {
 		o.MaxLongEdge = DefaultMaxLongEdge
 	}
-	if o.MaxFrames <= 0 {
-		o.MaxFrames = DefaultMaxFrames
-	}
-	if o.MaxPixels <= 0 {
-		o.MaxPixels = DefaultMaxPixels
-	}
+	lim := PictureLimits{MaxFrames: o.MaxFrames, MaxPixels: o.MaxPixels}.withDefaults()
+	o.MaxFrames, o.MaxPixels = lim.MaxFrames, lim.MaxPixels
 	return o
 }
 
@@ -250,20 +246,6 @@ func readGIFHeader(data []byte) (pictureHeader, error) {
 		off += 3 << ((data[10] & 7) + 1)
 	}
 	implausible := false
-	// skipSubBlocks returns the offset after a sub-block chain and its data length, or -1.
-	skipSubBlocks := func(p int) (int, int) {
-		total := 0
-		for p < len(data) {
-			n := int(data[p])
-			p++
-			if n == 0 {
-				return p, total
-			}
-			p += n
-			total += n
-		}
-		return -1, total
-	}
 walk:
 	for off < len(data) {
 		switch data[off] {
@@ -271,7 +253,7 @@ walk:
 			if off+2 > len(data) {
 				break walk
 			}
-			next, _ := skipSubBlocks(off + 2)
+			next, _ := gifSkipSubBlocks(data, off+2)
 			if next < 0 {
 				break walk
 			}
@@ -291,7 +273,7 @@ walk:
 			if p > len(data) {
 				break walk
 			}
-			next, n := skipSubBlocks(p)
+			next, n := gifSkipSubBlocks(data, p)
 			if fw*fh > gifMaxLZWRatio*int64(n)+4096 {
 				implausible = true
 			}
@@ -374,32 +356,11 @@ func decodeFirstFrame(data []byte, mime string, hdr pictureHeader) (image.Image,
 // rejected (the source leaves it as a MEDIA: path).
 func PreparePicture(ctx context.Context, data []byte, opts PrepareOptions) (*PreparedPicture, error) {
 	opts = opts.withDefaults()
-	mime := sniffPictureType(data)
-	if mime == "" {
-		return nil, ErrNotPicture
-	}
-	if mime == "image/avif" || mime == "image/heic" {
-		return nil, fmt.Errorf("%w: %s", ErrNoDecoder, mime)
-	}
-	hdr, err := readPictureHeader(data, mime)
+	info, hdr, err := checkPictureHeader(data, PictureLimits{MaxFrames: opts.MaxFrames, MaxPixels: opts.MaxPixels})
 	if err != nil {
 		return nil, err
 	}
-	if hdr.width <= 0 || hdr.height <= 0 {
-		return nil, fmt.Errorf("%w: %s of %dx%d", ErrUndecodable, mime, hdr.width, hdr.height)
-	}
-	if hdr.frames > opts.MaxFrames {
-		return nil, fmt.Errorf("%w: %d frames (limit %d)", ErrTooManyFrames, hdr.frames, opts.MaxFrames)
-	}
-	total := int64(hdr.frames) * int64(hdr.width) * int64(hdr.height)
-	if total > opts.MaxPixels {
-		return nil, fmt.Errorf("%w: %dx%d × %d frames = %d pixels (limit %d)", ErrTooManyPixels,
-			hdr.width, hdr.height, hdr.frames, total, opts.MaxPixels)
-	}
-	if hdr.implausible {
-		return nil, fmt.Errorf("%w: %s header claims %dx%d, more than its compressed data can hold (truncated)",
-			ErrUndecodable, mime, hdr.width, hdr.height)
-	}
+	mime := info.Type
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
