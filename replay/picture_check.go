@@ -251,66 +251,31 @@ func (r *pngIDATReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// validateGIFData walks the blocks and inflates every frame's LZW data without keeping it:
-// each frame must hold at least the pixels its descriptor declares.
+// validateGIFData inflates every frame's LZW data without keeping it: each frame must hold at
+// least the pixels its descriptor declares. A frame claimed but with no data at all after a
+// complete one ends the picture, as decoders treat it (gate-and-mcp-images.md §3.3, #124509).
 func validateGIFData(data []byte) error {
-	off := 13
-	if data[10]&0x80 != 0 {
-		off += 3 << ((data[10] & 7) + 1)
-	}
 	frame := 0
-	for off < len(data) {
-		switch data[off] {
-		case 0x21:
-			next, _ := gifSkipSubBlocks(data, off+2)
-			if next < 0 {
-				return errNotEnoughData
-			}
-			off = next
-		case 0x2C:
-			if off+10 > len(data) {
-				return errNotEnoughData
-			}
-			fw := int64(binary.LittleEndian.Uint16(data[off+5 : off+7]))
-			fh := int64(binary.LittleEndian.Uint16(data[off+7 : off+9]))
-			flags := data[off+9]
-			p := off + 10
-			if flags&0x80 != 0 {
-				p += 3 << ((flags & 7) + 1)
-			}
-			if p >= len(data) {
-				return errNotEnoughData
-			}
-			litWidth := int(data[p])
-			if litWidth < 2 || litWidth > 8 {
-				return fmt.Errorf("frame %d: LZW code size %d", frame, litWidth)
-			}
-			sub := &gifSubBlockReader{data: data, off: p + 1}
-			lr := lzw.NewReader(sub, lzw.LSB, litWidth)
-			n, err := io.CopyN(io.Discard, lr, fw*fh)
-			lr.Close()
-			if n < fw*fh {
-				if err == nil || err == io.EOF || err == io.ErrUnexpectedEOF {
-					return fmt.Errorf("frame %d: %w", frame, errNotEnoughData)
-				}
-				return fmt.Errorf("frame %d: %v", frame, err)
-			}
-			next, _ := gifSkipSubBlocks(data, p+1)
-			if next < 0 {
+	return walkGIF(data, func(f gifFrame) error {
+		if !f.complete && f.dataLen == 0 && frame > 0 {
+			return nil
+		}
+		litWidth := int(data[f.lzw])
+		if litWidth < 2 || litWidth > 8 {
+			return fmt.Errorf("frame %d: LZW code size %d", frame, litWidth)
+		}
+		lr := lzw.NewReader(&gifSubBlockReader{data: data, off: f.lzw + 1}, lzw.LSB, litWidth)
+		n, err := io.CopyN(io.Discard, lr, f.w*f.h)
+		lr.Close()
+		if n < f.w*f.h {
+			if err == nil || err == io.EOF || err == io.ErrUnexpectedEOF {
 				return fmt.Errorf("frame %d: %w", frame, errNotEnoughData)
 			}
-			off = next
-			frame++
-		case 0x3B:
-			return nil
-		default:
-			if frame > 0 {
-				return nil // bytes after the last frame, as decoders ignore them
-			}
-			return fmt.Errorf("byte 0x%02X at %d where a block was expected", data[off], off)
+			return fmt.Errorf("frame %d: %v", frame, err)
 		}
-	}
-	return nil // no trailer: a file that ends after its last complete frame still decodes
+		frame++
+		return nil
+	})
 }
 
 // gifSkipSubBlocks returns the offset after a chain of GIF sub-blocks starting at p and the

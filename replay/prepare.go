@@ -241,56 +241,75 @@ func readGIFHeader(data []byte) (pictureHeader, error) {
 	}
 	h.width = int(binary.LittleEndian.Uint16(data[6:8]))
 	h.height = int(binary.LittleEndian.Uint16(data[8:10]))
+	walkGIF(data, func(f gifFrame) error {
+		if f.w*f.h > gifMaxLZWRatio*int64(f.dataLen)+4096 {
+			h.implausible = true
+		}
+		if f.complete { // a frame claimed but not present ends the count
+			h.frames++
+		}
+		return nil
+	})
+	if h.frames == 0 {
+		return h, fmt.Errorf("%w: GIF without a complete frame", ErrUndecodable)
+	}
+	return h, nil
+}
+
+// gifFrame is one image descriptor of a GIF, as the block walk meets it.
+type gifFrame struct {
+	w, h int64
+	// lzw is the offset of the frame's LZW minimum code size byte.
+	lzw int
+	// dataLen is the length of the LZW data in its sub-blocks.
+	dataLen int
+	// complete says the sub-block chain ends within the data.
+	complete bool
+}
+
+// walkGIF walks the blocks after a GIF's header (and global colour table) without decoding
+// anything, calling fn for each image descriptor. The walk ends at the trailer, at a byte that
+// starts no block, after a frame whose data is cut off, or at fn's first error.
+func walkGIF(data []byte, fn func(gifFrame) error) error {
+	if len(data) < 13 {
+		return errNotEnoughData
+	}
 	off := 13
 	if data[10]&0x80 != 0 {
 		off += 3 << ((data[10] & 7) + 1)
 	}
-	implausible := false
-walk:
 	for off < len(data) {
 		switch data[off] {
 		case 0x21: // extension
-			if off+2 > len(data) {
-				break walk
-			}
 			next, _ := gifSkipSubBlocks(data, off+2)
 			if next < 0 {
-				break walk
+				return nil
 			}
 			off = next
 		case 0x2C: // image descriptor
 			if off+10 > len(data) {
-				break walk
+				return nil
 			}
-			fw := int64(binary.LittleEndian.Uint16(data[off+5 : off+7]))
-			fh := int64(binary.LittleEndian.Uint16(data[off+7 : off+9]))
-			flags := data[off+9]
-			p := off + 10
-			if flags&0x80 != 0 {
-				p += 3 << ((flags & 7) + 1)
+			f := gifFrame{w: int64(binary.LittleEndian.Uint16(data[off+5 : off+7])),
+				h: int64(binary.LittleEndian.Uint16(data[off+7 : off+9]))}
+			f.lzw = off + 10
+			if flags := data[off+9]; flags&0x80 != 0 {
+				f.lzw += 3 << ((flags & 7) + 1)
 			}
-			p++ // LZW minimum code size
-			if p > len(data) {
-				break walk
+			if f.lzw >= len(data) {
+				return nil
 			}
-			next, n := gifSkipSubBlocks(data, p)
-			if fw*fh > gifMaxLZWRatio*int64(n)+4096 {
-				implausible = true
+			next, n := gifSkipSubBlocks(data, f.lzw+1)
+			f.dataLen, f.complete = n, next >= 0
+			if err := fn(f); err != nil || !f.complete {
+				return err
 			}
-			if next < 0 {
-				break walk // a frame claimed but not present ends the count
-			}
-			h.frames++
 			off = next
-		default: // trailer or garbage
-			break walk
+		default: // the trailer, or bytes after the last frame
+			return nil
 		}
 	}
-	if h.frames == 0 {
-		return h, fmt.Errorf("%w: GIF without a complete frame", ErrUndecodable)
-	}
-	h.implausible = implausible
-	return h, nil
+	return nil
 }
 
 // countWebPFrames counts ANMF chunks of an animated WebP.
