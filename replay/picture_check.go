@@ -88,31 +88,57 @@ func checkPictureHeader(data []byte, lim PictureLimits) (PictureInfo, pictureHea
 		return info, pictureHeader{}, ErrNotPicture
 	}
 	name := pictureTypeName(info.Type)
+	// The size the header declares decides first, before any other reading: a picture that
+	// claims too many pixels is refused whatever follows its header.
+	if w, h, err := ImageHeaderSize(data); err == nil && int64(w)*int64(h) > lim.MaxPixels {
+		info.Width, info.Height, info.Frames = w, h, 1
+		return info, pictureHeader{}, tooManyPixels(name, w, h, 1, lim)
+	}
 	hdr, err := readPictureHeader(data, info.Type)
 	if err != nil {
 		return info, hdr, err
 	}
 	info.Width, info.Height, info.Frames = hdr.width, hdr.height, hdr.frames
 	if hdr.width <= 0 || hdr.height <= 0 {
-		return info, hdr, fmt.Errorf("%w: the %s header declares an empty picture (%d×%d)", ErrUndecodable, name, hdr.width, hdr.height)
+		return info, hdr, checkErrorf(ErrUndecodable, "the %s header declares an empty picture (%d×%d)", name, hdr.width, hdr.height)
 	}
 	if hdr.frames > lim.MaxFrames {
-		return info, hdr, fmt.Errorf("%w: the %s has %s frames, more than the limit of %s", ErrTooManyFrames, name,
+		return info, hdr, checkErrorf(ErrTooManyFrames, "the %s has %s frames, more than the limit of %s", name,
 			FormatCount(int64(hdr.frames)), FormatCount(int64(lim.MaxFrames)))
 	}
-	if total := int64(hdr.frames) * int64(hdr.width) * int64(hdr.height); total > lim.MaxPixels {
-		frames := ""
-		if hdr.frames > 1 {
-			frames = fmt.Sprintf(" × %s frames", FormatCount(int64(hdr.frames)))
-		}
-		return info, hdr, fmt.Errorf("%w: the %s header claims %s×%s%s = %s pixels, more than the limit of %s", ErrTooManyPixels, name,
-			FormatCount(int64(hdr.width)), FormatCount(int64(hdr.height)), frames, FormatCount(total), FormatCount(lim.MaxPixels))
+	if int64(hdr.frames)*int64(hdr.width)*int64(hdr.height) > lim.MaxPixels {
+		return info, hdr, tooManyPixels(name, hdr.width, hdr.height, hdr.frames, lim)
 	}
 	if hdr.implausible {
-		return info, hdr, fmt.Errorf("%w: the %s header claims %s×%s, more than its data can hold (truncated)", ErrUndecodable, name,
+		return info, hdr, checkErrorf(ErrUndecodable, "the %s header claims %s×%s, more than its data can hold (truncated)", name,
 			FormatCount(int64(hdr.width)), FormatCount(int64(hdr.height)))
 	}
 	return info, hdr, nil
+}
+
+// tooManyPixels is the verdict on a picture over the pixel limit.
+func tooManyPixels(name string, w, h, frames int, lim PictureLimits) error {
+	total := int64(frames) * int64(w) * int64(h)
+	each := ""
+	if frames > 1 {
+		each = fmt.Sprintf(" × %s frames", FormatCount(int64(frames)))
+	}
+	return checkErrorf(ErrTooManyPixels, "the %s header claims %s×%s%s = %s pixels, more than the limit of %s", name,
+		FormatCount(int64(w)), FormatCount(int64(h)), each, FormatCount(total), FormatCount(lim.MaxPixels))
+}
+
+// checkError is a verdict of the picture check: its text is the reason alone (it stands in
+// "[image omitted: <reason>]"), and it wraps the kind of failure (ErrTooManyPixels, …).
+type checkError struct {
+	kind error
+	msg  string
+}
+
+func (e *checkError) Error() string { return e.msg }
+func (e *checkError) Unwrap() error { return e.kind }
+
+func checkErrorf(kind error, format string, args ...any) error {
+	return &checkError{kind: kind, msg: fmt.Sprintf(format, args...)}
 }
 
 // pictureTypeName is the short name of a picture type in reasons ("PNG").
@@ -136,7 +162,8 @@ func pictureTypeName(mime string) string {
 // pixel data itself was validated.
 func validatePixels(data []byte, mime string, hdr pictureHeader, lim PictureLimits) (bool, error) {
 	var err error
-	name := pictureTypeName(mime)
+	decoded := true
+	pixels := int64(hdr.width) * int64(hdr.height)
 	switch mime {
 	case MIMEPNG:
 		err = validatePNGData(data, hdr)
@@ -145,22 +172,24 @@ func validatePixels(data []byte, mime string, hdr pictureHeader, lim PictureLimi
 	case MIMEBMP:
 		err = validateBMPData(data, hdr)
 	case MIMEJPEG:
-		if int64(hdr.width)*int64(hdr.height)*3 > lim.DecodeMemory {
-			return false, validateJPEGStructure(data)
+		if decoded = pixels*3 <= lim.DecodeMemory; decoded {
+			_, err = jpeg.Decode(bytes.NewReader(data))
+		} else {
+			err = validateJPEGStructure(data)
 		}
-		_, err = jpeg.Decode(bytes.NewReader(data))
 	case MIMEWebP:
-		if int64(hdr.width)*int64(hdr.height)*4 > lim.DecodeMemory {
-			return false, validateRIFFLength(data)
+		if decoded = pixels*4 <= lim.DecodeMemory; decoded {
+			_, err = webp.Decode(bytes.NewReader(data))
+		} else {
+			err = validateWebPStructure(data)
 		}
-		_, err = webp.Decode(bytes.NewReader(data))
 	default:
 		return false, fmt.Errorf("%w: %s", ErrNoDecoder, mime)
 	}
 	if err != nil {
-		return true, fmt.Errorf("%w: the %s data cannot be decoded: %v", ErrUndecodable, name, err)
+		return decoded, checkErrorf(ErrUndecodable, "the %s data cannot be decoded: %v", pictureTypeName(mime), err)
 	}
-	return true, nil
+	return decoded, nil
 }
 
 // errNotEnoughData is a picture whose data ends before its header's size is filled.
@@ -379,11 +408,25 @@ func validateJPEGStructure(data []byte) error {
 	}
 }
 
-// validateRIFFLength checks that a WebP holds the bytes its RIFF header declares.
-func validateRIFFLength(data []byte) error {
-	if need := int64(binary.LittleEndian.Uint32(data[4:8])) + 8; need > int64(len(data)) {
+// validateWebPStructure checks a WebP too large to decode within the memory bound: the bytes
+// its RIFF header declares are present, its chunks fit in them, and one of them carries an
+// image (VP8, VP8L or an animation frame).
+func validateWebPStructure(data []byte) error {
+	end := int64(binary.LittleEndian.Uint32(data[4:8])) + 8
+	if end > int64(len(data)) {
 		return fmt.Errorf("WebP: %w: the RIFF header declares %s bytes, %s present", errNotEnoughData,
-			FormatCount(need), FormatCount(int64(len(data))))
+			FormatCount(end), FormatCount(int64(len(data))))
 	}
-	return nil
+	for off := int64(12); off+8 <= end; {
+		size := int64(binary.LittleEndian.Uint32(data[off+4 : off+8]))
+		if off+8+size > end {
+			return fmt.Errorf("WebP: chunk %q: %w", data[off:off+4], errNotEnoughData)
+		}
+		switch string(data[off : off+4]) {
+		case "VP8 ", "VP8L", "ANMF":
+			return nil
+		}
+		off += 8 + size + size&1
+	}
+	return errors.New("WebP: no image chunk")
 }

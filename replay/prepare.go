@@ -177,7 +177,7 @@ func readPictureHeader(data []byte, mime string) (pictureHeader, error) {
 		return h, fmt.Errorf("%w: %s", ErrNoDecoder, mime)
 	}
 	if err != nil {
-		return h, fmt.Errorf("%w: %s header: %v", ErrUndecodable, mime, err)
+		return h, checkErrorf(ErrUndecodable, "the %s header cannot be read: %v", pictureTypeName(mime), err)
 	}
 	h.width, h.height = cfg.Width, cfg.Height
 	return h, nil
@@ -188,7 +188,7 @@ func readPictureHeader(data []byte, mime string) (pictureHeader, error) {
 func readPNGHeader(data []byte) (pictureHeader, error) {
 	h := pictureHeader{}
 	if len(data) < 33 || string(data[12:16]) != "IHDR" {
-		return h, fmt.Errorf("%w: PNG without IHDR", ErrUndecodable)
+		return h, checkErrorf(ErrUndecodable, "the PNG has no complete IHDR header")
 	}
 	w := int64(binary.BigEndian.Uint32(data[16:20]))
 	ht := int64(binary.BigEndian.Uint32(data[20:24]))
@@ -205,7 +205,7 @@ func readPNGHeader(data []byte) (pictureHeader, error) {
 		channels = 4
 	}
 	if w == 0 || ht == 0 || channels == 0 || w > 1<<31-1 || ht > 1<<31-1 {
-		return h, fmt.Errorf("%w: PNG IHDR %dx%d colour type %d", ErrUndecodable, w, ht, colourType)
+		return h, checkErrorf(ErrUndecodable, "the PNG header declares an invalid picture (%d×%d, colour type %d)", w, ht, colourType)
 	}
 	h.width, h.height = int(w), int(ht)
 	var idat int64
@@ -237,7 +237,7 @@ func readPNGHeader(data []byte) (pictureHeader, error) {
 func readGIFHeader(data []byte) (pictureHeader, error) {
 	h := pictureHeader{}
 	if len(data) < 13 {
-		return h, fmt.Errorf("%w: GIF header truncated", ErrUndecodable)
+		return h, checkErrorf(ErrUndecodable, "the GIF header is truncated")
 	}
 	h.width = int(binary.LittleEndian.Uint16(data[6:8]))
 	h.height = int(binary.LittleEndian.Uint16(data[8:10]))
@@ -251,7 +251,7 @@ func readGIFHeader(data []byte) (pictureHeader, error) {
 		return nil
 	})
 	if h.frames == 0 {
-		return h, fmt.Errorf("%w: GIF without a complete frame", ErrUndecodable)
+		return h, checkErrorf(ErrUndecodable, "the GIF has no complete frame")
 	}
 	return h, nil
 }
