@@ -171,8 +171,7 @@ func (w *armWalk) message(i int, m *corpora.Message) (corpora.Message, error) {
 	if w.lift {
 		lifter = NewLifter(w.settings)
 	}
-	var scanBytes int
-	var scanNanos int64
+	var scan rendered
 	scanned := false
 	parts := make([]corpora.Part, 0, len(m.Parts))
 	for j := range m.Parts {
@@ -183,9 +182,10 @@ func (w *armWalk) message(i int, m *corpora.Message) (corpora.Message, error) {
 				parts = append(parts, *p)
 				continue
 			}
-			ps, n, d := w.toolText(p.Text, i, p.Loc, lifter)
-			parts = append(parts, ps...)
-			scanBytes, scanNanos, scanned = scanBytes+n, scanNanos+d, true
+			r := w.toolText(p.Text, i, p.Loc, lifter)
+			parts = append(parts, r.parts...)
+			scan.add(r)
+			scanned = true
 		case corpora.PartImage:
 			parts = append(parts, w.passImage(p, i, m.Role))
 		case corpora.PartToolCall, corpora.PartOpaque:
@@ -202,30 +202,46 @@ func (w *armWalk) message(i int, m *corpora.Message) (corpora.Message, error) {
 			if out.Name == "" {
 				out.Name = p.ToolResult.Name
 			}
-			ps, n, d := w.toolResult(p, i, m.Name)
-			parts = append(parts, ps...)
-			scanBytes, scanNanos, scanned = scanBytes+n, scanNanos+d, true
+			r := w.toolResult(p, i, m.Name)
+			parts = append(parts, r.parts...)
+			scan.add(r)
+			scanned = true
 		default:
 			return out, fmt.Errorf("part %d: unknown part kind %q", j, p.Kind)
 		}
 	}
 	out.Parts = parts
 	if scanned && w.lift {
-		w.res.Scans = append(w.res.Scans, ScanTiming{MessageIndex: i, Bytes: scanBytes, Nanos: scanNanos})
+		w.res.Scans = append(w.res.Scans, ScanTiming{MessageIndex: i, Bytes: scan.scanBytes, Nanos: scan.scanNanos})
 	}
 	return out, nil
 }
 
+// rendered is what the server side makes of one tool text or tool result: the parts the model
+// receives, the bytes of text scanned and the nanoseconds the scan and lift took.
+type rendered struct {
+	parts     []corpora.Part
+	scanBytes int
+	scanNanos int64
+}
+
+// add counts another rendering's scan into r (its parts are not taken).
+func (r *rendered) add(o rendered) {
+	r.scanBytes += o.scanBytes
+	r.scanNanos += o.scanNanos
+}
+
 // toolText renders one text of a tool (string content or a text part of a content array).
-// It returns the parts, the bytes scanned and the nanoseconds the scan and lift took.
-func (w *armWalk) toolText(text string, msgIndex int, loc corpora.Location, lifter *Lifter) ([]corpora.Part, int, int64) {
+func (w *armWalk) toolText(text string, msgIndex int, loc corpora.Location, lifter *Lifter) rendered {
 	if !w.lift {
-		return w.legacyToolParts(text, msgIndex, loc), 0, 0
+		return rendered{parts: w.legacyToolParts(text, msgIndex, loc)}
 	}
 	start := time.Now()
-	t := lifter.Plan(text)
-	err := t.Decode(text)
-	nanos := time.Since(start).Nanoseconds()
+	lifter.CheckNanos()
+	t, err := lifter.Lift(text)
+	// The scan timing is the scan and the lift; the picture check (a decode of the pixel data,
+	// which the server's image encoder does later) is left out.
+	nanos := time.Since(start).Nanoseconds() - lifter.CheckNanos()
 	parts := []corpora.Part{{Kind: corpora.PartText, Text: t.Text, Loc: loc}}
 	for _, p := range t.Pictures {
 		if err != nil && p.Image != nil && p.Image.Data == nil {
@@ -237,11 +253,11 @@ func (w *armWalk) toolText(text string, msgIndex int, loc corpora.Location, lift
 			parts = append(parts, corpora.Part{Kind: corpora.PartImage, Image: p.Image, Loc: loc})
 		}
 	}
-	return parts, len(text), nanos
+	return rendered{parts: parts, scanBytes: len(text), scanNanos: nanos}
 }
 
 // toolResult flattens a tool result into the tool message's parts.
-func (w *armWalk) toolResult(p *corpora.Part, msgIndex int, msgName string) ([]corpora.Part, int, int64) {
+func (w *armWalk) toolResult(p *corpora.Part, msgIndex int, msgName string) rendered {
 	tr := p.ToolResult
 	loc := p.Loc
 	if tr.MCP != nil {
@@ -257,30 +273,28 @@ func (w *armWalk) toolResult(p *corpora.Part, msgIndex int, msgName string) ([]c
 	}
 	if tr.Parts != nil {
 		lifter := w.newLifter()
-		var parts []corpora.Part
-		var bytes int
-		var nanos int64
+		var out rendered
 		for j := range tr.Parts {
 			q := &tr.Parts[j]
 			switch q.Kind {
 			case corpora.PartText:
-				ps, n, d := w.toolText(q.Text, msgIndex, q.Loc, lifter)
-				parts = append(parts, ps...)
-				bytes, nanos = bytes+n, nanos+d
+				r := w.toolText(q.Text, msgIndex, q.Loc, lifter)
+				out.parts = append(out.parts, r.parts...)
+				out.add(r)
 			case corpora.PartImage:
-				parts = append(parts, w.passImage(q, msgIndex, corpora.RoleTool))
+				out.parts = append(out.parts, w.passImage(q, msgIndex, corpora.RoleTool))
 			case corpora.PartReference:
 				w.reference(q, msgIndex)
 			case corpora.PartOpaque:
-				parts = append(parts, *q)
+				out.parts = append(out.parts, *q)
 			default:
 				// A content array holds text and images; anything else is kept as its text.
 				if q.Text != "" {
-					parts = append(parts, corpora.Part{Kind: corpora.PartText, Text: q.Text, Loc: q.Loc})
+					out.parts = append(out.parts, corpora.Part{Kind: corpora.PartText, Text: q.Text, Loc: q.Loc})
 				}
 			}
 		}
-		return parts, bytes, nanos
+		return out
 	}
 	text := tr.Text
 	if text == "" && tr.RPCError != nil {
@@ -300,19 +314,19 @@ func (w *armWalk) newLifter() *Lifter {
 // mcpResult renders a structured MCP result. One with picture blocks takes the structured
 // path (docs/pipeline.md §5) and its text is not scanned; one without is a plain string, scanned like any
 // other tool text (docs/pipeline.md §4.1).
-func (w *armWalk) mcpResult(res *corpora.CallToolResult, opt MCPRenderOptions, msgIndex int) ([]corpora.Part, int, int64) {
+func (w *armWalk) mcpResult(res *corpora.CallToolResult, opt MCPRenderOptions, msgIndex int) rendered {
 	if !HasPictureBlocks(res) {
 		text := RenderMCPLegacy(res, w.settings, opt).Text()
 		return w.toolText(text, msgIndex, res.Loc, w.newLifter())
 	}
 	if !w.lift {
-		return w.legacyMCPParts(res, opt, msgIndex), 0, 0
+		return rendered{parts: w.legacyMCPParts(res, opt, msgIndex)}
 	}
 	start := time.Now()
 	r := RenderMCPLift(res, w.settings, opt)
 	nanos := time.Since(start).Nanoseconds()
 	w.recordMCP(r, msgIndex)
-	return r.Parts, 0, nanos
+	return rendered{parts: r.Parts, scanNanos: nanos}
 }
 
 // recordMCP records the picture blocks of a rendered MCP result.
@@ -326,12 +340,15 @@ func (w *armWalk) recordMCP(r MCPRendering, msgIndex int) {
 			Bytes:        int(p.Bytes),
 			Outcome:      p.Outcome,
 			Reason:       p.Reason,
+			Problem:      p.Problem,
 			SeenByModel:  p.Outcome == OutcomeTaken,
 			Source:       corpora.OriginTool,
 		}
 		if p.Data != nil {
 			f := describePictureBytes(p.Data)
 			rec.SHA256, rec.Width, rec.Height = f.sha256, f.width, f.height
+		} else if p.Head != nil {
+			rec.Width, rec.Height, _ = ImageHeaderSize(p.Head)
 		}
 		w.record(rec)
 	}
@@ -369,8 +386,23 @@ func (w *armWalk) passImage(p *corpora.Part, msgIndex int, role corpora.Role) co
 		w.record(rec)
 		return corpora.Part{Kind: corpora.PartText, Text: OmittedNote(ReasonNoVisionEncoder), Loc: p.Loc}
 	}
+	// The server decodes the picture it is sent: one that fails the picture check is not
+	// attached, in either arm.
+	info, err := CheckPicture(img.Data, PictureLimits{})
+	if err != nil {
+		rec.Outcome, rec.SeenByModel, rec.Reason, rec.Problem = OutcomeOmitted, false, err.Error(), true
+		w.record(rec)
+		return corpora.Part{Kind: corpora.PartText, Text: OmittedNote(rec.Reason), Loc: p.Loc}
+	}
 	w.record(rec)
-	return *p
+	if img.Width > 0 && img.Height > 0 {
+		return *p
+	}
+	out := *p
+	sized := *img
+	sized.Width, sized.Height = info.Width, info.Height
+	out.Image = &sized
+	return out
 }
 
 // reference records content the recording names but does not carry; nothing reaches the

@@ -5,6 +5,8 @@
 package replay
 
 import (
+	"fmt"
+
 	"github.com/strata-eval/strata-eval/corpora"
 )
 
@@ -122,6 +124,11 @@ type PictureRecord struct {
 	Height       int     `json:"height,omitempty"`
 	Outcome      Outcome `json:"outcome"`
 	Reason       string  `json:"reason,omitempty"`
+	// Problem says the picture is bad input: it failed the picture check (too many pixels or
+	// frames, a header that lies about its data, bytes that do not decode), or it looks like a
+	// picture but its base64 is not valid. The case is measured all the same; the replay
+	// reports a located diagnostic (Result.Diagnostics).
+	Problem bool `json:"problem,omitempty"`
 	// Resized is set when preparation changed the picture.
 	Resized *Resize `json:"resized,omitempty"`
 	// SeenByModel says whether pixels of this picture reach the model.
@@ -159,6 +166,39 @@ type Result struct {
 	Gate     *GateDecision     `json:"gate,omitempty"`
 	// ScanNanos is the time spent scanning tool messages, per tool message index.
 	Scans []ScanTiming `json:"scans,omitempty"`
+}
+
+// Diagnostic is a located problem with the input met while applying an arm: a picture that
+// was not attached because it failed the picture check, or a run that looks like a picture
+// but is not valid base64. The case is measured all the same.
+type Diagnostic struct {
+	// Loc is where the picture is in the recording (file, line, JSON Pointer).
+	Loc corpora.Location `json:"loc"`
+	// Message names the picture and says what is wrong with it.
+	Message string `json:"message"`
+}
+
+func (d Diagnostic) String() string { return d.Loc.String() + ": " + d.Message }
+
+// Diagnostics returns a located diagnostic for every picture record marked as a problem, in
+// the order of the records.
+func (r *Result) Diagnostics() []Diagnostic {
+	var out []Diagnostic
+	for _, p := range r.Pictures {
+		if !p.Problem {
+			continue
+		}
+		what := "picture"
+		if p.Type != "" {
+			what = p.Type + " picture"
+		}
+		where := fmt.Sprintf("message %d", p.MessageIndex)
+		if p.Length > 0 {
+			where += fmt.Sprintf(", base64 run at byte %d of the tool text (%d characters)", p.Offset, p.Length)
+		}
+		out = append(out, Diagnostic{Loc: p.Loc, Message: fmt.Sprintf("arm %s: %s (%s): %s: %s", r.Arm, what, where, p.Outcome, p.Reason)})
+	}
+	return out
 }
 
 // ScanTiming is the time to scan and lift one tool message.

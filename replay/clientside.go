@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"path"
 	"strings"
@@ -105,11 +106,47 @@ func agentRenderMCP(ctx context.Context, res *corpora.CallToolResult, toolName, 
 		out.Content = []corpora.Block{textBlock(agentErrorText(res))}
 		return &out, agentErrorRecords(res, msgIndex)
 	}
+	r := agentRenderBlocks(res, toolName, msgIndex)
+	text := TruncateMCPText(strings.Join(r.rendered, "\n"))
+	envelope := MCPEnvelope(MCPEnvelopeInput{Text: text, TextBlocks: r.textBlocks, Usable: r.usable,
+		Structured: res.StructuredContent, Meta: res.Meta})
+	out.Content = []corpora.Block{textBlock(envelope)}
+	records := r.records
+	if lane != LaneNative || len(r.pictures) == 0 {
+		for _, p := range r.pictures {
+			p.record.Outcome = OutcomeText
+			p.record.Reason = "text lane: the model reads MEDIA:" + p.path
+			if lane == LaneNative {
+				p.record.Reason = "not attached"
+			}
+			records = append(records, p.record)
+		}
+		return &out, records
+	}
+	notes, images, recs := agentAttach(ctx, res, r.pictures, opts)
+	records = append(records, recs...)
+	if len(images) > 0 {
+		out.Content = append(out.Content, textBlock(AgentAttachHeader+notes))
+		out.Content = append(out.Content, images...)
+	}
+	return &out, records
+}
 
-	var rendered, textBlocks []string
-	usable := false
-	var pictures []agentPicture
-	var records []PictureRecord
+// agentBlocks is an MCP result's blocks as the source agent's handler renders them.
+type agentBlocks struct {
+	// rendered are the lines of the text, in block order; textBlocks the text blocks alone.
+	rendered, textBlocks []string
+	// usable says some text block carries more than whitespace.
+	usable bool
+	// pictures are the cached image blocks: the candidates for native attach.
+	pictures []agentPicture
+	// records are the pictures that never became candidates.
+	records []PictureRecord
+}
+
+// agentRenderBlocks renders the blocks of a result that is not an error.
+func agentRenderBlocks(res *corpora.CallToolResult, toolName string, msgIndex int) agentBlocks {
+	var r agentBlocks
 	for i := range res.Content {
 		b := &res.Content[i]
 		loc := b.Loc
@@ -122,63 +159,53 @@ func agentRenderMCP(ctx context.Context, res *corpora.CallToolResult, toolName, 
 				continue
 			}
 			t := StripTags(b.Text)
-			rendered = append(rendered, t)
-			textBlocks = append(textBlocks, t)
+			r.rendered = append(r.rendered, t)
+			r.textBlocks = append(r.textBlocks, t)
 			if pyStrip(t) != "" {
-				usable = true
+				r.usable = true
 			}
 		case b.Type == "image":
-			line, pic := agentCacheImage(b, loc, msgIndex)
+			line, pic, bad := agentCacheImage(b, loc, msgIndex)
 			if pic != nil {
 				pic.block = i
-				pictures = append(pictures, *pic)
+				r.pictures = append(r.pictures, *pic)
 			} else if line != "" {
-				rec := PictureRecord{Loc: loc, MessageIndex: msgIndex, DeclaredType: b.MimeType,
-					Outcome: OutcomeOmitted, Reason: line, Source: corpora.OriginTool}
-				records = append(records, rec)
+				r.records = append(r.records, PictureRecord{Loc: loc, MessageIndex: msgIndex, DeclaredType: b.MimeType,
+					Outcome: OutcomeOmitted, Reason: line, Problem: bad, Source: corpora.OriginTool})
 			}
 			if line != "" {
-				rendered = append(rendered, line)
+				r.rendered = append(r.rendered, line)
 			}
 		case b.Type == "audio":
 			if line := agentCacheAudio(b); line != "" {
-				rendered = append(rendered, line)
+				r.rendered = append(r.rendered, line)
 			}
 		case b.Type == "resource_link" || (b.Type != "resource" && b.Type != "text" && b.URI != "" && b.Resource == nil):
-			rendered = append(rendered, agentResourceLink(b, toolName))
+			r.rendered = append(r.rendered, agentResourceLink(b, toolName))
 		case b.Type == "resource" && b.Resource != nil:
 			line, rec := agentEmbeddedResource(b, loc, msgIndex)
 			if line != "" {
-				rendered = append(rendered, line)
+				r.rendered = append(r.rendered, line)
 				if b.Resource.Text != nil && pyStrip(line) != "" {
-					usable = true
+					r.usable = true
 				}
 			}
 			if rec != nil {
-				records = append(records, *rec)
+				r.records = append(r.records, *rec)
 			}
 		case b.Type == "resource":
 		default:
-			rendered = append(rendered, agentDroppedNotice(b))
+			r.rendered = append(r.rendered, agentDroppedNotice(b))
 		}
 	}
-	text := TruncateMCPText(strings.Join(rendered, "\n"))
-	envelope := MCPEnvelope(MCPEnvelopeInput{Text: text, TextBlocks: textBlocks, Usable: usable,
-		Structured: res.StructuredContent, Meta: res.Meta})
-	out.Content = []corpora.Block{textBlock(envelope)}
+	return r
+}
 
-	if lane != LaneNative || len(pictures) == 0 {
-		for _, p := range pictures {
-			p.record.Outcome = OutcomeText
-			p.record.Reason = "text lane: the model reads MEDIA:" + p.path
-			if lane == LaneNative {
-				p.record.Reason = "not attached"
-			}
-			records = append(records, p.record)
-		}
-		return &out, records
-	}
-
+// agentAttach prepares the candidates of the native lane (PrepareAttachments) and returns the
+// scale notes for the attach header, the image blocks attached and a record of every
+// candidate. A candidate that fails the picture check is a problem of the input; one that is
+// merely past the slots or over the budget is not.
+func agentAttach(ctx context.Context, res *corpora.CallToolResult, pictures []agentPicture, opts PrepareOptions) (string, []corpora.Block, []PictureRecord) {
 	data := make([][]byte, len(pictures))
 	for i, p := range pictures {
 		data[i] = p.data
@@ -186,6 +213,7 @@ func agentRenderMCP(ctx context.Context, res *corpora.CallToolResult, toolName, 
 	outcomes := PrepareAttachments(ctx, data, opts)
 	var notes strings.Builder
 	var images []corpora.Block
+	var records []PictureRecord
 	for i, p := range pictures {
 		o := outcomes[i]
 		rec := p.record
@@ -194,6 +222,7 @@ func agentRenderMCP(ctx context.Context, res *corpora.CallToolResult, toolName, 
 			rec.Reason = "not attached, left as MEDIA:" + p.path
 			if o.Err != nil {
 				rec.Reason += ": " + o.Err.Error()
+				rec.Problem = failedPictureCheck(o.Err)
 			}
 			records = append(records, rec)
 			continue
@@ -213,28 +242,31 @@ func agentRenderMCP(ctx context.Context, res *corpora.CallToolResult, toolName, 
 			MimeType: pp.MimeType, Loc: src.Loc})
 		records = append(records, rec)
 	}
-	if len(images) > 0 {
-		out.Content = append(out.Content, textBlock(AgentAttachHeader+notes.String()))
-		out.Content = append(out.Content, images...)
-	}
-	return &out, records
+	return notes.String(), images, records
+}
+
+// failedPictureCheck says whether a preparation error is the picture check's verdict on bad
+// input (too many pixels or frames, bytes that do not decode), not a limit of the agent.
+func failedPictureCheck(err error) bool {
+	return errors.Is(err, ErrTooManyPixels) || errors.Is(err, ErrTooManyFrames) || errors.Is(err, ErrUndecodable)
 }
 
 // agentCacheImage is the source's _cache_mcp_image_block: it returns the line the text keeps
 // (MEDIA:<path>, a could-not-be-decoded or could-not-be-cached note, or "" for a block that
-// renders nothing) and, for a cached picture, the candidate.
-func agentCacheImage(b *corpora.Block, loc corpora.Location, msgIndex int) (string, *agentPicture) {
+// renders nothing) and, for a cached picture, the candidate. bad says the block is bad input:
+// its base64 does not decode, or its bytes are no picture at all.
+func agentCacheImage(b *corpora.Block, loc corpora.Location, msgIndex int) (string, *agentPicture, bool) {
 	mime := baseMIMEType(b.MimeType)
 	if b.Data == "" || !strings.HasPrefix(mime, "image/") {
-		return "", nil
+		return "", nil, false
 	}
 	data, err := pyB64Decode(b.Data)
 	if err != nil {
-		return fmt.Sprintf("[MCP image block could not be decoded: %s]", b.MimeType), nil
+		return fmt.Sprintf("[MCP image block could not be decoded: %s]", b.MimeType), nil, true
 	}
 	sniffed := sniffPictureType(data)
 	if sniffed == "" || sniffed == "image/avif" || sniffed == "image/heic" {
-		return fmt.Sprintf("[MCP image block could not be cached (%s, %d bytes)]", b.MimeType, len(data)), nil
+		return fmt.Sprintf("[MCP image block could not be cached (%s, %d bytes)]", b.MimeType, len(data)), nil, sniffed == ""
 	}
 	sum := sha256.Sum256(data)
 	p := path.Join(AgentImageCacheDir, "img_"+hex.EncodeToString(sum[:6])+imageExtension(mime))
@@ -243,7 +275,7 @@ func agentCacheImage(b *corpora.Block, loc corpora.Location, msgIndex int) (stri
 	if hdr, err := readPictureHeader(data, sniffed); err == nil {
 		rec.Width, rec.Height = hdr.width, hdr.height
 	}
-	return "MEDIA:" + p, &agentPicture{data: data, path: p, record: rec}
+	return "MEDIA:" + p, &agentPicture{data: data, path: p, record: rec}, false
 }
 
 // agentCacheAudio renders an audio block as the source does: MEDIA:<path>, or a note.

@@ -3,7 +3,6 @@ package replay
 import (
 	"context"
 	"encoding/base64"
-	"encoding/binary"
 	"runtime"
 	"strconv"
 	"strings"
@@ -31,51 +30,6 @@ func hostileBudget(t *testing.T, d time.Duration, maxAlloc uint64, f func()) {
 	}
 }
 
-func claimingJPEG(w, h uint16) []byte {
-	b := []byte{0xFF, 0xD8, 0xFF, 0xC0, 0x00, 0x11, 8, 0, 0, 0, 0, 3, 1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1}
-	binary.BigEndian.PutUint16(b[7:], h)
-	binary.BigEndian.PutUint16(b[9:], w)
-	return append(b, 0xFF, 0xD9)
-}
-
-func claimingGIF(w, h uint16) []byte {
-	b := []byte("GIF89a")
-	b = binary.LittleEndian.AppendUint16(b, w)
-	b = binary.LittleEndian.AppendUint16(b, h)
-	b = append(b, 0x00, 0, 0)                               // no global colour table
-	b = append(b, 0x2C, 0, 0, 0, 0)                         // image descriptor at 0,0
-	b = binary.LittleEndian.AppendUint16(b, w)              // frame as large as the screen
-	b = binary.LittleEndian.AppendUint16(b, h)              //
-	b = append(b, 0x80, 0, 0, 0, 0, 0, 2, 2, 0x4C, 0x01, 0) // local table, tiny LZW data
-	return append(b, 0x3B)
-}
-
-func claimingBMP(w, h int32) []byte {
-	b := make([]byte, 54)
-	copy(b, "BM")
-	binary.LittleEndian.PutUint32(b[2:], 54+16)
-	binary.LittleEndian.PutUint32(b[10:], 54)
-	binary.LittleEndian.PutUint32(b[14:], 40)
-	binary.LittleEndian.PutUint32(b[18:], uint32(w))
-	binary.LittleEndian.PutUint32(b[22:], uint32(h))
-	binary.LittleEndian.PutUint16(b[26:], 1)
-	binary.LittleEndian.PutUint16(b[28:], 24)
-	return append(b, make([]byte, 16)...)
-}
-
-func claimingWebP(w, h int) []byte {
-	vp8x := make([]byte, 10)
-	put24 := func(b []byte, v int) { b[0], b[1], b[2] = byte(v), byte(v>>8), byte(v>>16) }
-	put24(vp8x[4:], w-1)
-	put24(vp8x[7:], h-1)
-	var b []byte
-	b = append(b, "RIFF"...)
-	b = binary.LittleEndian.AppendUint32(b, uint32(4+8+len(vp8x)))
-	b = append(b, "WEBPVP8X"...)
-	b = binary.LittleEndian.AppendUint32(b, uint32(len(vp8x)))
-	return append(b, vp8x...)
-}
-
 func TestHostilePictures(t *testing.T) {
 	valid := map[string][]byte{
 		"png": testimages.PNG(64, 48, 1), "jpeg": testimages.JPEG(64, 48, 2), "gif": testimages.GIF(64, 48, 3),
@@ -87,12 +41,12 @@ func TestHostilePictures(t *testing.T) {
 		// wantErr: the picture must be refused; otherwise an error or a result are both fine.
 		wantErr bool
 	}{
-		{"png claims 100000x100000", claimingPNG(100000, 100000), true},
-		{"jpeg claims 65500x65500", claimingJPEG(65500, 65500), true},
-		{"gif claims 65535x65535", claimingGIF(65535, 65535), true},
-		{"bmp claims 100000x100000", claimingBMP(100000, 100000), true},
-		{"bmp claims 100000x-100000 (top-down)", claimingBMP(100000, -100000), true},
-		{"webp claims 100000x100000", claimingWebP(100000, 100000), true},
+		{"png claims 100000x100000", testimages.ClaimingPNG(100000, 100000), true},
+		{"jpeg claims 65500x65500", testimages.ClaimingJPEG(65500, 65500), true},
+		{"gif claims 65535x65535", testimages.ClaimingGIF(65535, 65535), true},
+		{"bmp claims 100000x100000", testimages.ClaimingBMP(100000, 100000), true},
+		{"bmp claims 100000x-100000 (top-down)", testimages.ClaimingBMP(100000, -100000), true},
+		{"webp claims 100000x100000", testimages.ClaimingWebP(100000, 100000), true},
 		{"animated gif of 3000 frames", testimages.AnimatedGIF(4, 4, 6, make([]string, 3000)), false},
 		{"empty", nil, true},
 	}

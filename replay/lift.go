@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/strata-eval/strata-eval/corpora"
 )
@@ -22,6 +23,9 @@ type TextPicture struct {
 	Outcome Outcome
 	// Reason explains a capped or omitted picture.
 	Reason string
+	// Problem says the picture is bad input (it failed the picture check, or its base64
+	// cannot be decoded): the replay reports a located diagnostic for it.
+	Problem bool
 	// Image is the image part made of a lifted picture (nil otherwise). Its Data is set by
 	// Lift, not by Plan.
 	Image *corpora.Image
@@ -55,15 +59,19 @@ func (t TextLift) Images() []*corpora.Image {
 // the pictures go to the encoder as image parts): a tool string becomes its text part followed
 // by the lifted image parts in order of appearance; in a content array each text part is
 // followed by the pictures lifted from it, so the client's own image parts keep their place.
-// Outcomes, in order of precedence: no vision encoder → omitted; a run whose length cannot be
-// base64 → omitted; past 8 lifted pictures or over 32 MiB → capped (the legacy note, computed
-// from the run's length without decoding it); otherwise lifted.
+// Outcomes, in order of precedence: a run whose length cannot be base64 is no picture and stays
+// text, byte for byte (recorded as a problem); no vision encoder → omitted; over 32 MiB →
+// capped (the legacy note, computed from the run's length without decoding it); failing the
+// picture check (Lift only: CheckPicture) → omitted, without taking a slot; past 8 lifted
+// pictures → capped; otherwise lifted.
 type Lifter struct {
 	minRun      int
 	maxPictures int
 	maxBytes    int64
 	noVision    bool
+	limits      PictureLimits
 	lifted      int
+	checkNanos  int64
 }
 
 // NewLifter returns a Lifter for one message under the arm's settings (zero values are the
@@ -85,10 +93,27 @@ func NewLifter(s Settings) *Lifter {
 // Lifted is the number of pictures this Lifter has lifted so far.
 func (l *Lifter) Lifted() int { return l.lifted }
 
-// Plan scans the text, decides the fate of every picture in it (lift, cap, omit) and writes
-// the text the model receives. It decodes only the first bytes of each run; the image parts'
-// Data is left nil (Lift fills it). A run that is not a picture is left byte for byte.
-func (l *Lifter) Plan(text string) TextLift {
+// Plan scans the text, decides the fate of every picture in it (lift, cap, omit) from the
+// runs' lengths and signatures, and writes the text the model receives. It decodes only the
+// first bytes of each run and does not run the picture check; the image parts' Data is left
+// nil (Decode fills it). A run that is not a picture is left byte for byte.
+func (l *Lifter) Plan(text string) TextLift { return l.plan(text, false) }
+
+// Lift is the lift as the server does it: Plan, with every picture that would be lifted
+// decoded and put through CheckPicture first; a picture that fails is omitted
+// ("[image omitted: <why>]") and does not take one of the message's slots. The image parts
+// carry their bytes and the size their header declares.
+func (l *Lifter) Lift(text string) (TextLift, error) { return l.plan(text, true), nil }
+
+// CheckNanos returns the time Lift spent in the picture check (decoding the pictures' pixel
+// data) since the last call, and resets it; the scan timing leaves it out.
+func (l *Lifter) CheckNanos() int64 {
+	n := l.checkNanos
+	l.checkNanos = 0
+	return n
+}
+
+func (l *Lifter) plan(text string, check bool) TextLift {
 	var pics []TextPicture
 	for from := 0; ; {
 		r, ok := NextRun(text, from, l.minRun)
@@ -102,17 +127,19 @@ func (l *Lifter) Plan(text string) TextLift {
 		}
 		p := TextPicture{Run: r, Type: typ, Bytes: r.DecodedLen()}
 		switch {
+		case !r.Decodable():
+			p.Outcome, p.Problem = OutcomeText, true
+			p.Reason = fmt.Sprintf("the run starts like a %s picture but is not valid base64 (%s characters); left as text", typ, FormatCount(int64(r.Chars)))
 		case l.noVision:
 			p.Outcome, p.Reason = OutcomeOmitted, ReasonNoVisionEncoder
-		case !r.Decodable():
-			p.Outcome = OutcomeOmitted
-			p.Reason = fmt.Sprintf("the %s picture's base64 cannot be decoded (%d characters)", typ, r.Chars)
-		case l.lifted >= l.maxPictures:
-			p.Outcome = OutcomeCapped
-			p.Reason = fmt.Sprintf("more than %d pictures in one message", l.maxPictures)
 		case p.Bytes > l.maxBytes:
 			p.Outcome = OutcomeCapped
 			p.Reason = fmt.Sprintf("larger than %s bytes", FormatCount(l.maxBytes))
+		case check && !l.checkRun(text, &p):
+			p.Outcome, p.Problem = OutcomeOmitted, true
+		case l.lifted >= l.maxPictures:
+			p.Outcome, p.Image = OutcomeCapped, nil
+			p.Reason = fmt.Sprintf("more than %d pictures in one message", l.maxPictures)
 		default:
 			p.Outcome = OutcomeLifted
 			l.lifted++
@@ -120,7 +147,10 @@ func (l *Lifter) Plan(text string) TextLift {
 			if r.URLStart >= 0 {
 				enc = "data-url"
 			}
-			p.Image = &corpora.Image{DeclaredType: r.Label, Origin: corpora.OriginTool, Encoding: enc}
+			if p.Image == nil {
+				p.Image = &corpora.Image{}
+			}
+			p.Image.DeclaredType, p.Image.Origin, p.Image.Encoding = r.Label, corpora.OriginTool, enc
 		}
 		pics = append(pics, p)
 	}
@@ -128,6 +158,25 @@ func (l *Lifter) Plan(text string) TextLift {
 		return TextLift{Text: text}
 	}
 	return TextLift{Text: rewriteTextPictures(text, pics), Pictures: pics}
+}
+
+// checkRun decodes a run and puts it through the picture check. On success p.Image holds the
+// bytes and the declared size; on failure p.Reason says why.
+func (l *Lifter) checkRun(text string, p *TextPicture) bool {
+	start := time.Now()
+	defer func() { l.checkNanos += time.Since(start).Nanoseconds() }()
+	data, err := DecodeRun(text, p.Run)
+	if err != nil {
+		p.Reason = fmt.Sprintf("the %s picture's base64 cannot be decoded: %v", p.Type, err)
+		return false
+	}
+	info, err := CheckPicture(data, l.limits)
+	if err != nil {
+		p.Reason = err.Error()
+		return false
+	}
+	p.Image = &corpora.Image{Data: data, Width: info.Width, Height: info.Height}
+	return true
 }
 
 // pictureStandIn is the text that stands where a picture was.
@@ -144,13 +193,22 @@ func pictureStandIn(p TextPicture) string {
 }
 
 // rewriteTextPictures replaces each picture's span (the whole data URL for a data URL) by its
-// stand-in.
+// stand-in; a run left as text (OutcomeText) keeps its bytes.
 func rewriteTextPictures(text string, pics []TextPicture) string {
 	standIns := make([]string, len(pics))
 	size := len(text)
+	changed := false
 	for i, p := range pics {
+		if p.Outcome == OutcomeText {
+			standIns[i] = text[p.Run.SpanStart():p.Run.End]
+			continue
+		}
+		changed = true
 		standIns[i] = pictureStandIn(p)
 		size += len(standIns[i]) - (p.Run.End - p.Run.SpanStart())
+	}
+	if !changed {
+		return text
 	}
 	var b strings.Builder
 	b.Grow(size)
@@ -162,16 +220,6 @@ func rewriteTextPictures(text string, pics []TextPicture) string {
 	}
 	b.WriteString(text[last:])
 	return b.String()
-}
-
-// Lift is Plan followed by the decoding of every lifted picture into its image part (with
-// the width and height its header declares).
-func (l *Lifter) Lift(text string) (TextLift, error) {
-	t := l.Plan(text)
-	if err := t.Decode(text); err != nil {
-		return t, err
-	}
-	return t, nil
 }
 
 // Decode decodes the lifted pictures of a plan made from text into their image parts.
@@ -267,6 +315,7 @@ func textPictureRecord(text string, p TextPicture, msgIndex int, loc corpora.Loc
 		Bytes:        int(p.Bytes),
 		Outcome:      p.Outcome,
 		Reason:       p.Reason,
+		Problem:      p.Problem,
 		SeenByModel:  p.Outcome == OutcomeLifted,
 		Source:       corpora.OriginTool,
 	}

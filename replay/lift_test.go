@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/strata-eval/strata-eval/corpora"
+	"github.com/strata-eval/strata-eval/internal/testimages"
 )
 
 // sameString says whether two strings share their bytes (no copy was made).
@@ -56,7 +57,7 @@ func TestLiftPictures(t *testing.T) {
 	jpgPic := fxJPEG(t, 64, 40)
 	gifPic := fxGIF(t, 50, 30)
 	bmpPic := fxBMP(t, 30, 20)
-	webpPic := fxWebPLossless(33, 17, 900)
+	webpPic := testimages.WebP(33, 17, 5, testimages.WithGrain(60))
 	pic1024 := fxPadded(t, 768) // exactly 1024 base64 characters
 	tests := []struct {
 		name         string
@@ -78,7 +79,7 @@ func TestLiftPictures(t *testing.T) {
 			MIMEGIF, "", gifPic, 50, 30, "base64"},
 		{"BMP", "[" + b64(bmpPic) + "]", "[" + PicturePlaceholder(MIMEBMP, int64(len(bmpPic))) + "]",
 			MIMEBMP, "", bmpPic, 30, 20, "base64"},
-		{"WebP", b64(webpPic), PicturePlaceholder(MIMEWebP, 900), MIMEWebP, "", webpPic, 33, 17, "base64"},
+		{"WebP", b64(webpPic), PicturePlaceholder(MIMEWebP, int64(len(webpPic))), MIMEWebP, "", webpPic, 33, 17, "base64"},
 		{"padding is taken with the run", `"` + b64(fxPadded(t, 1000)) + `"`, `"` + PicturePlaceholder(MIMEPNG, 1000) + `"`,
 			MIMEPNG, "", fxPadded(t, 1000), 4, 4, "base64"},
 		{"data URL replaced whole", `<img src="data:image/png;base64,` + b64(pngPic) + `">`,

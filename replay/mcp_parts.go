@@ -26,9 +26,15 @@ type MCPPicture struct {
 	// Bytes is the decoded size (estimated from the base64 length when it cannot be decoded).
 	Bytes int64
 	// Data is the decoded bytes (nil when they cannot be decoded).
-	Data    []byte
+	Data []byte
+	// Head is the start of the decoded bytes of a picture too large to decode whole (over
+	// the byte cap): enough to read its header.
+	Head    []byte
 	Outcome Outcome
 	Reason  string
+	// Problem says the block is bad input (no data, bad base64, not a picture, or it failed
+	// the picture check): the replay reports a located diagnostic for it.
+	Problem bool
 	// Image is the image part made of a taken picture (nil otherwise).
 	Image *corpora.Image
 }
@@ -84,7 +90,7 @@ func DecodeMCPPictureBlock(b *corpora.Block) (p MCPPicture, ok bool) {
 	if !isPictureBlock(b) {
 		return MCPPicture{}, false
 	}
-	return decodeMCPPicture(b, 0, b.Loc), true
+	return decodeMCPPicture(b, 0, b.Loc, 0), true
 }
 
 // isPictureBlock says whether a block is a picture candidate.
@@ -161,7 +167,7 @@ func renderMCP(res *corpora.CallToolResult, s Settings, opt MCPRenderOptions, li
 			}
 			continue
 		}
-		p := decodeMCPPicture(b, i, loc)
+		p := decodeMCPPicture(b, i, loc, maxBytes)
 		switch {
 		case !lift || res.IsError:
 			p.Outcome = OutcomeNoted
@@ -173,24 +179,31 @@ func renderMCP(res *corpora.CallToolResult, s Settings, opt MCPRenderOptions, li
 		case s.NoVisionEncoder:
 			p.Outcome, p.Reason = OutcomeOmitted, ReasonNoVisionEncoder
 			items = append(items, mcpItem{text: OmittedNote(p.Reason), loc: loc})
-		case p.Data == nil || p.Type == "":
-			p.Outcome = OutcomeOmitted
+		case p.Type == "":
+			p.Outcome, p.Problem = OutcomeOmitted, true
 			items = append(items, mcpItem{text: OmittedNote(p.Reason), loc: loc})
-		case taken >= maxPictures:
-			p.Outcome = OutcomeCapped
-			p.Reason = fmt.Sprintf("more than %d pictures in one result", maxPictures)
-			items = append(items, mcpItem{text: LegacyPictureNote(p.Type, p.Bytes), loc: loc})
 		case p.Bytes > maxBytes:
 			p.Outcome = OutcomeCapped
 			p.Reason = fmt.Sprintf("larger than %s bytes", FormatCount(maxBytes))
 			items = append(items, mcpItem{text: LegacyPictureNote(p.Type, p.Bytes), loc: loc})
 		default:
-			taken++
-			p.Outcome = OutcomeTaken
-			p.Reason = ""
-			p.Image = &corpora.Image{Data: p.Data, DeclaredType: p.DeclaredType, Origin: corpora.OriginTool, Encoding: "base64"}
-			p.Image.Width, p.Image.Height, _ = ImageHeaderSize(p.Data)
-			items = append(items, mcpItem{image: p.Image, loc: loc})
+			info, err := CheckPicture(p.Data, PictureLimits{})
+			switch {
+			case err != nil:
+				p.Outcome, p.Reason, p.Problem = OutcomeOmitted, err.Error(), true
+				items = append(items, mcpItem{text: OmittedNote(p.Reason), loc: loc})
+			case taken >= maxPictures:
+				p.Outcome = OutcomeCapped
+				p.Reason = fmt.Sprintf("more than %d pictures in one result", maxPictures)
+				items = append(items, mcpItem{text: LegacyPictureNote(p.Type, p.Bytes), loc: loc})
+			default:
+				taken++
+				p.Outcome = OutcomeTaken
+				p.Reason = ""
+				p.Image = &corpora.Image{Data: p.Data, DeclaredType: p.DeclaredType, Origin: corpora.OriginTool,
+					Encoding: "base64", Width: info.Width, Height: info.Height}
+				items = append(items, mcpItem{image: p.Image, loc: loc})
+			}
 		}
 		out.Pictures = append(out.Pictures, p)
 	}
@@ -219,8 +232,9 @@ func (p MCPPicture) noteType() string {
 }
 
 // decodeMCPPicture decodes a picture block and checks its signature. Outcome is left for the
-// caller; Reason explains a failure.
-func decodeMCPPicture(b *corpora.Block, index int, loc corpora.Location) MCPPicture {
+// caller; Reason explains a failure. A block whose decoded size is over maxBytes (when
+// positive) is not decoded whole: its length is counted and only its start is decoded (Head).
+func decodeMCPPicture(b *corpora.Block, index int, loc corpora.Location, maxBytes int64) MCPPicture {
 	data, declared := b.Data, b.MimeType
 	if b.Type == "resource" {
 		data, declared = *b.Resource.Blob, b.Resource.MimeType
@@ -233,6 +247,22 @@ func decodeMCPPicture(b *corpora.Block, index int, loc corpora.Location) MCPPict
 	if strings.TrimSpace(data) == "" {
 		p.Reason = fmt.Sprintf("the %s block carries no data", label)
 		return p
+	}
+	if maxBytes > 0 && int64(len(data))/4*3 > maxBytes {
+		n, err := lenientBase64Len(data)
+		if err != nil {
+			p.Bytes = estimateDecodedLen(data)
+			p.Reason = fmt.Sprintf("the %s block could not be decoded: %v", label, err)
+			return p
+		}
+		if n > maxBytes {
+			p.Bytes, p.Head = n, lenientBase64Head(data, mcpHeadBytes)
+			p.Type = SniffImage(p.Head)
+			if p.Type == "" {
+				p.Reason = fmt.Sprintf("the %s block is not a PNG, JPEG, GIF, BMP or WebP picture", label)
+			}
+			return p
+		}
 	}
 	decoded, err := decodeLenientBase64(data)
 	if err != nil {
@@ -247,6 +277,9 @@ func decodeMCPPicture(b *corpora.Block, index int, loc corpora.Location) MCPPict
 	}
 	return p
 }
+
+// mcpHeadBytes is how much of a picture over the byte cap is decoded to read its header.
+const mcpHeadBytes = 64 << 10
 
 // decodeLenientBase64 decodes base64 exactly as Python's non-validating base64.b64decode
 // (binascii.a2b_base64 with strict_mode off) does: characters outside the alphabet are

@@ -66,12 +66,8 @@ func (o PrepareOptions) withDefaults() PrepareOptions {
 	if o.MaxLongEdge <= 0 {
 		o.MaxLongEdge = DefaultMaxLongEdge
 	}
-	if o.MaxFrames <= 0 {
-		o.MaxFrames = DefaultMaxFrames
-	}
-	if o.MaxPixels <= 0 {
-		o.MaxPixels = DefaultMaxPixels
-	}
+	lim := PictureLimits{MaxFrames: o.MaxFrames, MaxPixels: o.MaxPixels}.withDefaults()
+	o.MaxFrames, o.MaxPixels = lim.MaxFrames, lim.MaxPixels
 	return o
 }
 
@@ -181,7 +177,7 @@ func readPictureHeader(data []byte, mime string) (pictureHeader, error) {
 		return h, fmt.Errorf("%w: %s", ErrNoDecoder, mime)
 	}
 	if err != nil {
-		return h, fmt.Errorf("%w: %s header: %v", ErrUndecodable, mime, err)
+		return h, checkErrorf(ErrUndecodable, "the %s header cannot be read: %v", pictureTypeName(mime), err)
 	}
 	h.width, h.height = cfg.Width, cfg.Height
 	return h, nil
@@ -192,7 +188,7 @@ func readPictureHeader(data []byte, mime string) (pictureHeader, error) {
 func readPNGHeader(data []byte) (pictureHeader, error) {
 	h := pictureHeader{}
 	if len(data) < 33 || string(data[12:16]) != "IHDR" {
-		return h, fmt.Errorf("%w: PNG without IHDR", ErrUndecodable)
+		return h, checkErrorf(ErrUndecodable, "the PNG has no complete IHDR header")
 	}
 	w := int64(binary.BigEndian.Uint32(data[16:20]))
 	ht := int64(binary.BigEndian.Uint32(data[20:24]))
@@ -209,7 +205,7 @@ func readPNGHeader(data []byte) (pictureHeader, error) {
 		channels = 4
 	}
 	if w == 0 || ht == 0 || channels == 0 || w > 1<<31-1 || ht > 1<<31-1 {
-		return h, fmt.Errorf("%w: PNG IHDR %dx%d colour type %d", ErrUndecodable, w, ht, colourType)
+		return h, checkErrorf(ErrUndecodable, "the PNG header declares an invalid picture (%d×%d, colour type %d)", w, ht, colourType)
 	}
 	h.width, h.height = int(w), int(ht)
 	var idat int64
@@ -241,74 +237,79 @@ func readPNGHeader(data []byte) (pictureHeader, error) {
 func readGIFHeader(data []byte) (pictureHeader, error) {
 	h := pictureHeader{}
 	if len(data) < 13 {
-		return h, fmt.Errorf("%w: GIF header truncated", ErrUndecodable)
+		return h, checkErrorf(ErrUndecodable, "the GIF header is truncated")
 	}
 	h.width = int(binary.LittleEndian.Uint16(data[6:8]))
 	h.height = int(binary.LittleEndian.Uint16(data[8:10]))
+	walkGIF(data, func(f gifFrame) error {
+		if f.w*f.h > gifMaxLZWRatio*int64(f.dataLen)+4096 {
+			h.implausible = true
+		}
+		if f.complete { // a frame claimed but not present ends the count
+			h.frames++
+		}
+		return nil
+	})
+	if h.frames == 0 {
+		return h, checkErrorf(ErrUndecodable, "the GIF has no complete frame")
+	}
+	return h, nil
+}
+
+// gifFrame is one image descriptor of a GIF, as the block walk meets it.
+type gifFrame struct {
+	w, h int64
+	// lzw is the offset of the frame's LZW minimum code size byte.
+	lzw int
+	// dataLen is the length of the LZW data in its sub-blocks.
+	dataLen int
+	// complete says the sub-block chain ends within the data.
+	complete bool
+}
+
+// walkGIF walks the blocks after a GIF's header (and global colour table) without decoding
+// anything, calling fn for each image descriptor. The walk ends at the trailer, at a byte that
+// starts no block, after a frame whose data is cut off, or at fn's first error.
+func walkGIF(data []byte, fn func(gifFrame) error) error {
+	if len(data) < 13 {
+		return errNotEnoughData
+	}
 	off := 13
 	if data[10]&0x80 != 0 {
 		off += 3 << ((data[10] & 7) + 1)
 	}
-	implausible := false
-	// skipSubBlocks returns the offset after a sub-block chain and its data length, or -1.
-	skipSubBlocks := func(p int) (int, int) {
-		total := 0
-		for p < len(data) {
-			n := int(data[p])
-			p++
-			if n == 0 {
-				return p, total
-			}
-			p += n
-			total += n
-		}
-		return -1, total
-	}
-walk:
 	for off < len(data) {
 		switch data[off] {
 		case 0x21: // extension
-			if off+2 > len(data) {
-				break walk
-			}
-			next, _ := skipSubBlocks(off + 2)
+			next, _ := gifSkipSubBlocks(data, off+2)
 			if next < 0 {
-				break walk
+				return nil
 			}
 			off = next
 		case 0x2C: // image descriptor
 			if off+10 > len(data) {
-				break walk
+				return nil
 			}
-			fw := int64(binary.LittleEndian.Uint16(data[off+5 : off+7]))
-			fh := int64(binary.LittleEndian.Uint16(data[off+7 : off+9]))
-			flags := data[off+9]
-			p := off + 10
-			if flags&0x80 != 0 {
-				p += 3 << ((flags & 7) + 1)
+			f := gifFrame{w: int64(binary.LittleEndian.Uint16(data[off+5 : off+7])),
+				h: int64(binary.LittleEndian.Uint16(data[off+7 : off+9]))}
+			f.lzw = off + 10
+			if flags := data[off+9]; flags&0x80 != 0 {
+				f.lzw += 3 << ((flags & 7) + 1)
 			}
-			p++ // LZW minimum code size
-			if p > len(data) {
-				break walk
+			if f.lzw >= len(data) {
+				return nil
 			}
-			next, n := skipSubBlocks(p)
-			if fw*fh > gifMaxLZWRatio*int64(n)+4096 {
-				implausible = true
+			next, n := gifSkipSubBlocks(data, f.lzw+1)
+			f.dataLen, f.complete = n, next >= 0
+			if err := fn(f); err != nil || !f.complete {
+				return err
 			}
-			if next < 0 {
-				break walk // a frame claimed but not present ends the count
-			}
-			h.frames++
 			off = next
-		default: // trailer or garbage
-			break walk
+		default: // the trailer, or bytes after the last frame
+			return nil
 		}
 	}
-	if h.frames == 0 {
-		return h, fmt.Errorf("%w: GIF without a complete frame", ErrUndecodable)
-	}
-	h.implausible = implausible
-	return h, nil
+	return nil
 }
 
 // countWebPFrames counts ANMF chunks of an animated WebP.
@@ -374,32 +375,11 @@ func decodeFirstFrame(data []byte, mime string, hdr pictureHeader) (image.Image,
 // rejected (the source leaves it as a MEDIA: path).
 func PreparePicture(ctx context.Context, data []byte, opts PrepareOptions) (*PreparedPicture, error) {
 	opts = opts.withDefaults()
-	mime := sniffPictureType(data)
-	if mime == "" {
-		return nil, ErrNotPicture
-	}
-	if mime == "image/avif" || mime == "image/heic" {
-		return nil, fmt.Errorf("%w: %s", ErrNoDecoder, mime)
-	}
-	hdr, err := readPictureHeader(data, mime)
+	info, hdr, err := checkPictureHeader(data, PictureLimits{MaxFrames: opts.MaxFrames, MaxPixels: opts.MaxPixels})
 	if err != nil {
 		return nil, err
 	}
-	if hdr.width <= 0 || hdr.height <= 0 {
-		return nil, fmt.Errorf("%w: %s of %dx%d", ErrUndecodable, mime, hdr.width, hdr.height)
-	}
-	if hdr.frames > opts.MaxFrames {
-		return nil, fmt.Errorf("%w: %d frames (limit %d)", ErrTooManyFrames, hdr.frames, opts.MaxFrames)
-	}
-	total := int64(hdr.frames) * int64(hdr.width) * int64(hdr.height)
-	if total > opts.MaxPixels {
-		return nil, fmt.Errorf("%w: %dx%d × %d frames = %d pixels (limit %d)", ErrTooManyPixels,
-			hdr.width, hdr.height, hdr.frames, total, opts.MaxPixels)
-	}
-	if hdr.implausible {
-		return nil, fmt.Errorf("%w: %s header claims %dx%d, more than its compressed data can hold (truncated)",
-			ErrUndecodable, mime, hdr.width, hdr.height)
-	}
+	mime := info.Type
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

@@ -3,9 +3,7 @@ package replay
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"errors"
-	"hash/crc32"
 	"image"
 	"image/color"
 	"image/gif"
@@ -16,6 +14,8 @@ import (
 	"testing"
 
 	"golang.org/x/image/bmp"
+
+	"github.com/strata-eval/strata-eval/internal/testimages"
 )
 
 // gradientImage draws a smooth RGBA picture of w×h (compresses well, like a screenshot).
@@ -62,30 +62,6 @@ func encodeJPEG(t testing.TB, img image.Image) []byte {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
-}
-
-// pngChunk writes one PNG chunk with its CRC.
-func pngChunk(kind string, data []byte) []byte {
-	var b bytes.Buffer
-	binary.Write(&b, binary.BigEndian, uint32(len(data)))
-	b.WriteString(kind)
-	b.Write(data)
-	binary.Write(&b, binary.BigEndian, crc32.ChecksumIEEE(append([]byte(kind), data...)))
-	return b.Bytes()
-}
-
-// claimingPNG is a PNG whose IHDR claims w×h RGBA pixels but which carries almost no data.
-func claimingPNG(w, h uint32) []byte {
-	ihdr := make([]byte, 13)
-	binary.BigEndian.PutUint32(ihdr[0:], w)
-	binary.BigEndian.PutUint32(ihdr[4:], h)
-	ihdr[8], ihdr[9] = 8, 6
-	var b bytes.Buffer
-	b.WriteString("\x89PNG\r\n\x1a\n")
-	b.Write(pngChunk("IHDR", ihdr))
-	b.Write(pngChunk("IDAT", []byte{0x78, 0x9c, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01}))
-	b.Write(pngChunk("IEND", nil))
-	return b.Bytes()
 }
 
 func animatedGIF(t testing.TB, frames, w, h int) []byte {
@@ -198,7 +174,7 @@ func TestPrepareStripRejected(t *testing.T) {
 }
 
 func TestPrepareGiantHeaderNoAllocation(t *testing.T) {
-	data := claimingPNG(100000, 100000)
+	data := testimages.ClaimingPNG(100000, 100000)
 	ctx := context.Background()
 	if _, err := PreparePicture(ctx, data, PrepareOptions{}); !errors.Is(err, ErrTooManyPixels) {
 		t.Fatalf("err = %v, want ErrTooManyPixels", err)
@@ -221,7 +197,7 @@ func TestPrepareGiantHeaderNoAllocation(t *testing.T) {
 	}
 	// Within the pixel limit but without the data to fill it: rejected as truncated, still
 	// before allocating its pixels.
-	_, err := PreparePicture(ctx, claimingPNG(9000, 9000), PrepareOptions{})
+	_, err := PreparePicture(ctx, testimages.ClaimingPNG(9000, 9000), PrepareOptions{})
 	if !errors.Is(err, ErrUndecodable) || !strings.Contains(err.Error(), "truncated") {
 		t.Errorf("9000x9000 claim: %v", err)
 	}
@@ -389,7 +365,7 @@ func FuzzPrepare(f *testing.F) {
 	f.Add(encodePNG(f, gradientImage(20, 10)))
 	f.Add(encodeJPEG(f, gradientImage(20, 10)))
 	f.Add(animatedGIF(f, 3, 8, 8))
-	f.Add(claimingPNG(5000, 5000))
+	f.Add(testimages.ClaimingPNG(5000, 5000))
 	var bmpBuf bytes.Buffer
 	_ = bmp.Encode(&bmpBuf, gradientImage(9, 7))
 	f.Add(bmpBuf.Bytes())
