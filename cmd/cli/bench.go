@@ -17,9 +17,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/strata-eval/strata-eval/corpora"
+	"github.com/strata-eval/strata-eval/internal/fsutil"
 	"github.com/strata-eval/strata-eval/internal/testimages"
 	"github.com/strata-eval/strata-eval/replay"
 	"github.com/strata-eval/strata-eval/results"
+	"github.com/strata-eval/strata-eval/run"
 )
 
 // BenchScanOptions are the flags and streams of `bench scan`.
@@ -189,7 +191,7 @@ func runBenchScan(ctx context.Context, opts *BenchScanOptions) error {
 		Reference: "strings.Count(text, \"\\x00\"): a vectorised read of every byte of the same text",
 	}}
 	var payloads []benchPayload
-	var load *loadResult
+	var load *run.LoadResult
 	if len(opts.Corpus) > 0 || opts.SampleCorpus {
 		if len(opts.Sizes) > 0 {
 			return usageErrorf("--size applies to generated payloads, not to --corpus")
@@ -227,7 +229,7 @@ func runBenchScan(ctx context.Context, opts *BenchScanOptions) error {
 		for _, p := range load.Problems {
 			fmt.Fprintf(opts.IO.ErrOut, "strata-eval: %v\n", p)
 		}
-		return load.exitError()
+		return load.Err()
 	}
 	return nil
 }
@@ -379,10 +381,10 @@ func jsonPayload(n int, seed int64) string {
 
 // corpusPayloads lists the tool messages of a corpus (the embedded samples when paths is
 // empty), each with the texts the server scans.
-func corpusPayloads(ctx context.Context, paths []string, notes io.Writer) ([]benchPayload, *loadResult, error) {
+func corpusPayloads(ctx context.Context, paths []string, notes io.Writer) ([]benchPayload, *run.LoadResult, error) {
 	var out []benchPayload
 	seen := map[string]int{}
-	load, err := loadCorpus(ctx, paths, "", notes, func(c *corpora.Conversation) error {
+	load, err := run.Load(ctx, paths, "", notes, func(c *corpora.Conversation) error {
 		for i := range c.Messages {
 			m := &c.Messages[i]
 			if m.Role != corpora.RoleTool {
@@ -392,7 +394,7 @@ func corpusPayloads(ctx context.Context, paths []string, notes io.Writer) ([]ben
 			if len(texts) == 0 {
 				continue
 			}
-			name := sanitizeFileName(filepath.Base(c.Source.File)) + "_m" + strconv.Itoa(i)
+			name := fsutil.SafeName(filepath.Base(c.Source.File)) + "_m" + strconv.Itoa(i)
 			seen[name]++
 			if k := seen[name]; k > 1 {
 				name += "_" + strconv.Itoa(k)

@@ -13,6 +13,7 @@ import (
 	"github.com/strata-eval/strata-eval/corpora"
 	"github.com/strata-eval/strata-eval/replay"
 	"github.com/strata-eval/strata-eval/results"
+	"github.com/strata-eval/strata-eval/run"
 )
 
 // InspectOptions are the flags and streams of `corpus inspect`.
@@ -104,7 +105,7 @@ func runInspect(ctx context.Context, opts *InspectOptions) error {
 		return usageErrorf("--format: %v", err)
 	}
 	var all []inspected
-	load, err := loadCorpus(ctx, opts.Paths, format, opts.IO.ErrOut, func(c *corpora.Conversation) error {
+	load, err := run.Load(ctx, opts.Paths, format, opts.IO.ErrOut, func(c *corpora.Conversation) error {
 		s, pics := inspectConversation(c, opts.MinRun)
 		all = append(all, inspected{Summary: s, Pictures: pics, Conversation: c})
 		return nil
@@ -140,7 +141,7 @@ func runInspect(ctx context.Context, opts *InspectOptions) error {
 			return err
 		}
 	}
-	return load.exitError()
+	return load.Err()
 }
 
 // inspectConversation counts what a conversation holds and lists its pictures.

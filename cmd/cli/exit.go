@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/strata-eval/strata-eval/run"
 )
 
 // Exit codes of strata-eval; every command documents them in its help.
@@ -49,12 +51,20 @@ func usageErrorf(format string, args ...any) error {
 
 // exitCode maps an error to the process exit code, in one place.
 func exitCode(err error) int {
-	var ee *exitError
+	var (
+		ee     *exitError
+		usage  *run.UsageError
+		inputs *run.InputsError
+	)
 	switch {
 	case err == nil:
 		return ExitOK
 	case errors.As(err, &ee):
 		return ee.code
+	case errors.As(err, &usage):
+		return ExitUsage
+	case errors.As(err, &inputs):
+		return ExitInputs
 	case errors.Is(err, context.Canceled):
 		return ExitError
 	}

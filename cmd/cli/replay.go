@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
@@ -14,8 +13,12 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/strata-eval/strata-eval/corpora"
+	"github.com/strata-eval/strata-eval/engine"
+	"github.com/strata-eval/strata-eval/internal/fsutil"
+	"github.com/strata-eval/strata-eval/measure"
 	"github.com/strata-eval/strata-eval/replay"
 	"github.com/strata-eval/strata-eval/results"
+	"github.com/strata-eval/strata-eval/run"
 )
 
 // ReplayOptions are the flags and streams of `replay`.
@@ -101,9 +104,6 @@ results.json, results.md, results.csv and cases.jsonl (streamed case by case).`)
 // defaultVision is the family used when neither --mmproj nor --vision is given.
 const defaultVision = "llamacpp/qwen3vl"
 
-// defaultContext is the context size when neither --ctx nor a model GGUF gives one.
-const defaultContext = 262144
-
 func flagValues(fs *pflag.FlagSet) map[string]string {
 	m := map[string]string{}
 	fs.VisitAll(func(f *pflag.Flag) { m[f.Name] = f.Value.String() })
@@ -112,18 +112,10 @@ func flagValues(fs *pflag.FlagSet) map[string]string {
 
 // validate checks flag values that cobra cannot.
 func (o *ReplayOptions) validate() error {
-	switch o.Turns {
-	case "last", "all":
-	default:
-		return usageErrorf("--turns must be last or all, not %q", o.Turns)
-	}
 	switch o.Format {
 	case results.FormatTable, results.FormatMarkdown, results.FormatCSV, results.FormatJSON:
 	default:
 		return usageErrorf("--format must be table, markdown, csv or json, not %q", o.Format)
-	}
-	if o.Workers < 1 {
-		return usageErrorf("-j must be at least 1")
 	}
 	if o.Context < 0 {
 		return usageErrorf("--ctx must not be negative")
@@ -131,78 +123,12 @@ func (o *ReplayOptions) validate() error {
 	return nil
 }
 
-// selectArms returns the arms to run: built-in, then the config's, filtered by --arms.
-func (o *ReplayOptions) selectArms() ([]replay.Arm, error) {
-	arms := replay.BuiltinArms()
-	if o.Config != "" {
-		more, err := replay.LoadArms(o.Config)
-		if err != nil {
-			return nil, withExitCode(ExitUsage, err)
-		}
-		arms = mergeArms(arms, more)
-	}
-	for i := range arms {
-		// docs/pipeline.md §2.2: the agent arm declares the replayed model vision-capable when a
-		// vision family is configured (one always is: --mmproj, --vision or the default).
-		if arms[i].Settings.Client == replay.ClientGate && arms[i].Settings.SupportsVision == nil {
-			arms[i].Settings.SupportsVision = true
-		}
-	}
-	if len(o.Arms) == 0 {
-		return arms, nil
-	}
-	byName := map[string]replay.Arm{}
-	for _, a := range arms {
-		byName[a.Name] = a
-	}
-	var out []replay.Arm
-	for _, n := range o.Arms {
-		a, ok := byName[n]
-		if !ok {
-			return nil, usageErrorf("--arms: no arm named %q", n)
-		}
-		out = append(out, a)
-	}
-	return out, nil
-}
-
-// mergeArms appends more to arms; an arm of more with a built-in name replaces it.
-func mergeArms(arms, more []replay.Arm) []replay.Arm {
-	out := append([]replay.Arm(nil), arms...)
-	for _, m := range more {
-		replaced := false
-		for i := range out {
-			if out[i].Name == m.Name {
-				out[i], replaced = m, true
-			}
-		}
-		if !replaced {
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
 func runReplay(ctx context.Context, opts *ReplayOptions) error {
 	if err := opts.validate(); err != nil {
 		return err
 	}
-	format, err := corpora.ParseFormat(opts.InputFormat)
+	cfg, err := opts.runConfig()
 	if err != nil {
-		return usageErrorf("--input-format: %v", err)
-	}
-	arms, err := opts.selectArms()
-	if err != nil {
-		return err
-	}
-	meter, err := newMeter(opts)
-	if err != nil {
-		return err
-	}
-	start := opts.now()
-	run := &replayRun{opts: opts, arms: arms, meter: meter,
-		applier: replay.Applier{ClientSide: replay.AgentClientSide, MCPDelivery: opts.MCPDelivery}}
-	if run.shard, err = parseShard(opts.Shard); err != nil {
 		return err
 	}
 	if opts.Resume && opts.Out == "" {
@@ -215,36 +141,65 @@ func runReplay(ctx context.Context, opts *ReplayOptions) error {
 		casesPath := filepath.Join(opts.Out, "cases.jsonl")
 		flags := os.O_CREATE | os.O_WRONLY | os.O_TRUNC
 		if opts.Resume {
-			if run.previous, err = readCasesJSONL(casesPath); err != nil {
+			if cfg.Previous, err = run.ReadCases(casesPath); err != nil {
 				return err
 			}
 			flags = os.O_CREATE | os.O_WRONLY | os.O_APPEND
-			fmt.Fprintf(opts.IO.ErrOut, "strata-eval: resuming: %d case(s) already in %s\n", len(run.previous), casesPath)
+			fmt.Fprintf(opts.IO.ErrOut, "strata-eval: resuming: %d case(s) already in %s\n", len(cfg.Previous), casesPath)
 		}
 		f, err := os.OpenFile(casesPath, flags, 0o644)
 		if err != nil {
 			return err
 		}
 		defer f.Close()
-		run.casesOut = f
+		cfg.CasesOut = f
 	}
-	if opts.Dump != "" {
-		if err := os.MkdirAll(opts.Dump, 0o755); err != nil {
-			return err
-		}
-	}
-	load, runErr := run.execute(ctx, format)
-	if load == nil {
+	progress := newCaseProgress(opts.IO.ErrOut, opts.IO.ErrIsTerminal)
+	cfg.Progress = func(run.Progress) { progress.done() }
+	report, runErr := run.Run(ctx, cfg)
+	progress.finish()
+	if report == nil {
 		return runErr
 	}
-	report := run.report(load, opts.now().Sub(start))
 	if err := writeReport(opts, report); err != nil {
 		return err
 	}
-	if runErr != nil {
-		return runErr
+	return runErr
+}
+
+// runConfig turns the flags into the configuration of a run: the arms, the offline counter
+// and the engine.
+func (o *ReplayOptions) runConfig() (run.Config, error) {
+	format, err := corpora.ParseFormat(o.InputFormat)
+	if err != nil {
+		return run.Config{}, usageErrorf("--input-format: %v", err)
 	}
-	return load.exitError()
+	arms, err := run.SelectArms(o.Config, o.Arms)
+	if err != nil {
+		return run.Config{}, err
+	}
+	off, err := engine.NewOffline(engine.OfflineConfig{Tokenizer: o.Tokenizer, Template: o.Template, MMProj: o.MMProj,
+		Vision: o.Vision, Rows: measure.RowOptions{MinTokens: o.MinTokens, MaxTokens: o.MaxTokens}})
+	if err != nil {
+		return run.Config{}, withExitCode(ExitUsage, err)
+	}
+	eng, err := newEngine(o, off)
+	if err != nil {
+		return run.Config{}, err
+	}
+	cfg := run.Config{Paths: o.Paths, Format: format, Turns: o.Turns, Workers: o.Workers, MCPDelivery: o.MCPDelivery,
+		Dump: o.Dump, Arms: arms, Offline: off, Engine: eng, Tokenizer: o.Tokenizer, Context: o.Context,
+		Answer: o.Live.Answer, Tolerance: o.Live.Tolerance, Reference: o.Live.Reference,
+		Notes: o.IO.ErrOut, ToolVersion: Version, Flags: o.flags, Now: o.now}
+	if o.Live.Expect != "" {
+		if cfg.Expect, err = measure.LoadExpectations(o.Live.Expect); err != nil {
+			return run.Config{}, withExitCode(ExitUsage, err)
+		}
+	}
+	if cfg.Shard, err = run.ParseShard(o.Shard); err != nil {
+		return run.Config{}, err
+	}
+	return cfg, nil
 }
 
 // writeReport prints the report on stdout and, with --out, writes the results files.
@@ -266,58 +221,11 @@ func writeReport(opts *ReplayOptions, r *results.Report) error {
 		format string
 	}{{"results.json", results.FormatJSON}, {"results.md", results.FormatMarkdown}, {"results.csv", results.FormatCSV}}
 	for _, f := range files {
-		if err := writeFileAtomic(filepath.Join(opts.Out, f.name), func(w io.Writer) error {
+		if err := fsutil.WriteAtomic(filepath.Join(opts.Out, f.name), func(w io.Writer) error {
 			return results.Write(w, r, f.format)
 		}); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// writeFileAtomic writes a file through a temporary file and a rename.
-func writeFileAtomic(path string, write func(io.Writer) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := write(tmp); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
-}
-
-// sanitizeFileName turns a case id into a safe file name (no separators, no dot-dot).
-func sanitizeFileName(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
-			b.WriteRune(r)
-		default:
-			b.WriteByte('_')
-		}
-	}
-	out := strings.Trim(b.String(), ".")
-	if out == "" {
-		out = "_"
-	}
-	if len(out) > 150 {
-		out = out[:150]
-	}
-	return out
-}
-
-func sortedKeys(m map[string]int64) []string {
-	var ks []string
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }

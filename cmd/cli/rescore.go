@@ -11,8 +11,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/strata-eval/strata-eval/corpora"
+	"github.com/strata-eval/strata-eval/internal/fsutil"
 	"github.com/strata-eval/strata-eval/measure"
 	"github.com/strata-eval/strata-eval/results"
+	"github.com/strata-eval/strata-eval/run"
 )
 
 // RescoreOptions are the flags and streams of `rescore`.
@@ -89,7 +91,7 @@ func runRescore(ctx context.Context, opts *RescoreOptions) error {
 			exp = corpora.Expectation{Question: c.Question, Scorer: c.Scorer, Answer: c.Expected}
 		}
 		c.Question, c.Expected, c.Scorer = exp.Question, exp.Answer, exp.Scorer
-		if err := scoreArms(c, exp); err != nil {
+		if err := run.ScoreArms(c, exp); err != nil {
 			return withExitCode(ExitUsage, err)
 		}
 		scored++
@@ -110,7 +112,7 @@ func runRescore(ctx context.Context, opts *RescoreOptions) error {
 		return err
 	}
 	for name, format := range map[string]string{"results.json": results.FormatJSON, "results.md": results.FormatMarkdown, "results.csv": results.FormatCSV} {
-		if err := writeFileAtomic(filepath.Join(opts.Out, name), func(w io.Writer) error {
+		if err := fsutil.WriteAtomic(filepath.Join(opts.Out, name), func(w io.Writer) error {
 			return results.Write(w, &rep, format)
 		}); err != nil {
 			return err

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/strata-eval/strata-eval/internal/fsutil"
 	"github.com/strata-eval/strata-eval/results"
 )
 
@@ -93,7 +94,7 @@ func runResultsMerge(ctx context.Context, opts *MergeOptions) error {
 	for _, f := range []struct{ name, format string }{
 		{"results.json", results.FormatJSON}, {"results.md", results.FormatMarkdown}, {"results.csv", results.FormatCSV},
 	} {
-		if err := writeFileAtomic(filepath.Join(opts.Out, f.name), func(w io.Writer) error {
+		if err := fsutil.WriteAtomic(filepath.Join(opts.Out, f.name), func(w io.Writer) error {
 			return results.Write(w, merged, f.format)
 		}); err != nil {
 			return err

@@ -1,4 +1,4 @@
-package cli
+package run
 
 import (
 	"context"
@@ -12,24 +12,27 @@ import (
 	"github.com/strata-eval/strata-eval/corpora"
 )
 
-// loadResult is what reading the inputs gave besides the conversations themselves.
-type loadResult struct {
+// EmbeddedInput is the name the embedded sample corpus goes by in reports.
+const EmbeddedInput = "(embedded sample corpus)"
+
+// LoadResult is what reading the inputs gave besides the conversations themselves.
+type LoadResult struct {
 	Problems []*corpora.ReadError
 	Inputs   []string // files read
 }
 
-// exitError is nil when every input was read, and an exit-3 error otherwise.
-func (l *loadResult) exitError() error {
+// Err is nil when every input was read, and an *InputsError otherwise.
+func (l *LoadResult) Err() error {
 	if len(l.Problems) == 0 {
 		return nil
 	}
-	return withExitCode(ExitInputs, fmt.Errorf("%d problem(s) reading the inputs; the rest was processed", len(l.Problems)))
+	return &InputsError{Problems: len(l.Problems)}
 }
 
 // problemEmitter forwards conversations to a callback and keeps problems.
 type problemEmitter struct {
 	each func(*corpora.Conversation) error
-	res  *loadResult
+	res  *LoadResult
 	// conversations counts the conversations emitted so far.
 	conversations int
 }
@@ -81,21 +84,21 @@ func expandPaths(paths []string) ([]inputFile, error) {
 	return out, nil
 }
 
-// loadCorpus reads every path (the embedded sample corpus when there is none) and calls each
-// for every conversation. A file that cannot be read is a problem; the others go on.
+// Load reads every path (the embedded sample corpus when there is none) and calls each for
+// every conversation. A file that cannot be read is a problem; the others go on.
 //
 // A file found by walking a folder whose format cannot be told (a README, a manifest) is
 // skipped with a note on notes; a file named on the command line is a problem.
-func loadCorpus(ctx context.Context, paths []string, format corpora.Format, notes io.Writer, each func(*corpora.Conversation) error) (*loadResult, error) {
-	res := &loadResult{}
+func Load(ctx context.Context, paths []string, format corpora.Format, notes io.Writer, each func(*corpora.Conversation) error) (*LoadResult, error) {
+	res := &LoadResult{}
 	em := &problemEmitter{each: each, res: res}
 	if len(paths) == 0 {
-		res.Inputs = append(res.Inputs, "(embedded sample corpus)")
+		res.Inputs = append(res.Inputs, EmbeddedInput)
 		return res, corpora.ReadSamples(ctx, em)
 	}
 	files, err := expandPaths(paths)
 	if err != nil {
-		return nil, withExitCode(ExitUsage, err)
+		return nil, asUsage(err)
 	}
 	for _, in := range files {
 		f := in.Path

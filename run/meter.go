@@ -1,4 +1,4 @@
-package cli
+package run
 
 import (
 	"context"
@@ -19,6 +19,10 @@ import (
 	"github.com/strata-eval/strata-eval/replay"
 	"github.com/strata-eval/strata-eval/results"
 )
+
+// DefaultContext is the context size when neither the configuration, the engine nor a model
+// GGUF gives one.
+const DefaultContext = 262144
 
 // meter turns an arm's result into the measured figures of one case and arm.
 type meter struct {
@@ -46,32 +50,27 @@ type meter struct {
 // live says whether the engine is not the offline one.
 func (m *meter) live() bool { return m.engine != engine.Engine(m.offline) }
 
-// newMeter loads the tokenizer, template, vision family and context size the flags name.
-func newMeter(o *ReplayOptions) (*meter, error) {
-	m := &meter{tokenizerName: o.Tokenizer, context: o.Context}
-	off, err := engine.NewOffline(engine.OfflineConfig{Tokenizer: o.Tokenizer, Template: o.Template, MMProj: o.MMProj,
-		Vision: o.Vision, Rows: measure.RowOptions{MinTokens: o.MinTokens, MaxTokens: o.MaxTokens}})
-	if err != nil {
-		return nil, withExitCode(ExitUsage, err)
+// newMeter sets up the measuring of a run: the offline counter, the engine, and the context
+// size (the configured one, else the server's or the model's, else DefaultContext).
+func newMeter(ctx context.Context, cfg *Config) (*meter, error) {
+	off := cfg.Offline
+	if off == nil {
+		return nil, usageErrorf("run: no offline counter configured")
 	}
-	m.family, m.rowOpts, m.offline = off.Family(), off.RowOptions(), off
-	if m.engine, err = newEngine(o, off); err != nil {
-		return nil, err
+	m := &meter{tokenizerName: cfg.Tokenizer, context: cfg.Context, offline: off, engine: cfg.Engine,
+		family: off.Family(), rowOpts: off.RowOptions()}
+	if m.engine == nil {
+		m.engine = off
 	}
-	m.answer, m.tolerance, m.reference = o.Live.Answer, o.Live.Tolerance, o.Live.Reference
+	m.answer, m.tolerance, m.reference, m.expect = cfg.Answer, cfg.Tolerance, cfg.Reference, cfg.Expect
 	if m.answer {
 		if _, ok := m.engine.(engine.Answerer); !ok {
 			return nil, usageErrorf("--answer: the %s engine does not generate (use --engine http)", m.engine.Name())
 		}
 	}
-	if o.Live.Expect != "" {
-		if m.expect, err = measure.LoadExpectations(o.Live.Expect); err != nil {
-			return nil, withExitCode(ExitUsage, err)
-		}
-	}
-	if h, ok := m.engine.(*engine.HTTP); ok && o.Context == 0 {
+	if h, ok := m.engine.(*engine.HTTP); ok && cfg.Context == 0 {
 		// the server's own context size decides its verdicts (llama.cpp's /props)
-		if info, ok := h.Props(context.Background()); ok {
+		if info, ok := h.Props(ctx); ok {
 			m.context, m.server = info.Context, info.Build
 		}
 	}
@@ -82,15 +81,15 @@ func newMeter(o *ReplayOptions) (*meter, error) {
 			m.server += "; pictures: " + info.MultimodalNote
 			m.blind = "the llama engine has no multimodal library: " + info.MultimodalNote
 		}
-		if o.Context == 0 {
+		if cfg.Context == 0 {
 			m.context = info.Context
 		}
 	}
 	m.templateName, m.visionName = off.TemplateName(), off.Family().Name
 	if m.context == 0 {
-		m.context = defaultContext
-		if strings.HasSuffix(strings.ToLower(o.Tokenizer), ".gguf") {
-			if n, err := measure.ContextLength(o.Tokenizer); err == nil && n > 0 {
+		m.context = DefaultContext
+		if strings.HasSuffix(strings.ToLower(cfg.Tokenizer), ".gguf") {
+			if n, err := measure.ContextLength(cfg.Tokenizer); err == nil && n > 0 {
 				m.context = n
 			}
 		}
@@ -212,12 +211,12 @@ func (m *meter) score(c *results.Case, own *corpora.Expectation) error {
 		exp = *own
 	}
 	c.Question, c.Expected, c.Scorer = exp.Question, exp.Answer, exp.Scorer
-	return scoreArms(c, exp)
+	return ScoreArms(c, exp)
 }
 
-// scoreArms sets Correct and Extracted on every arm that has an answer (or was refused: a
+// ScoreArms sets Correct and Extracted on every arm that has an answer (or was refused: a
 // refused request is not answered, so not correct).
-func scoreArms(c *results.Case, exp corpora.Expectation) error {
+func ScoreArms(c *results.Case, exp corpora.Expectation) error {
 	for i := range c.Arms {
 		a := &c.Arms[i]
 		if a.Answer == "" && a.RefusedBy == "" {
@@ -302,7 +301,7 @@ func runeCount(s string) int {
 func describeInput(path string) results.Input {
 	in := results.Input{Path: path}
 	h := sha256.New()
-	if path == "(embedded sample corpus)" {
+	if path == EmbeddedInput {
 		fsys := corpora.SampleFS()
 		var names []string
 		_ = fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {

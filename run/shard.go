@@ -1,4 +1,4 @@
-package cli
+package run
 
 import (
 	"bufio"
@@ -14,28 +14,28 @@ import (
 	"github.com/strata-eval/strata-eval/results"
 )
 
-// shard selects the cases of shard Index of Count by a stable hash of the case id; the zero
+// Shard selects the cases of shard Index of Count by a stable hash of the case id; the zero
 // value selects every case.
-type shard struct {
+type Shard struct {
 	Index, Count int
 }
 
-// parseShard reads --shard "i/n" (0 ≤ i < n).
-func parseShard(s string) (shard, error) {
+// ParseShard reads --shard "i/n" (0 ≤ i < n); "" is every case.
+func ParseShard(s string) (Shard, error) {
 	if s == "" {
-		return shard{}, nil
+		return Shard{}, nil
 	}
 	a, b, ok := strings.Cut(s, "/")
 	i, err1 := strconv.Atoi(a)
 	n, err2 := strconv.Atoi(b)
 	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
-		return shard{}, usageErrorf("--shard must be i/n with 0 ≤ i < n, not %q", s)
+		return Shard{}, usageErrorf("--shard must be i/n with 0 ≤ i < n, not %q", s)
 	}
-	return shard{Index: i, Count: n}, nil
+	return Shard{Index: i, Count: n}, nil
 }
 
-// includes reports whether the case id belongs to this shard (FNV-1a 64 of the id, mod n).
-func (s shard) includes(id string) bool {
+// Includes reports whether the case id belongs to this shard (FNV-1a 64 of the id, mod n).
+func (s Shard) Includes(id string) bool {
 	if s.Count <= 1 {
 		return true
 	}
@@ -45,17 +45,17 @@ func (s shard) includes(id string) bool {
 }
 
 // String renders the shard as "i/n" ("" for all cases).
-func (s shard) String() string {
+func (s Shard) String() string {
 	if s.Count <= 1 {
 		return ""
 	}
 	return fmt.Sprintf("%d/%d", s.Index, s.Count)
 }
 
-// readCasesJSONL reads the cases an earlier run streamed to cases.jsonl. A last line cut
-// short by a kill is ignored; the file is then truncated to its last whole line so appended
-// cases start on a line of their own.
-func readCasesJSONL(path string) (map[string]results.Case, error) {
+// ReadCases reads the cases an earlier run streamed to cases.jsonl (none when the file does
+// not exist). A last line cut short by a kill is ignored; the file is then truncated to its
+// last whole line so appended cases start on a line of their own.
+func ReadCases(path string) (map[string]results.Case, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return map[string]results.Case{}, nil

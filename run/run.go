@@ -1,4 +1,11 @@
-package cli
+// Package run replays recorded conversations through the arms and measures every case: the
+// core of `strata-eval replay`, with no command-line types. A Config names the inputs, the
+// arms and the engine; Run reads the inputs, replays each request through every arm on
+// Workers workers, streams the cases to CasesOut in input order and returns the report.
+//
+// Errors a command turns into exit codes are typed: *UsageError (the configuration) and
+// *InputsError (some inputs or cases could not be processed; the rest was).
+package run
 
 import (
 	"bytes"
@@ -14,20 +21,117 @@ import (
 
 	"github.com/strata-eval/strata-eval/corpora"
 	"github.com/strata-eval/strata-eval/engine"
+	"github.com/strata-eval/strata-eval/internal/fsutil"
 	"github.com/strata-eval/strata-eval/replay"
 	"github.com/strata-eval/strata-eval/results"
 )
 
-// replayRun is one execution of `replay`: the arms, the meter and the cases as they finish.
-type replayRun struct {
-	opts     *ReplayOptions
-	arms     []replay.Arm
-	meter    *meter
-	applier  replay.Applier
-	casesOut io.Writer
+// Config is one replay run.
+type Config struct {
+	// Paths are the input files and folders; none reads the embedded sample corpus.
+	Paths []string
+	// Format is the input format ("" or corpora.FormatAuto: detected per file).
+	Format corpora.Format
+	// Turns is "last" (the last request of each conversation) or "all" (every request).
+	Turns string
+	// Workers replay cases in parallel (at least 1).
+	Workers int
+	// MCPDelivery is how MCP results reach the server (replay.MCPAuto and the others).
+	MCPDelivery string
+	// Dump, when set, is a folder for the request each arm hands the model and its pictures.
+	Dump string
+	// Arms are the arms every case runs through, in table order (see SelectArms).
+	Arms []replay.Arm
+	// Shard keeps only the cases of one shard (the zero value keeps every case).
+	Shard Shard
 
-	shard    shard
-	previous map[string]results.Case // cases of an earlier run, by id (--resume)
+	// Offline computes the counts (and decides the vision family); it is required.
+	Offline *engine.Offline
+	// Engine counts (and answers); nil is Offline.
+	Engine engine.Engine
+	// Tokenizer is the tokenizer's name as configured (reported; a .gguf gives the context).
+	Tokenizer string
+	// Context is the context size in tokens; 0 takes the server's, the model's or DefaultContext.
+	Context int
+	// Answer asks the engine to answer each request; Expect holds the sidecar's expectations.
+	Answer bool
+	Expect map[string]corpora.Expectation
+	// Tolerance and Reference decide when a verbatim arm's count diverges from the reference arm's.
+	Tolerance float64
+	Reference string
+
+	// Previous holds the cases of an earlier run by id (resuming): they are not replayed again.
+	Previous map[string]results.Case
+	// CasesOut receives each case as a JSON line, in input order, as it completes (nil: none).
+	CasesOut io.Writer
+	// Notes receives diagnostics (files skipped); nil discards them.
+	Notes io.Writer
+	// Progress, when set, is called from one goroutine each time a case is done.
+	Progress func(Progress)
+
+	// ToolVersion and Flags are recorded in the report's config block.
+	ToolVersion string
+	Flags       map[string]string
+	// Now is the clock (nil: time.Now).
+	Now func() time.Time
+}
+
+// Progress tells how far a run is.
+type Progress struct {
+	// Done is the number of cases finished (in input order), resumed ones included.
+	Done int
+}
+
+// Run replays the inputs of cfg and returns the report. The report is returned whenever the
+// inputs could be opened, also with an error (a cancelled run reports the cases it finished;
+// *InputsError reports everything that could be read); a nil report comes with the error that
+// stopped the run before it began.
+func Run(ctx context.Context, cfg Config) (*results.Report, error) {
+	if cfg.Workers < 1 {
+		return nil, usageErrorf("-j must be at least 1")
+	}
+	switch cfg.Turns {
+	case "":
+		cfg.Turns = "last"
+	case "last", "all":
+	default:
+		return nil, usageErrorf("--turns must be last or all, not %q", cfg.Turns)
+	}
+	if cfg.Notes == nil {
+		cfg.Notes = io.Discard
+	}
+	now := cfg.Now
+	if now == nil {
+		now = time.Now
+	}
+	m, err := newMeter(ctx, &cfg)
+	if err != nil {
+		return nil, err
+	}
+	start := now()
+	if cfg.Dump != "" {
+		if err := os.MkdirAll(cfg.Dump, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	r := &runner{cfg: &cfg, meter: m,
+		applier: replay.Applier{ClientSide: replay.AgentClientSide, MCPDelivery: cfg.MCPDelivery}}
+	load, runErr := r.execute(ctx)
+	if load == nil {
+		return nil, runErr
+	}
+	rep := r.report(load, now().Sub(start))
+	if runErr != nil {
+		return rep, runErr
+	}
+	return rep, load.Err()
+}
+
+// runner is one execution: the meter and the cases as they finish.
+type runner struct {
+	cfg     *Config
+	meter   *meter
+	applier replay.Applier
 
 	mu        sync.Mutex
 	cases     []indexedCase
@@ -96,17 +200,18 @@ type caseJob struct {
 	order int
 }
 
-// execute reads the inputs and replays every case with opts.Workers workers. Cases are
-// appended to cases.jsonl in input order as they complete.
-func (r *replayRun) execute(ctx context.Context, format corpora.Format) (*loadResult, error) {
-	r.digests = startInputDigests(ctx, r.opts.Paths)
+// execute reads the inputs and replays every case with cfg.Workers workers. Cases are
+// appended to CasesOut in input order as they complete.
+func (r *runner) execute(ctx context.Context) (*LoadResult, error) {
+	cfg := r.cfg
+	r.digests = startInputDigests(ctx, cfg.Paths)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	jobs := make(chan caseJob, r.opts.Workers)
-	done := make(chan indexedCase, r.opts.Workers)
+	jobs := make(chan caseJob, cfg.Workers)
+	done := make(chan indexedCase, cfg.Workers)
 	r.scanBytes = map[string]int64{}
 	var wg sync.WaitGroup
-	for w := 0; w < r.opts.Workers; w++ {
+	for w := 0; w < cfg.Workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -125,8 +230,6 @@ func (r *replayRun) execute(ctx context.Context, format corpora.Format) (*loadRe
 		}()
 	}
 	var writeErr error
-	progress := newCaseProgress(r.opts.IO.ErrOut, r.opts.IO.ErrIsTerminal)
-	defer progress.finish()
 	writerDone := make(chan struct{})
 	go func() {
 		defer close(writerDone)
@@ -142,27 +245,29 @@ func (r *replayRun) execute(ctx context.Context, format corpora.Format) (*loadRe
 				delete(pending, next)
 				next++
 				r.cases = append(r.cases, c)
-				progress.done()
-				if r.casesOut != nil && writeErr == nil && !c.resumed && !c.cancelled {
-					writeErr = writeJSONLine(r.casesOut, c.c)
+				if cfg.Progress != nil {
+					cfg.Progress(Progress{Done: next})
+				}
+				if cfg.CasesOut != nil && writeErr == nil && !c.resumed && !c.cancelled {
+					writeErr = writeJSONLine(cfg.CasesOut, c.c)
 				}
 			}
 		}
 	}()
 	n, order := 0, 0
-	load, loadErr := loadCorpus(ctx, r.opts.Paths, format, r.opts.IO.ErrOut, func(c *corpora.Conversation) error {
+	load, loadErr := Load(ctx, cfg.Paths, cfg.Format, cfg.Notes, func(c *corpora.Conversation) error {
 		reqs := c.Requests()
-		if r.opts.Turns == "last" && len(reqs) > 0 {
+		if cfg.Turns == "last" && len(reqs) > 0 {
 			reqs = reqs[len(reqs)-1:]
 		}
 		for _, req := range reqs {
 			id := req.ID()
 			order++
-			if !r.shard.includes(id) {
+			if !cfg.Shard.Includes(id) {
 				continue
 			}
 			job := caseJob{index: n, req: req, order: order - 1}
-			if prev, ok := r.previous[id]; ok {
+			if prev, ok := cfg.Previous[id]; ok {
 				prev.Order = order - 1
 				job.done = &prev
 			}
@@ -200,7 +305,7 @@ func writeJSONLine(w io.Writer, v any) error {
 }
 
 // replayCase runs one request through every arm and measures it.
-func (r *replayRun) replayCase(ctx context.Context, j caseJob) indexedCase {
+func (r *runner) replayCase(ctx context.Context, j caseJob) indexedCase {
 	req := j.req
 	conv := req.Conversation
 	c := results.Case{ID: req.ID(), File: conv.Source.File, Format: string(conv.Format), Conversation: conv.ID,
@@ -209,7 +314,7 @@ func (r *replayRun) replayCase(ctx context.Context, j caseJob) indexedCase {
 		c.Question, c.Expected = conv.Expect.Question, conv.Expect.Answer
 	}
 	ic := indexedCase{index: j.index}
-	for _, arm := range r.arms {
+	for _, arm := range r.cfg.Arms {
 		res, err := r.applier.Apply(ctx, arm, req)
 		if err != nil {
 			c.Error = fmt.Sprintf("arm %s: %v", arm.Name, err)
@@ -231,13 +336,13 @@ func (r *replayRun) replayCase(ctx context.Context, j caseJob) indexedCase {
 		r.mu.Lock()
 		r.scanBytes[arm.Name] += bytes
 		r.mu.Unlock()
-		if r.opts.Dump != "" {
-			if err := dumpArm(r.opts.Dump, c.ID, res); err != nil {
+		if r.cfg.Dump != "" {
+			if err := dumpArm(r.cfg.Dump, c.ID, res); err != nil {
 				c.Error = fmt.Sprintf("dump %s: %v", arm.Name, err)
 			}
 		}
 	}
-	r.meter.diverge(&c, r.arms)
+	r.meter.diverge(&c, r.cfg.Arms)
 	if err := r.meter.score(&c, conv.Expect); err != nil && c.Error == "" {
 		c.Error = err.Error()
 	}
@@ -250,11 +355,11 @@ func (r *replayRun) replayCase(ctx context.Context, j caseJob) indexedCase {
 
 // dumpArm writes the request the arm hands the model and the record of its pictures.
 func dumpArm(dir, caseID string, res *replay.Result) error {
-	base := filepath.Join(dir, sanitizeFileName(caseID)+"."+sanitizeFileName(res.Arm))
-	if err := writeFileAtomic(base+".request.json", func(w io.Writer) error { return replay.WriteOpenAIChat(w, res) }); err != nil {
+	base := filepath.Join(dir, fsutil.SafeName(caseID)+"."+fsutil.SafeName(res.Arm))
+	if err := fsutil.WriteAtomic(base+".request.json", func(w io.Writer) error { return replay.WriteOpenAIChat(w, res) }); err != nil {
 		return err
 	}
-	return writeFileAtomic(base+".pictures.json", func(w io.Writer) error {
+	return fsutil.WriteAtomic(base+".pictures.json", func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)
@@ -271,11 +376,12 @@ func dumpArm(dir, caseID string, res *replay.Result) error {
 }
 
 // report assembles the report of the run.
-func (r *replayRun) report(load *loadResult, wall time.Duration) *results.Report {
+func (r *runner) report(load *LoadResult, wall time.Duration) *results.Report {
+	cfg := r.cfg
 	rep := &results.Report{Schema: results.Schema}
-	rep.Config = results.RunConfig{ToolVersion: Version, Tokenizer: r.meter.tokenizerName, Template: r.meter.templateName,
-		Vision: r.meter.visionName, Context: r.meter.context, Turns: r.opts.Turns, MCPDelivery: r.opts.MCPDelivery,
-		Arms: r.arms, Flags: r.opts.flags, Shard: r.shard.String(), Engine: r.meter.engine.Name(),
+	rep.Config = results.RunConfig{ToolVersion: cfg.ToolVersion, Tokenizer: r.meter.tokenizerName, Template: r.meter.templateName,
+		Vision: r.meter.visionName, Context: r.meter.context, Turns: cfg.Turns, MCPDelivery: cfg.MCPDelivery,
+		Arms: cfg.Arms, Flags: cfg.Flags, Shard: cfg.Shard.String(), Engine: r.meter.engine.Name(),
 		Answer: r.meter.answer, Server: r.meter.server}
 	if h, ok := r.meter.engine.(*engine.HTTP); ok {
 		rep.Config.Model, rep.Config.API, rep.Config.Endpoints = h.Model(), h.API(), h.Endpoints()
@@ -289,7 +395,7 @@ func (r *replayRun) report(load *loadResult, wall time.Duration) *results.Report
 		rep.Config.Inputs = append(rep.Config.Inputs, r.digests.describe(in))
 	}
 	var names []string
-	for _, a := range r.arms {
+	for _, a := range cfg.Arms {
 		names = append(names, a.Name)
 	}
 	var timings []results.CaseTiming
