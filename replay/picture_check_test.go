@@ -387,7 +387,7 @@ func FuzzCheckPicture(f *testing.F) {
 	}
 	f.Add(testimages.AnimatedGIF(8, 8, 1, []string{"a", "b", "c"}))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		lim := PictureLimits{MaxFrames: 10, MaxPixels: 1 << 20, DecodeMemory: 4 << 20}
+		lim := PictureLimits{MaxFrames: 10, MaxPixels: 1 << 18, DecodeMemory: 256 << 10}
 		info, err := CheckPicture(data, lim)
 		if err != nil {
 			return
