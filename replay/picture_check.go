@@ -18,7 +18,7 @@ import (
 // would take more than this is judged by its structure instead of a full decode.
 const DefaultDecodeMemory = 64 << 20
 
-// PictureLimits are the limits of the one picture check (PIPELINE.md §4.4). Zero fields take
+// PictureLimits are the limits of the one picture check (docs/pipeline.md §4.6). Zero fields take
 // the defaults.
 type PictureLimits struct {
 	// MaxFrames is the most frames a picture may have (default 100).
