@@ -62,7 +62,7 @@ func formatList() string {
 	return strings.Join(s, ", ")
 }
 
-// ParseFormat checks a --format value; "" and "auto" mean detection.
+// ParseFormat checks an --input-format value; "" and "auto" mean detection.
 func ParseFormat(s string) (Format, error) {
 	if s == "" || s == "auto" {
 		return "", nil
@@ -77,7 +77,7 @@ func ParseFormat(s string) (Format, error) {
 const sniffSize = 64 << 10
 
 // ErrUnknownFormat is returned when detection cannot tell a file's format.
-var ErrUnknownFormat = errors.New("cannot tell the format of this file; use --format")
+var ErrUnknownFormat = errors.New("cannot tell the format of this file; name it with --input-format")
 
 // Detect tells the format of a recording from its name and first bytes.
 func Detect(name string, head []byte) (Format, error) {

@@ -51,13 +51,18 @@ type inputFile struct {
 	FromDir bool
 }
 
-// expandPaths turns directories into the sorted list of regular files under them.
-func expandPaths(paths []string) ([]inputFile, error) {
-	var out []inputFile
+// expandPaths turns directories into the sorted list of regular files under them. A path
+// that cannot be opened (it does not exist, it may not be read) is a problem; the others go on.
+func expandPaths(paths []string) ([]inputFile, []*corpora.ReadError, error) {
+	var (
+		out      []inputFile
+		problems []*corpora.ReadError
+	)
 	for _, p := range paths {
 		info, err := os.Stat(p)
 		if err != nil {
-			return nil, err
+			problems = append(problems, &corpora.ReadError{Loc: corpora.Location{File: p}, Err: err})
+			continue
 		}
 		if !info.IsDir() {
 			out = append(out, inputFile{Path: p})
@@ -74,14 +79,14 @@ func expandPaths(paths []string) ([]inputFile, error) {
 			return nil
 		})
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		sort.Strings(files)
 		for _, f := range files {
 			out = append(out, inputFile{Path: f, FromDir: true})
 		}
 	}
-	return out, nil
+	return out, problems, nil
 }
 
 // Load reads every path (the embedded sample corpus when there is none) and calls each for
@@ -96,10 +101,11 @@ func Load(ctx context.Context, paths []string, format corpora.Format, notes io.W
 		res.Inputs = append(res.Inputs, EmbeddedInput)
 		return res, corpora.ReadSamples(ctx, em)
 	}
-	files, err := expandPaths(paths)
+	files, missing, err := expandPaths(paths)
 	if err != nil {
 		return nil, asUsage(err)
 	}
+	res.Problems = append(res.Problems, missing...)
 	for _, in := range files {
 		f := in.Path
 		if err := ctx.Err(); err != nil {

@@ -152,7 +152,7 @@ type inputDigests struct {
 // stops early when ctx is cancelled.
 func startInputDigests(ctx context.Context, paths []string) *inputDigests {
 	d := &inputDigests{done: make(chan struct{}), byPath: map[string]results.Input{}}
-	files, err := expandPaths(paths)
+	files, _, err := expandPaths(paths)
 	if len(paths) == 0 || err != nil {
 		close(d.done)
 		return d

@@ -49,7 +49,11 @@ corpus. --json prints the full normalised form with every picture's location and
 			return runInspect(cmd.Context(), opts)
 		},
 	}
-	c.Flags().StringVar(&opts.Format, "format", "auto", "input format (auto or one of: "+formatNames()+")")
+	c.Flags().StringVar(&opts.Format, "input-format", "auto", "input format (auto or one of: "+formatNames()+")")
+	// --format was the flag's first name; replay calls it --input-format, and so does the
+	// unknown-format error of both commands.
+	c.Flags().StringVar(&opts.Format, "format", "auto", "input format (the old name of --input-format)")
+	_ = c.Flags().MarkDeprecated("format", "use --input-format")
 	c.Flags().BoolVar(&opts.JSON, "json", false, "print the full normalised form as JSON")
 	c.Flags().IntVar(&opts.MinRun, "min-run", replay.DefaultMinRun, "shortest base64 run counted")
 	return c
