@@ -10,8 +10,12 @@ COUNT     ?= 1
 
 all: build
 
+# The commit and its date for `strata-eval version` when the build records no VCS stamp.
+LDFLAGS := -X github.com/strata-eval/strata-eval/cmd/cli.Commit=$(shell git rev-parse HEAD 2>/dev/null) \
+	-X github.com/strata-eval/strata-eval/cmd/cli.BuildDate=$(shell git log -1 --format=%cI 2>/dev/null)
+
 build:
-	$(GO) build -o $(BIN) ./cmd/strata-eval
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/strata-eval
 
 ## run: replay the embedded sample corpus offline and print the before/after tables.
 run:

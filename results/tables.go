@@ -245,39 +245,6 @@ func ScanTable(r *Report) Table {
 
 func dur(ns int64) string { return time.Duration(ns).String() }
 
-// PictureTable lists every picture of every case and arm.
-func PictureTable(r *Report) Table {
-	t := Table{Title: "pictures", Header: []string{"case", "arm", "where", "type", "bytes", "size", "outcome", "rows", "seen", "sha256"}}
-	t.Right = []bool{false, false, false, false, true, true, false, true, false, false}
-	for _, c := range r.Cases {
-		for _, a := range c.Arms {
-			for _, p := range a.Pictures {
-				size := "-"
-				if p.Width > 0 {
-					size = fmt.Sprintf("%d×%d", p.Width, p.Height)
-				}
-				if p.Resized != nil {
-					size = fmt.Sprintf("%d×%d → %d×%d", p.Resized.FromWidth, p.Resized.FromHeight, p.Resized.ToWidth, p.Resized.ToHeight)
-				}
-				outcome := string(p.Outcome)
-				if p.Reason != "" {
-					outcome += ": " + p.Reason
-				}
-				seen := "no"
-				if p.SeenByModel {
-					seen = "yes"
-				}
-				sha := p.SHA256
-				if len(sha) > 12 {
-					sha = sha[:12]
-				}
-				t.Rows = append(t.Rows, []string{c.ID, a.Arm, where(p), p.Type, Thousands(int64(p.Bytes)), size, outcome, strconv.Itoa(p.Rows), seen, sha})
-			}
-		}
-	}
-	return t
-}
-
 func where(p Picture) string {
 	s := p.Loc.Pointer
 	if p.Loc.Line > 0 {

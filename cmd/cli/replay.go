@@ -52,6 +52,8 @@ type ReplayOptions struct {
 	Resume bool
 	// NoTimings leaves the scan-time table out of stdout (results.json keeps the timings).
 	NoTimings bool
+	// Summary prints only the summary tables (summary, scan time, problems) on stdout.
+	Summary bool
 	// flags records every flag as given, for the results' config block.
 	flags map[string]string
 	// now is the clock (tests inject a fixed one).
@@ -98,6 +100,7 @@ results.json, results.md, results.csv and cases.jsonl (streamed case by case).`)
 	f.BoolVar(&opts.Resume, "resume", false, "skip cases already written to --out's cases.jsonl")
 	addLiveFlags(f, &opts.Live)
 	f.BoolVar(&opts.NoTimings, "no-timings", false, "leave the scan-time table out of stdout, so that it is the same on every run")
+	f.BoolVar(&opts.Summary, "summary", false, "print only the summary tables: no table per case, no pictures table (--out writes everything)")
 	return c
 }
 
@@ -210,7 +213,7 @@ func writeReport(opts *ReplayOptions, r *results.Report) error {
 		untimed.Timings = results.Timings{}
 		shown = &untimed
 	}
-	if err := results.Write(opts.IO.Out, shown, opts.Format); err != nil {
+	if err := results.WriteWith(opts.IO.Out, shown, opts.Format, results.WriteOptions{Width: opts.IO.TableWidth(), Summary: opts.Summary}); err != nil {
 		return err
 	}
 	if opts.Out == "" {

@@ -74,9 +74,7 @@ func dirBytes(tb testing.TB, dir string) int64 {
 // runCLI runs strata-eval in-process and returns its exit code, stdout and stderr.
 func runCLI(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
-	var out, errOut bytes.Buffer
-	code := Run(context.Background(), args, &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
-	return code, out.String(), errOut.String()
+	return runCLIIn(t, "", args...)
 }
 
 // readReport reads dir/results.json.
