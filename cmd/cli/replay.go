@@ -69,8 +69,12 @@ func newReplayCmd(io *IOStreams) *cobra.Command {
 turns each into the requests a server would receive (the last one, or every one with --turns all),
 runs every request through each arm (before, after, agent, and those of --config) and measures
 text tokens, image rows, prompt tokens, the context-window verdict, whether the model sees each
-picture, and the time to scan each tool message. Tables go to stdout; --out DIR also writes
-results.json, results.md, results.csv and cases.jsonl (streamed case by case).`),
+picture, and the time to scan each tool message. Tables go to stdout, after a header naming the
+tokenizer, template, vision family, context and engine, fitted to the terminal's width (else
+$COLUMNS, else 120); --summary prints the summary tables only. --out DIR also writes
+results.json, results.md, results.csv, cases.jsonl (streamed case by case) and report.html (one
+self-contained page: the summary, before/after charts per arm and per case, every picture).
+PATH - reads a recording from stdin.`),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Paths = args
 			opts.flags = flagValues(cmd.Flags())
@@ -89,7 +93,7 @@ results.json, results.md, results.csv and cases.jsonl (streamed case by case).`)
 	f.StringVar(&opts.Config, "config", "", "YAML file defining more arms")
 	f.StringVar(&opts.Turns, "turns", "last", "which requests of a conversation: last or all")
 	f.IntVarP(&opts.Workers, "jobs", "j", 2, "workers")
-	f.StringVar(&opts.Out, "out", "", "folder for results.json, results.md, results.csv and cases.jsonl")
+	f.StringVar(&opts.Out, "out", "", "folder for results.json, results.md, results.csv, cases.jsonl and report.html")
 	f.StringVar(&opts.Format, "format", "table", "stdout format: table, markdown, csv or json")
 	f.StringVar(&opts.MCPDelivery, "mcp-delivery", replay.MCPAuto, "how MCP results reach the server: structured, stringified or auto")
 	f.StringVar(&opts.Dump, "dump", "", "folder for the request each arm hands the model and its picture records")
@@ -230,5 +234,5 @@ func writeReport(opts *ReplayOptions, r *results.Report) error {
 			return err
 		}
 	}
-	return nil
+	return fsutil.WriteAtomic(filepath.Join(opts.Out, "report.html"), func(w io.Writer) error { return results.WriteHTML(w, r) })
 }
