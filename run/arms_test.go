@@ -102,3 +102,39 @@ func TestMissingPathIsAProblem(t *testing.T) {
 		t.Fatalf("problems %+v, want one at %s", rep.Problems, missing)
 	}
 }
+
+// TestProgressCountsTheInputBytes: every report carries the size of the inputs; the bytes read
+// grow with the files read and reach the total.
+func TestProgressCountsTheInputBytes(t *testing.T) {
+	paths := []string{"../corpora/samples/mcp-stdio-2025-11-25.jsonl", "../corpora/samples/openai-chat-tiny-png.json", "../corpora/samples/openai-responses-gif.json"}
+	var total int64
+	for _, p := range paths {
+		info, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		total += info.Size()
+	}
+	arms, err := SelectArms("", []string{"after"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	off, err := engine.NewOffline(engine.OfflineConfig{Tokenizer: "o200k_base", Vision: "llamacpp/qwen3vl"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reports []Progress
+	_, err = Run(context.Background(), Config{Paths: paths, Workers: 1, Arms: arms, Offline: off,
+		Progress: func(p Progress) { reports = append(reports, p) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(reports) != 3 {
+		t.Fatalf("%d progress reports, want one per case (3)", len(reports))
+	}
+	for i, p := range reports {
+		if p.TotalBytes != total || p.Done != i+1 || p.ReadBytes > total || (i > 0 && p.ReadBytes < reports[i-1].ReadBytes) {
+			t.Errorf("report %d: %+v (total %d)", i, p, total)
+		}
+	}
+}

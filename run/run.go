@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/strata-eval/strata-eval/corpora"
@@ -80,6 +81,9 @@ type Config struct {
 type Progress struct {
 	// Done is the number of cases finished (in input order), resumed ones included.
 	Done int
+	// TotalBytes is the size of every input file, known once the paths are listed (0 for the
+	// embedded corpus and stdin: unknown); ReadBytes the size of the files read to the end.
+	TotalBytes, ReadBytes int64
 }
 
 // Run replays the inputs of cfg and returns the report. The report is returned whenever the
@@ -138,6 +142,48 @@ type runner struct {
 	scanBytes map[string]int64
 	// digests are the inputs' sizes and sha256, computed while the cases replay.
 	digests *inputDigests
+	// sizes count the bytes of the inputs read, for Progress.
+	sizes *inputSizes
+}
+
+// inputSizes counts the bytes of the input files read to the end: a file is done when the
+// conversations of the next one begin (files are read in order), or when the reading ends.
+type inputSizes struct {
+	total   int64
+	size    map[string]int64
+	current string
+	read    atomic.Int64
+}
+
+// newInputSizes lists the sizes of the files under paths (none known for the embedded corpus
+// or stdin).
+func newInputSizes(paths []string) *inputSizes {
+	s := &inputSizes{size: map[string]int64{}}
+	files, _, err := expandPaths(paths)
+	if err != nil {
+		return s
+	}
+	for _, f := range files {
+		if info, err := os.Stat(f.Path); err == nil && info.Mode().IsRegular() {
+			s.size[f.Path] = info.Size()
+			s.total += info.Size()
+		}
+	}
+	return s
+}
+
+// reading notes that file is being read ("" when the reading ended): the file read before it
+// is done. Called from the loading goroutine only.
+func (s *inputSizes) reading(file string) {
+	if file == s.current {
+		return
+	}
+	s.read.Add(s.size[s.current])
+	delete(s.size, s.current)
+	s.current = file
+	if file == "" {
+		s.read.Store(s.total)
+	}
 }
 
 // inputDigests hashes the input files in the background while they are replayed, so that the
@@ -205,6 +251,7 @@ type caseJob struct {
 func (r *runner) execute(ctx context.Context) (*LoadResult, error) {
 	cfg := r.cfg
 	r.digests = startInputDigests(ctx, cfg.Paths)
+	r.sizes = newInputSizes(cfg.Paths)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	jobs := make(chan caseJob, cfg.Workers)
@@ -246,7 +293,7 @@ func (r *runner) execute(ctx context.Context) (*LoadResult, error) {
 				next++
 				r.cases = append(r.cases, c)
 				if cfg.Progress != nil {
-					cfg.Progress(Progress{Done: next})
+					cfg.Progress(Progress{Done: next, TotalBytes: r.sizes.total, ReadBytes: r.sizes.read.Load()})
 				}
 				if cfg.CasesOut != nil && writeErr == nil && !c.resumed && !c.cancelled {
 					writeErr = writeJSONLine(cfg.CasesOut, c.c)
@@ -256,6 +303,7 @@ func (r *runner) execute(ctx context.Context) (*LoadResult, error) {
 	}()
 	n, order := 0, 0
 	load, loadErr := Load(ctx, cfg.Paths, cfg.Format, cfg.Notes, func(c *corpora.Conversation) error {
+		r.sizes.reading(c.Source.File)
 		reqs := c.Requests()
 		if cfg.Turns == "last" && len(reqs) > 0 {
 			reqs = reqs[len(reqs)-1:]
@@ -280,6 +328,7 @@ func (r *runner) execute(ctx context.Context) (*LoadResult, error) {
 		}
 		return nil
 	})
+	r.sizes.reading("")
 	close(jobs)
 	wg.Wait()
 	close(done)

@@ -162,7 +162,7 @@ func runReplay(ctx context.Context, opts *ReplayOptions) error {
 		cfg.CasesOut = f
 	}
 	progress := newCaseProgress(opts.IO.ErrOut, opts.IO.ErrIsTerminal)
-	cfg.Progress = func(run.Progress) { progress.done() }
+	cfg.Progress = progress.update
 	report, runErr := run.Run(ctx, cfg)
 	progress.finish()
 	if report == nil {
