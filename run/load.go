@@ -2,6 +2,8 @@ package run
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -10,15 +12,25 @@ import (
 	"sort"
 
 	"github.com/strata-eval/strata-eval/corpora"
+	"github.com/strata-eval/strata-eval/results"
 )
 
 // EmbeddedInput is the name the embedded sample corpus goes by in reports.
 const EmbeddedInput = "(embedded sample corpus)"
 
+// StdinPath is the path that names standard input on the command line; StdinInput is the name
+// its recording goes by in case ids and reports.
+const (
+	StdinPath  = "-"
+	StdinInput = "stdin"
+)
+
 // LoadResult is what reading the inputs gave besides the conversations themselves.
 type LoadResult struct {
 	Problems []*corpora.ReadError
 	Inputs   []string // files read
+	// Stdin is the digest of what was read from standard input (when a path was "-").
+	Stdin *results.Input
 }
 
 // Err is nil when every input was read, and an *InputsError otherwise.
@@ -45,10 +57,12 @@ func (p *problemEmitter) Problem(err *corpora.ReadError) {
 	p.res.Problems = append(p.res.Problems, err)
 }
 
-// inputFile is a file to read; FromDir marks one found by walking a folder.
+// inputFile is a file to read; FromDir marks one found by walking a folder, Stdin standard
+// input ("-").
 type inputFile struct {
 	Path    string
 	FromDir bool
+	Stdin   bool
 }
 
 // expandPaths turns directories into the sorted list of regular files under them. A path
@@ -59,6 +73,10 @@ func expandPaths(paths []string) ([]inputFile, []*corpora.ReadError, error) {
 		problems []*corpora.ReadError
 	)
 	for _, p := range paths {
+		if p == StdinPath {
+			out = append(out, inputFile{Path: p, Stdin: true})
+			continue
+		}
 		info, err := os.Stat(p)
 		if err != nil {
 			problems = append(problems, &corpora.ReadError{Loc: corpora.Location{File: p}, Err: err})
@@ -95,6 +113,15 @@ func expandPaths(paths []string) ([]inputFile, []*corpora.ReadError, error) {
 // A file found by walking a folder whose format cannot be told (a README, a manifest) is
 // skipped with a note on notes; a file named on the command line is a problem.
 func Load(ctx context.Context, paths []string, format corpora.Format, notes io.Writer, each func(*corpora.Conversation) error) (*LoadResult, error) {
+	return LoadFrom(ctx, paths, nil, format, notes, each)
+}
+
+// LoadFrom is Load with standard input: a path "-" reads a recording from stdin (named
+// "stdin" in case ids; its format is told from its first bytes unless format names it).
+func LoadFrom(ctx context.Context, paths []string, stdin io.Reader, format corpora.Format, notes io.Writer, each func(*corpora.Conversation) error) (*LoadResult, error) {
+	if n := countStdin(paths); n > 1 {
+		return nil, usageErrorf("standard input (-) is named %d times; name it once", n)
+	}
 	res := &LoadResult{}
 	em := &problemEmitter{each: each, res: res}
 	if len(paths) == 0 {
@@ -112,7 +139,13 @@ func Load(ctx context.Context, paths []string, format corpora.Format, notes io.W
 			return res, err
 		}
 		before, problems := em.conversations, len(res.Problems)
-		err := corpora.ReadFile(ctx, f, format, em)
+		var err error
+		if in.Stdin {
+			f = StdinInput
+			err = readStdin(ctx, stdin, format, em, res)
+		} else {
+			err = corpora.ReadFile(ctx, f, format, em)
+		}
 		if err == nil && em.conversations == before && len(res.Problems) == problems {
 			fmt.Fprintf(notes, "strata-eval: %s holds no conversation to replay (no request and no tool call in it); skipped\n", f)
 		}
@@ -134,4 +167,39 @@ func Load(ctx context.Context, paths []string, format corpora.Format, notes io.W
 		}
 	}
 	return res, nil
+}
+
+// countStdin counts the paths naming standard input.
+func countStdin(paths []string) int {
+	n := 0
+	for _, p := range paths {
+		if p == StdinPath {
+			n++
+		}
+	}
+	return n
+}
+
+// readStdin reads the recording on stdin, hashing it on the way for the report's inputs.
+func readStdin(ctx context.Context, stdin io.Reader, format corpora.Format, e corpora.Emitter, res *LoadResult) error {
+	if stdin == nil {
+		return &corpora.ReadError{Loc: corpora.Location{File: StdinInput}, Err: errors.New("no standard input to read")}
+	}
+	h := sha256.New()
+	cr := &countingReader{r: io.TeeReader(stdin, h)}
+	err := corpora.Read(ctx, StdinInput, cr, format, e)
+	res.Stdin = &results.Input{Path: StdinInput, SHA256: hex.EncodeToString(h.Sum(nil)), Bytes: cr.n}
+	return err
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }

@@ -29,8 +29,10 @@ import (
 
 // Config is one replay run.
 type Config struct {
-	// Paths are the input files and folders; none reads the embedded sample corpus.
+	// Paths are the input files and folders; none reads the embedded sample corpus; "-" reads
+	// Stdin.
 	Paths []string
+	Stdin io.Reader
 	// Format is the input format ("" or corpora.FormatAuto: detected per file).
 	Format corpora.Format
 	// Turns is "last" (the last request of each conversation) or "all" (every request).
@@ -164,6 +166,9 @@ func newInputSizes(paths []string) *inputSizes {
 		return s
 	}
 	for _, f := range files {
+		if f.Stdin {
+			return &inputSizes{size: map[string]int64{}} // a stream of unknown length: no total
+		}
 		if info, err := os.Stat(f.Path); err == nil && info.Mode().IsRegular() {
 			s.size[f.Path] = info.Size()
 			s.total += info.Size()
@@ -209,7 +214,9 @@ func startInputDigests(ctx context.Context, paths []string) *inputDigests {
 			if ctx.Err() != nil {
 				return
 			}
-			d.byPath[f.Path] = describeInput(f.Path)
+			if !f.Stdin {
+				d.byPath[f.Path] = describeInput(f.Path)
+			}
 		}
 	}()
 	return d
@@ -302,7 +309,7 @@ func (r *runner) execute(ctx context.Context) (*LoadResult, error) {
 		}
 	}()
 	n, order := 0, 0
-	load, loadErr := Load(ctx, cfg.Paths, cfg.Format, cfg.Notes, func(c *corpora.Conversation) error {
+	load, loadErr := LoadFrom(ctx, cfg.Paths, cfg.Stdin, cfg.Format, cfg.Notes, func(c *corpora.Conversation) error {
 		r.sizes.reading(c.Source.File)
 		reqs := c.Requests()
 		if cfg.Turns == "last" && len(reqs) > 0 {
@@ -441,6 +448,10 @@ func (r *runner) report(load *LoadResult, wall time.Duration) *results.Report {
 		}
 	}
 	for _, in := range load.Inputs {
+		if in == StdinInput && load.Stdin != nil {
+			rep.Config.Inputs = append(rep.Config.Inputs, *load.Stdin)
+			continue
+		}
 		rep.Config.Inputs = append(rep.Config.Inputs, r.digests.describe(in))
 	}
 	var names []string

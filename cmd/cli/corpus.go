@@ -37,13 +37,13 @@ func newCorpusCmd(io *IOStreams) *cobra.Command {
 func newInspectCmd(io *IOStreams) *cobra.Command {
 	opts := &InspectOptions{IO: io}
 	c := &cobra.Command{
-		Use:   "inspect [PATH...]",
+		Use:   "inspect [PATH|-...]",
 		Short: "One row per conversation: format, messages, requests, tool results, pictures, references",
 		Long: helpWithExit(`Reads recorded conversations and prints one row per conversation: format, messages,
 requests, tool results, structured pictures (MCP image blocks and image resource blobs), base64
 runs of --min-run or more characters in tool text, user attachments, unavailable references
 (Chatbox storage keys, remote URLs: never fetched) and bytes. With no PATH, the embedded sample
-corpus. --json prints the full normalised form with every picture's location and sha256.`),
+corpus; - reads a recording from stdin. --json prints the full normalised form with every picture's location and sha256.`),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Paths = args
 			return runInspect(cmd.Context(), opts)
@@ -109,7 +109,7 @@ func runInspect(ctx context.Context, opts *InspectOptions) error {
 		return usageErrorf("--format: %v", err)
 	}
 	var all []inspected
-	load, err := run.Load(ctx, opts.Paths, format, opts.IO.ErrOut, func(c *corpora.Conversation) error {
+	load, err := run.LoadFrom(ctx, opts.Paths, opts.IO.In, format, opts.IO.ErrOut, func(c *corpora.Conversation) error {
 		s, pics := inspectConversation(c, opts.MinRun)
 		all = append(all, inspected{Summary: s, Pictures: pics, Conversation: c})
 		return nil

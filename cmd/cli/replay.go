@@ -26,13 +26,8 @@ type ReplayOptions struct {
 	IO          *IOStreams
 	Paths       []string
 	InputFormat string
-	Tokenizer   string
-	Template    string
-	MMProj      string
-	Vision      string
-	MinTokens   int
-	MaxTokens   int
-	Context     int
+	// CounterFlags are the tokenizer, template, vision family and context (shared with count).
+	CounterFlags
 	Config      string
 	Turns       string
 	Workers     int
@@ -63,7 +58,7 @@ type ReplayOptions struct {
 func newReplayCmd(io *IOStreams) *cobra.Command {
 	opts := &ReplayOptions{IO: io, now: time.Now}
 	c := &cobra.Command{
-		Use:   "replay [PATH...]",
+		Use:   "replay [PATH|-...]",
 		Short: "Replay recorded conversations through the before and after pipelines and measure them",
 		Long: helpWithExit(`Reads recorded conversations (files or folders; with no PATH the embedded sample corpus),
 turns each into the requests a server would receive (the last one, or every one with --turns all),
@@ -83,13 +78,7 @@ PATH - reads a recording from stdin.`),
 	}
 	f := c.Flags()
 	f.StringVar(&opts.InputFormat, "input-format", "auto", "input format (auto or one of: "+formatNames()+")")
-	f.StringVar(&opts.Tokenizer, "tokenizer", "o200k_base", "tokenizer: o200k_base, cl100k_base, a .gguf model file or a tokenizer.json")
-	f.StringVar(&opts.Template, "template", "", "chat template: qwen, chatml, llama3, gemma, mistral, or a file holding a Jinja chat template (.gguf, tokenizer_config.json, .jinja); default: the --tokenizer file's own template, else qwen")
-	f.StringVar(&opts.MMProj, "mmproj", "", "projector GGUF (mmproj) that decides image rows")
-	f.StringVar(&opts.Vision, "vision", defaultVision, "vision family that decides image rows when no --mmproj is given")
-	f.IntVar(&opts.MinTokens, "image-min-tokens", 0, "llama-server --image-min-tokens (0: the projector's default)")
-	f.IntVar(&opts.MaxTokens, "image-max-tokens", 0, "llama-server --image-max-tokens (0: the projector's default)")
-	f.IntVar(&opts.Context, "ctx", 0, "context size in tokens (default: the model GGUF's, else 262144)")
+	addCounterFlags(f, &opts.CounterFlags)
 	f.StringVar(&opts.Config, "config", "", "YAML file defining more arms")
 	f.StringVar(&opts.Turns, "turns", "last", "which requests of a conversation: last or all")
 	f.IntVarP(&opts.Workers, "jobs", "j", 2, "workers")
@@ -110,6 +99,29 @@ PATH - reads a recording from stdin.`),
 
 // defaultVision is the family used when neither --mmproj nor --vision is given.
 const defaultVision = "llamacpp/qwen3vl"
+
+// CounterFlags say how the offline engine counts: tokenizer, chat template, vision family (or
+// projector) with its token limits, and the context size.
+type CounterFlags struct {
+	Tokenizer string
+	Template  string
+	MMProj    string
+	Vision    string
+	MinTokens int
+	MaxTokens int
+	Context   int
+}
+
+// addCounterFlags registers the flags of CounterFlags.
+func addCounterFlags(f *pflag.FlagSet, c *CounterFlags) {
+	f.StringVar(&c.Tokenizer, "tokenizer", "o200k_base", "tokenizer: o200k_base, cl100k_base, a .gguf model file or a tokenizer.json")
+	f.StringVar(&c.Template, "template", "", "chat template: qwen, chatml, llama3, gemma, mistral, or a file holding a Jinja chat template (.gguf, tokenizer_config.json, .jinja); default: the --tokenizer file's own template, else qwen")
+	f.StringVar(&c.MMProj, "mmproj", "", "projector GGUF (mmproj) that decides image rows")
+	f.StringVar(&c.Vision, "vision", defaultVision, "vision family that decides image rows when no --mmproj is given")
+	f.IntVar(&c.MinTokens, "image-min-tokens", 0, "llama-server --image-min-tokens (0: the projector's default)")
+	f.IntVar(&c.MaxTokens, "image-max-tokens", 0, "llama-server --image-max-tokens (0: the projector's default)")
+	f.IntVar(&c.Context, "ctx", 0, "context size in tokens (default: the model GGUF's, else 262144)")
+}
 
 func flagValues(fs *pflag.FlagSet) map[string]string {
 	m := map[string]string{}
@@ -194,7 +206,7 @@ func (o *ReplayOptions) runConfig() (run.Config, error) {
 	if err != nil {
 		return run.Config{}, err
 	}
-	cfg := run.Config{Paths: o.Paths, Format: format, Turns: o.Turns, Workers: o.Workers, MCPDelivery: o.MCPDelivery,
+	cfg := run.Config{Paths: o.Paths, Stdin: o.IO.In, Format: format, Turns: o.Turns, Workers: o.Workers, MCPDelivery: o.MCPDelivery,
 		Dump: o.Dump, Arms: arms, Offline: off, Engine: eng, Tokenizer: o.Tokenizer, Context: o.Context,
 		Answer: o.Live.Answer, Tolerance: o.Live.Tolerance, Reference: o.Live.Reference,
 		Notes: o.IO.ErrOut, ToolVersion: Version, Flags: o.flags, Now: o.now}
