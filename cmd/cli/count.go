@@ -25,7 +25,7 @@ type CountOptions struct {
 	Path string
 	CounterFlags
 	InputFormat string
-	Arm         string
+	Arms        []string
 	Config      string
 	Turns       string
 	MCPDelivery string
@@ -44,8 +44,8 @@ either a recording replay reads (a request log, a Chatbox backup, an MCP transcr
 names its format when it cannot be told) or plain text.
 
 For a recording, each request (the last of every conversation, or every one with --turns all)
-is counted as replay counts it in one arm (--arm, default before: the request as recorded, with
-no lift): text tokens through the chat template, image rows of every picture the model sees,
+is counted as replay counts it in each arm of --arm (default before: the request as recorded,
+with no lift; --arm before,after for both): text tokens through the chat template, image rows of every picture the model sees,
 prompt tokens and whether they fit --ctx. The figures are those replay reports for the same arm.
 
 For plain text (or with --text), the tokens of the text itself, and of the text sent as one user
@@ -59,7 +59,7 @@ message through the chat template.`),
 	f := c.Flags()
 	addCounterFlags(f, &opts.CounterFlags)
 	f.StringVar(&opts.InputFormat, "input-format", "auto", "input format (auto or one of: "+formatNames()+")")
-	f.StringVar(&opts.Arm, "arm", "before", "the arm a request is counted in (before, after, agent, or one of --config)")
+	f.StringSliceVar(&opts.Arms, "arm", []string{"before"}, "the arms a request is counted in (before, after, agent, or those of --config; comma-separated or repeated)")
 	f.StringVar(&opts.Config, "config", "", "YAML file defining more arms")
 	f.StringVar(&opts.Turns, "turns", "last", "which requests of a conversation: last or all")
 	f.StringVar(&opts.MCPDelivery, "mcp-delivery", replay.MCPAuto, "how MCP results reach the server: structured, stringified or auto")
@@ -134,7 +134,7 @@ func readCountInput(opts *CountOptions) ([]byte, error) {
 // replayOptions are the replay flags count shares.
 func (o *CountOptions) replayOptions() *ReplayOptions {
 	return &ReplayOptions{IO: o.IO, Paths: []string{o.Path}, InputFormat: o.InputFormat, CounterFlags: o.CounterFlags,
-		Config: o.Config, Turns: o.Turns, MCPDelivery: o.MCPDelivery, Workers: 1, Arms: []string{o.Arm}}
+		Config: o.Config, Turns: o.Turns, MCPDelivery: o.MCPDelivery, Workers: 1, Arms: o.Arms}
 }
 
 // countRequests replays the recording through one arm and prints each request's counts.

@@ -32,7 +32,7 @@ func sampleRecordings(t *testing.T) []string {
 }
 
 // TestCountAgreesWithReplay: for every recording of the sample corpus and every built-in arm,
-// `count --arm ARM FILE` gives each request the text tokens, image rows, prompt tokens and
+// `count --arm before,after,agent FILE` gives each request the text tokens, image rows, prompt tokens and
 // verdict that `replay` reports for it in that arm.
 func TestCountAgreesWithReplay(t *testing.T) {
 	if testing.Short() {
@@ -45,34 +45,32 @@ func TestCountAgreesWithReplay(t *testing.T) {
 	}
 	counted := 0
 	for _, file := range sampleRecordings(t) {
-		for _, arm := range []string{"before", "after", "agent"} {
-			code, out, errOut := runCLI(t, "count", "--format", "json", "--arm", arm, file)
-			if code != ExitOK {
-				t.Fatalf("count --arm %s %s: exit %d\n%s", arm, file, code, errOut)
+		code, out, errOut := runCLI(t, "count", "--format", "json", "--arm", "before,after,agent", file)
+		if code != ExitOK {
+			t.Fatalf("count %s: exit %d\n%s", file, code, errOut)
+		}
+		var rows []countRow
+		if err := json.Unmarshal([]byte(out), &rows); err != nil {
+			t.Fatalf("count %s: %v\n%s", file, err, out)
+		}
+		if len(rows) == 0 {
+			t.Errorf("count %s: no request counted", file)
+		}
+		for _, row := range rows {
+			c, ok := byID[row.Case]
+			if !ok {
+				t.Errorf("count %s: request %s is not a case of replay", file, row.Case)
+				continue
 			}
-			var rows []countRow
-			if err := json.Unmarshal([]byte(out), &rows); err != nil {
-				t.Fatalf("count %s: %v\n%s", file, err, out)
-			}
-			if len(rows) == 0 {
-				t.Errorf("count --arm %s %s: no request counted", arm, file)
-			}
-			for _, row := range rows {
-				c, ok := byID[row.Case]
-				if !ok {
-					t.Errorf("count %s: request %s is not a case of replay", file, row.Case)
+			for _, a := range c.Arms {
+				if a.Arm != row.Arm {
 					continue
 				}
-				for _, a := range c.Arms {
-					if a.Arm != arm {
-						continue
-					}
-					counted++
-					got := fmt.Sprint(row.TextTokens, row.ImageRows, row.PromptTokens, row.Fits, row.Messages)
-					want := fmt.Sprint(a.TextTokens, a.ImageRows, a.PromptTokens, a.Fits, c.Messages)
-					if got != want {
-						t.Errorf("%s arm %s: count says %s, replay %s (text tokens, image rows, prompt tokens, fits, messages)", row.Case, arm, got, want)
-					}
+				counted++
+				got := fmt.Sprint(row.TextTokens, row.ImageRows, row.PromptTokens, row.Fits, row.Messages)
+				want := fmt.Sprint(a.TextTokens, a.ImageRows, a.PromptTokens, a.Fits, c.Messages)
+				if got != want {
+					t.Errorf("%s arm %s: count says %s, replay %s (text tokens, image rows, prompt tokens, fits, messages)", row.Case, row.Arm, got, want)
 				}
 			}
 		}

@@ -66,3 +66,49 @@ func TestReplayLlamaEngine(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayLlamaEngineFindsItsLibraries: from a working directory that holds no .cache, with
+// neither --llama-lib nor YZMA_LIB, --engine llama finds the libraries `make llama-libs`
+// fetched (in the module folder) and replays.
+func TestReplayLlamaEngineFindsItsLibraries(t *testing.T) {
+	root, err := tinymodel.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := filepath.Join(root, ".cache", "llama-libs", "linux-x64")
+	if _, err := os.Stat(filepath.Join(want, "libllama.so")); err != nil {
+		t.Skipf("llama.cpp libraries absent from %s: run make llama-libs", want)
+	}
+	tok, err := tinymodel.FindTokenizer()
+	if err != nil {
+		t.Skipf("Qwen3 tokenizer absent: %v", err)
+	}
+	model, err := tinymodel.EnsureQwen3(filepath.Join(root, ".cache", "tinymodel"), tok, tinymodel.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(engine.LlamaLibEnv, "")
+	t.Chdir(t.TempDir())
+	if found, err := engine.FindLlamaLibs(""); err != nil {
+		t.Fatalf("from another working directory: %v", err)
+	} else if resolved, _ := filepath.EvalSymlinks(found); resolved != mustEvalSymlinks(t, want) {
+		t.Skipf("the libraries found first are %s (the other llama tests load %s in this process)", found, want)
+	}
+	code, out, errOut := runCLI(t, "replay", "--engine", "llama", "--model", model, "--tokenizer", tok, "--arms", "after",
+		"--format", "csv", filepath.Join(root, "corpora", "samples", "openai-chat-text-only.json"))
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "openai-chat-text-only.json") {
+		t.Errorf("no case replayed:\n%s", out)
+	}
+}
+
+func mustEvalSymlinks(t *testing.T, p string) string {
+	t.Helper()
+	e, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}

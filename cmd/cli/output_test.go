@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/strata-eval/strata-eval/results"
 )
 
 // replayText replays the embedded sample corpus with the terminal width given and returns stdout.
@@ -34,11 +36,23 @@ func TestReplayHeader(t *testing.T) {
 	}
 }
 
+// renderText renders a report as stdout shows it at a width.
+func renderText(t *testing.T, r *results.Report, o results.WriteOptions) string {
+	t.Helper()
+	r.Timings = results.Timings{} // as --no-timings
+	var b bytes.Buffer
+	if err := results.WriteWith(&b, r, results.FormatTable, o); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
 // TestReplaySummary: --summary prints the header and the summary tables only: no table per
 // case, no pictures table; the figures are those of the full output.
 func TestReplaySummary(t *testing.T) {
-	full := replayText(t, 200)
 	sum := replayText(t, 200, "--summary")
+	r, _ := replayJSON(t)
+	full := renderText(t, r, results.WriteOptions{Width: 200})
 	if strings.Contains(sum, "\ncase ") || strings.Contains(sum, "\npictures\n") {
 		t.Errorf("--summary prints case or picture tables:\n%s", sum)
 	}
@@ -59,8 +73,9 @@ func TestReplaySummary(t *testing.T) {
 // full case id); the pictures table names cases by their short id; the full detail (sha256,
 // full ids) stays in the JSON form.
 func TestReplayTablesFitTheWidth(t *testing.T) {
+	r, raw := replayJSON(t)
 	for _, width := range []int{100, 120, 160} {
-		out := replayText(t, width)
+		out := renderText(t, r, results.WriteOptions{Width: width})
 		for i, line := range strings.Split(out, "\n") {
 			if !strings.ContainsAny(line, "│┌└├") {
 				continue
@@ -72,16 +87,22 @@ func TestReplayTablesFitTheWidth(t *testing.T) {
 		if !strings.Contains(out, "\npictures\n") || !strings.Contains(out, "1280×800") {
 			t.Errorf("width %d: no pictures table", width)
 		}
+		if width == 120 {
+			_, pics, _ := strings.Cut(out, "\npictures\n")
+			if strings.Contains(pics, "1ecb-47ec-b68b-046875d62394") || !strings.Contains(pics, "a7a6d3b2") {
+				t.Errorf("the pictures table does not shorten the Chatbox ids")
+			}
+		}
 	}
-	out := replayText(t, 120)
-	_, pics, _ := strings.Cut(out, "\npictures\n")
-	if strings.Contains(pics, "1ecb-47ec-b68b-046875d62394") || !strings.Contains(pics, "a7a6d3b2") {
-		t.Errorf("the pictures table does not shorten the Chatbox ids")
+	// the command fits its own terminal's width
+	for i, line := range strings.Split(replayText(t, 100), "\n") {
+		if strings.ContainsAny(line, "│┌└├") && utf8.RuneCountInString(line) > 100 {
+			t.Errorf("replay on a terminal of 100: line %d has %d characters", i+1, utf8.RuneCountInString(line))
+		}
 	}
-	js := replayText(t, 120, "--format", "json")
 	for _, s := range []string{`"sha256": "`, "a7a6d3b2-1ecb-47ec-b68b-046875d62394"} {
-		if !strings.Contains(js, s) {
-			t.Errorf("--format json lacks %q", s)
+		if !bytes.Contains(raw, []byte(s)) {
+			t.Errorf("results.json lacks %q", s)
 		}
 	}
 }

@@ -151,7 +151,7 @@ func TestShardsMergeEqualSingleRun(t *testing.T) {
 	if got.Config.Shard != "" {
 		t.Errorf("merged report names shard %q", got.Config.Shard)
 	}
-	for _, name := range []string{"results.md", "results.csv"} {
+	for _, name := range []string{"results.md", "results.csv", "report.html"} {
 		if _, err := os.Stat(filepath.Join(merged, name)); err != nil {
 			t.Errorf("merge did not write %s: %v", name, err)
 		}
