@@ -29,14 +29,7 @@ func TestReplayLlamaEngine(t *testing.T) {
 	if libs, err = engine.FindLlamaLibs(libs); err != nil {
 		t.Skipf("llama.cpp libraries absent: %v", err)
 	}
-	tok, err := tinymodel.FindTokenizer()
-	if err != nil {
-		t.Skipf("Qwen3 tokenizer absent: %v", err)
-	}
-	model, err := tinymodel.EnsureQwen3(filepath.Join(root, ".cache", "tinymodel"), tok, tinymodel.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tok, model := tinyQwen3(t, root)
 	dir := t.TempDir()
 	var out, errOut bytes.Buffer
 	code := Run(context.Background(), []string{"replay", "--engine", "llama", "--model", model, "--llama-lib", libs, "--tokenizer", tok,
@@ -79,14 +72,7 @@ func TestReplayLlamaEngineFindsItsLibraries(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(want, "libllama.so")); err != nil {
 		t.Skipf("llama.cpp libraries absent from %s: run make llama-libs", want)
 	}
-	tok, err := tinymodel.FindTokenizer()
-	if err != nil {
-		t.Skipf("Qwen3 tokenizer absent: %v", err)
-	}
-	model, err := tinymodel.EnsureQwen3(filepath.Join(root, ".cache", "tinymodel"), tok, tinymodel.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tok, model := tinyQwen3(t, root)
 	t.Setenv(engine.LlamaLibEnv, "")
 	t.Chdir(t.TempDir())
 	if found, err := engine.FindLlamaLibs(""); err != nil {
@@ -111,4 +97,19 @@ func mustEvalSymlinks(t *testing.T, p string) string {
 		t.Fatal(err)
 	}
 	return e
+}
+
+// tinyQwen3 returns the Qwen3 tokenizer and the tiny random-weight model made from it (written
+// once into .cache), or skips the test when the tokenizer has not been fetched.
+func tinyQwen3(t *testing.T, root string) (tokenizer, model string) {
+	t.Helper()
+	tok, err := tinymodel.FindTokenizer()
+	if err != nil {
+		t.Skipf("Qwen3 tokenizer absent: %v", err)
+	}
+	model, err = tinymodel.EnsureQwen3(filepath.Join(root, ".cache", "tinymodel"), tok, tinymodel.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok, model
 }
