@@ -1,7 +1,7 @@
 package cli
 
 import (
-	"bytes"
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -95,40 +95,49 @@ func runCount(ctx context.Context, opts *CountOptions) error {
 	if opts.Format != results.FormatTable && opts.Format != results.FormatJSON {
 		return usageErrorf("--format must be table or json, not %q", opts.Format)
 	}
-	data, err := readCountInput(opts)
-	if err != nil {
-		return err
-	}
 	format, err := corpora.ParseFormat(opts.InputFormat)
 	if err != nil {
 		return usageErrorf("--input-format: %v", err)
 	}
+	in, closeIn, err := openCountInput(opts)
+	if err != nil {
+		return err
+	}
+	defer closeIn()
 	if !opts.Text && format == "" {
-		head := data[:min(len(data), 64<<10)]
+		head, perr := in.Peek(countSniffSize)
+		if perr != nil && perr != io.EOF && !errors.Is(perr, bufio.ErrBufferFull) {
+			return withExitCode(ExitInputs, fmt.Errorf("read %s: %w", opts.Path, perr))
+		}
 		if _, derr := corpora.Detect(opts.Path, head); errors.Is(derr, corpora.ErrUnknownFormat) {
 			opts.Text = true
 		}
 	}
 	if opts.Text {
+		data, err := io.ReadAll(in)
+		if err != nil {
+			return withExitCode(ExitInputs, fmt.Errorf("read %s: %w", opts.Path, err))
+		}
 		return countText(ctx, opts, string(data))
 	}
-	return countRequests(ctx, opts, data)
+	return countRequests(ctx, opts, in)
 }
 
-// readCountInput reads FILE or stdin.
-func readCountInput(opts *CountOptions) ([]byte, error) {
+// countSniffSize is how much of the input tells a recording from plain text (what the readers'
+// detection looks at).
+const countSniffSize = 64 << 10
+
+// openCountInput opens FILE or stdin behind a reader that can look at its first bytes; a
+// recording is then streamed, never read whole.
+func openCountInput(opts *CountOptions) (*bufio.Reader, func(), error) {
 	if opts.Path == run.StdinPath {
-		data, err := io.ReadAll(opts.IO.In)
-		if err != nil {
-			return nil, withExitCode(ExitInputs, fmt.Errorf("read stdin: %w", err))
-		}
-		return data, nil
+		return bufio.NewReaderSize(opts.IO.In, countSniffSize), func() {}, nil
 	}
-	data, err := os.ReadFile(opts.Path)
+	f, err := os.Open(opts.Path)
 	if err != nil {
-		return nil, withExitCode(ExitInputs, fmt.Errorf("read %s: %w", opts.Path, err))
+		return nil, nil, withExitCode(ExitInputs, fmt.Errorf("read %s: %w", opts.Path, err))
 	}
-	return data, nil
+	return bufio.NewReaderSize(f, countSniffSize), func() { f.Close() }, nil
 }
 
 // replayOptions are the replay flags count shares.
@@ -137,14 +146,15 @@ func (o *CountOptions) replayOptions() *ReplayOptions {
 		Config: o.Config, Turns: o.Turns, MCPDelivery: o.MCPDelivery, Workers: 1, Arms: o.Arms}
 }
 
-// countRequests replays the recording through one arm and prints each request's counts.
-func countRequests(ctx context.Context, opts *CountOptions, data []byte) error {
+// countRequests replays the recording through the arms of --arm and prints each request's
+// counts; a file is read again by path (so that case ids name it as replay does), stdin from in.
+func countRequests(ctx context.Context, opts *CountOptions, in io.Reader) error {
 	ro := opts.replayOptions()
 	cfg, err := ro.runConfig()
 	if err != nil {
 		return err
 	}
-	cfg.Stdin = bytes.NewReader(data)
+	cfg.Stdin = in
 	report, runErr := run.Run(ctx, cfg)
 	if report == nil {
 		return runErr
