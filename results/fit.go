@@ -3,7 +3,6 @@ package results
 import (
 	"fmt"
 	"regexp"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -48,7 +47,7 @@ func CompactPictureTable(r *Report) Table {
 				if p.SeenByModel {
 					seen = "yes"
 				}
-				t.Rows = append(t.Rows, []string{id, a.Arm, ShortID(where(p)), pictureCell(p), strconv.Itoa(p.Rows), seen, ShortID(outcome)})
+				t.Rows = append(t.Rows, []string{id, a.Arm, ShortID(where(p)), pictureCell(p), Thousands(int64(p.Rows)), seen, ShortID(outcome)})
 			}
 		}
 	}
