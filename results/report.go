@@ -46,6 +46,10 @@ type RunConfig struct {
 	// of the verbatim arm (a fraction of the reference count).
 	Answer    bool    `json:"answer,omitempty"`
 	Tolerance float64 `json:"divergence_tolerance,omitempty"`
+	// Warnings are what the run found doubtful in its own configuration or the server's
+	// answers (a context larger than the server's, a tokenizer that is not the server's, a
+	// server that takes no pictures, a verbatim arm without its reference arm).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Input is one input file (or the embedded corpus) with its digest.
