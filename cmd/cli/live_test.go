@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/strata-eval/strata-eval/engine"
+	"github.com/strata-eval/strata-eval/internal/tinymodel"
 	"github.com/strata-eval/strata-eval/results"
 )
 
@@ -128,6 +129,24 @@ func TestContextGivesWayToServer(t *testing.T) {
 	code, stderr, r = replayLive(t, t.TempDir(), append(args, "--force-ctx")...)
 	if code != ExitOK || r == nil || r.Config.Context != 100000 || strings.Contains(stderr, "larger than the server's") {
 		t.Errorf("--force-ctx: exit %d, context %v:\n%s", code, r, stderr)
+	}
+
+	// a GGUF that is not the one the server names is said too
+	tok, err := tinymodel.FindTokenizer()
+	if err != nil {
+		t.Skipf("Qwen3 tokenizer absent: %v", err)
+	}
+	root, err := tinymodel.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	model, err := tinymodel.EnsureQwen3(filepath.Join(root, ".cache", "tinymodel"), tok, tinymodel.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, stderr, _ = replayLive(t, t.TempDir(), "--engine", "http", "--endpoint", srv.URL, "--no-cache", "--arms", "after", "--tokenizer", model)
+	if code != ExitOK || !strings.Contains(stderr, "--tokenizer "+filepath.Base(model)+" is not the model the server runs (test-model.gguf)") {
+		t.Errorf("exit %d, stderr:\n%s", code, stderr)
 	}
 }
 
