@@ -21,17 +21,13 @@ cache=${STRATA_EVAL_CACHE:-$HOME/.cache/strata-eval}/llama-server
 
 say() { echo "llama-server: $*" >&2; }
 
-if ! command -v cmake >/dev/null 2>&1; then
-	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-		say "installing cmake from Debian"
-		apt-get install -y -q cmake >/dev/null || { apt-get update -q >/dev/null && apt-get install -y -q cmake >/dev/null; }
-	else
-		say "cmake is missing: install it (apt-get install cmake) and run again"
-		exit 1
-	fi
-fi
-
 mkdir -p "$cache"
+# the release the package binds, recorded by an earlier run: nothing to fetch when it is built
+known="$cache/node-llama-cpp-$version.release"
+if [ -s "$known" ] && [ -x "$cache/$(cat "$known")/bin/llama-server" ]; then
+	echo "$cache/$(cat "$known")/bin/llama-server"
+	exit 0
+fi
 pkgdir="$cache/node-llama-cpp-$version"
 if [ ! -e "$pkgdir/package/llama/gitRelease.bundle" ]; then
 	rm -rf "$pkgdir.partial"
@@ -51,11 +47,23 @@ case "$release" in
 	exit 1
 	;;
 esac
+echo "$release" >"$known"
 dest="$cache/$release"
 bin="$dest/bin/llama-server"
 if [ -x "$bin" ]; then
+	rm -rf "$pkgdir"
 	echo "$bin"
 	exit 0
+fi
+
+if ! command -v cmake >/dev/null 2>&1; then
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+		say "installing cmake from Debian"
+		apt-get install -y -q cmake >/dev/null || { apt-get update -q >/dev/null && apt-get install -y -q cmake >/dev/null; }
+	else
+		say "cmake is missing: install it (apt-get install cmake) and run again"
+		exit 1
+	fi
 fi
 
 src="$dest/src"
