@@ -13,6 +13,13 @@ import (
 // chatboxStorageKeyReason says why a Chatbox picture named by a storageKey has no bytes.
 const chatboxStorageKeyReason = "picture bytes are in Chatbox's blob store, not in the backup"
 
+// sniffChatbox: a Chatbox backup is named chatbox-exported-data-*, or holds its chat-sessions
+// list, or session keys beside its configVersion.
+func sniffChatbox(f fileHead) bool {
+	return strings.HasPrefix(f.base, "chatbox-exported-data") || f.has(`"chat-sessions`) ||
+		(f.has(`"session:`) && f.has(`"configVersion"`))
+}
+
 // readChatbox reads a Chatbox data backup (chatbox-exported-data-*.json): one JSON object of
 // storage keys, possibly hundreds of MB on one line. It streams the top-level keys with
 // json.Decoder.Token and decodes one session value at a time, so memory follows the largest
