@@ -91,3 +91,27 @@ func TestFormatsDocListsTheDetectionOrder(t *testing.T) {
 		t.Errorf("docs/formats.md lists %v, the table %v", named, want)
 	}
 }
+
+// FuzzDetect: detection never panics, gives the same answer twice, and every format it names
+// has a reader.
+func FuzzDetect(f *testing.F) {
+	f.Add("chatbox-exported-data-1.json", `{"chat-sessions":[]}`)
+	f.Add("mcp.log", "2025-06-01T10:00:00.000Z [fs] [info] Message from client: {}")
+	f.Add("t.jsonl", "STDIN: {\"jsonrpc\":\"2.0\"}")
+	f.Add("h.json", `[{"direction":"request","message":{"jsonrpc":"2.0"}}]`)
+	f.Add("r.json", `{"model":"claude-x","max_tokens":1,"system":"s","messages":[]}`)
+	f.Add("x", "\ufeff httprr trace v1\n")
+	f.Fuzz(func(t *testing.T, name, head string) {
+		got, err := Detect(name, []byte(head))
+		again, err2 := Detect(name, []byte(head))
+		if got != again || (err == nil) != (err2 == nil) {
+			t.Fatalf("Detect gave %q then %q", got, again)
+		}
+		if err != nil {
+			return
+		}
+		if _, err := ReaderFor(got); err != nil {
+			t.Fatalf("Detect named %q, which has no reader: %v", got, err)
+		}
+	})
+}
