@@ -105,7 +105,7 @@ type PictureRecord struct {
 	Resized *Resize `json:"resized,omitempty"`
 	// SeenByModel says whether pixels of this picture reach the model.
 	SeenByModel bool `json:"seen_by_model"`
-	// ScanNanos is the time spent scanning the text this picture was lifted from (per message).
+	// Source says who put the picture into the conversation (user, tool, assistant).
 	Source corpora.Origin `json:"source"`
 }
 
