@@ -402,7 +402,7 @@ func (r *runner) report(load *LoadResult, wall time.Duration) *results.Report {
 	rep := &results.Report{Schema: results.Schema}
 	rep.Config = results.RunConfig{ToolVersion: cfg.ToolVersion, Tokenizer: r.meter.tokenizerName, Template: r.meter.templateName,
 		Vision: r.meter.visionName, Context: r.meter.context, Turns: cfg.Turns, MCPDelivery: cfg.MCPDelivery,
-		Arms: cfg.Arms, Flags: cfg.Flags, Shard: cfg.Shard.String(), Engine: r.meter.engine.Name(),
+		Arms: replay.ArmRecords(cfg.Arms), Flags: cfg.Flags, Shard: cfg.Shard.String(), Engine: r.meter.engine.Name(),
 		Answer: r.meter.answer, Server: r.meter.server, Warnings: r.meter.live.report()}
 	if h, ok := r.meter.engine.(*engine.HTTP); ok {
 		rep.Config.Model, rep.Config.API, rep.Config.Endpoints = h.Model(), h.API(), h.Endpoints()
