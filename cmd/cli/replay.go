@@ -28,14 +28,16 @@ type ReplayOptions struct {
 	InputFormat string
 	// CounterFlags are the tokenizer, template, vision family and context (shared with count).
 	CounterFlags
-	Config      string
-	Turns       string
-	Workers     int
-	Out         string
-	Format      string
-	MCPDelivery string
-	Dump        string
-	Arms        []string
+	// ForceContext keeps --ctx when a live server's context is smaller.
+	ForceContext bool
+	Config       string
+	Turns        string
+	Workers      int
+	Out          string
+	Format       string
+	MCPDelivery  string
+	Dump         string
+	Arms         []string
 	// Engine is offline (default), http or llama; Endpoints are the servers of the http engine.
 	Engine    string
 	Endpoints []string
@@ -78,10 +80,11 @@ PATH - reads a recording from stdin.`),
 	}
 	f := c.Flags()
 	f.StringVar(&opts.InputFormat, "input-format", "auto", "input format (auto or one of: "+formatNames()+")")
-	addCounterFlags(f, &opts.CounterFlags)
+	addCounterFlags(f, &opts.CounterFlags, "context size in tokens (default: the server's n_ctx, the model GGUF's, else 262144; a live server's smaller n_ctx wins)")
+	f.BoolVar(&opts.ForceContext, "force-ctx", false, "keep --ctx even when the http engine's server reports a smaller n_ctx")
 	f.StringVar(&opts.Config, "config", "", "YAML file defining more arms")
 	f.StringVar(&opts.Turns, "turns", "last", "which requests of a conversation: last or all")
-	f.IntVarP(&opts.Workers, "jobs", "j", 2, "workers")
+	f.IntVarP(&opts.Workers, "jobs", "j", 2, "workers (the http engine runs at least --concurrency, so that -j does not cap the requests in flight)")
 	f.StringVar(&opts.Out, "out", "", "folder for results.json, results.md, results.csv, cases.jsonl and report.html")
 	f.StringVar(&opts.Format, "format", "table", "stdout format: table, markdown, csv or json")
 	f.StringVar(&opts.MCPDelivery, "mcp-delivery", replay.MCPAuto, "how MCP results reach the server: structured, stringified or auto")
@@ -90,7 +93,7 @@ PATH - reads a recording from stdin.`),
 	f.StringVar(&opts.Engine, "engine", "offline", "engine that counts (and answers): "+strings.Join(engineNames(), ", "))
 	f.StringArrayVar(&opts.Endpoints, "endpoint", nil, "server URL of the http engine (repeatable: cases are spread over them)")
 	f.StringVar(&opts.Shard, "shard", "", "replay only shard i of n (\"i/n\", 0-based), split by a stable hash of the case id")
-	f.BoolVar(&opts.Resume, "resume", false, "skip cases already written to --out's cases.jsonl")
+	f.BoolVar(&opts.Resume, "resume", false, "skip cases already written to --out's cases.jsonl (failed ones are replayed)")
 	addLiveFlags(f, &opts.Live)
 	f.BoolVar(&opts.NoTimings, "no-timings", false, "leave the scan-time table out of stdout, so that it is the same on every run")
 	f.BoolVar(&opts.Summary, "summary", false, "print only the summary tables: no table per case, no pictures table (--out writes everything)")
@@ -112,15 +115,16 @@ type CounterFlags struct {
 	Context   int
 }
 
-// addCounterFlags registers the flags of CounterFlags.
-func addCounterFlags(f *pflag.FlagSet, c *CounterFlags) {
+// addCounterFlags registers the flags of CounterFlags; ctxHelp says where the default context
+// comes from for the command.
+func addCounterFlags(f *pflag.FlagSet, c *CounterFlags, ctxHelp string) {
 	f.StringVar(&c.Tokenizer, "tokenizer", "o200k_base", "tokenizer: o200k_base, cl100k_base, a .gguf model file or a tokenizer.json")
 	f.StringVar(&c.Template, "template", "", "chat template: qwen, chatml, llama3, gemma, mistral, or a file holding a Jinja chat template (.gguf, tokenizer_config.json, .jinja); default: the --tokenizer file's own template, else qwen")
 	f.StringVar(&c.MMProj, "mmproj", "", "projector GGUF (mmproj) that decides image rows")
 	f.StringVar(&c.Vision, "vision", defaultVision, "vision family that decides image rows when no --mmproj is given")
 	f.IntVar(&c.MinTokens, "image-min-tokens", 0, "llama-server --image-min-tokens (0: the projector's default)")
 	f.IntVar(&c.MaxTokens, "image-max-tokens", 0, "llama-server --image-max-tokens (0: the projector's default)")
-	f.IntVar(&c.Context, "ctx", 0, "context size in tokens (default: the model GGUF's, else 262144)")
+	f.IntVar(&c.Context, "ctx", 0, ctxHelp)
 }
 
 func flagValues(fs *pflag.FlagSet) map[string]string {
@@ -160,11 +164,16 @@ func runReplay(ctx context.Context, opts *ReplayOptions) error {
 		casesPath := filepath.Join(opts.Out, "cases.jsonl")
 		flags := os.O_CREATE | os.O_WRONLY | os.O_TRUNC
 		if opts.Resume {
-			if cfg.Previous, err = run.ReadCases(casesPath); err != nil {
+			var failed int
+			if cfg.Previous, failed, err = run.ResumeCases(casesPath); err != nil {
 				return err
 			}
 			flags = os.O_CREATE | os.O_WRONLY | os.O_APPEND
-			fmt.Fprintf(opts.IO.ErrOut, "strata-eval: resuming: %d case(s) already in %s\n", len(cfg.Previous), casesPath)
+			fmt.Fprintf(opts.IO.ErrOut, "strata-eval: resuming: %d case(s) already in %s", len(cfg.Previous), casesPath)
+			if failed > 0 {
+				fmt.Fprintf(opts.IO.ErrOut, "; %d failed case(s) replayed again", failed)
+			}
+			fmt.Fprintln(opts.IO.ErrOut)
 		}
 		f, err := os.OpenFile(casesPath, flags, 0o644)
 		if err != nil {
@@ -207,7 +216,7 @@ func (o *ReplayOptions) runConfig() (run.Config, error) {
 		return run.Config{}, err
 	}
 	cfg := run.Config{Paths: o.Paths, Stdin: o.IO.In, Format: format, Turns: o.Turns, Workers: o.Workers, MCPDelivery: o.MCPDelivery,
-		Dump: o.Dump, Arms: arms, Offline: off, Engine: eng, Tokenizer: o.Tokenizer, Context: o.Context,
+		Dump: o.Dump, Arms: arms, Offline: off, Engine: eng, Tokenizer: o.Tokenizer, Context: o.Context, ForceContext: o.ForceContext,
 		Answer: o.Live.Answer, Tolerance: o.Live.Tolerance, Reference: o.Live.Reference,
 		Notes: o.IO.ErrOut, ToolVersion: Version, Flags: o.flags, Now: o.now}
 	if o.Live.Expect != "" {
