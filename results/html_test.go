@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/strata-eval/strata-eval/replay"
+	"github.com/strata-eval/strata-eval/records"
 )
 
 // TestWriteHTMLEscapes: what comes from a recording (case ids, JSON Pointers, reasons) reaches
@@ -21,7 +21,7 @@ func TestWriteHTMLEscapes(t *testing.T) {
 		Cases: []Case{{ID: evil + "#0@6", Arms: []ArmCase{
 			{Arm: "before", PromptTokens: 1395283, TextTokens: 1395283},
 			{Arm: "after", PromptTokens: 1807, TextTokens: 805, ImageRows: 1002, Fits: true, Pictures: []Picture{{
-				PictureRecord: replay.PictureRecord{Outcome: replay.OutcomeLifted, Reason: evil, Type: "image/png", Width: 1280, Height: 800, SeenByModel: true},
+				PictureRecord: records.PictureRecord{Outcome: records.OutcomeLifted, Reason: evil, Type: "image/png", Width: 1280, Height: 800, SeenByModel: true},
 				Rows:          1000, Markers: 2}}},
 		}}},
 		Problems: []Problem{{Where: evil, Message: evil}},
