@@ -45,8 +45,9 @@ names its format when it cannot be told) or plain text.
 
 For a recording, each request (the last of every conversation, or every one with --turns all)
 is counted as replay counts it in each arm of --arm (default before: the request as recorded,
-with no lift; --arm before,after for both): text tokens through the chat template, image rows of every picture the model sees,
-prompt tokens and whether they fit --ctx. The figures are those replay reports for the same arm.
+with no lift; --arm before,after for both): text tokens through the chat template, image rows
+of every picture the model sees, prompt tokens and whether they fit --ctx. The figures are those
+replay reports for the same arm.
 
 For plain text (or with --text), the tokens of the text itself, and of the text sent as one user
 message through the chat template.`),
