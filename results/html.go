@@ -55,7 +55,8 @@ type htmlPicture struct {
 // before/after chart of prompt tokens and image rows per arm and per case (log scale when the
 // bars of a chart differ by 100× or more), and every picture with its outcome.
 func WriteHTML(w io.Writer, r *Report) error {
-	page := htmlPage{Header: Header(r), Summary: SummaryTable(r), Problems: r.Problems}
+	page := htmlPage{Header: Header(r), Summary: SummaryTable(r), Problems: r.Problems,
+		Data: chartData{Arms: []chartBar{}, Cases: []chartCase{}}} // [] not null: a run of no case still draws
 	for _, s := range r.Summary {
 		page.Data.Arms = append(page.Data.Arms, chartBar{Arm: s.Arm, PromptTokens: s.PromptTokens, ImageRows: s.ImageRows, Refused: s.Refused > 0})
 	}

@@ -54,3 +54,15 @@ func TestWriteHTMLEscapes(t *testing.T) {
 		t.Error("the page has no Content-Security-Policy forbidding the network")
 	}
 }
+
+// TestWriteHTMLNoCase: a run that replayed nothing still writes a page whose chart data are
+// empty lists, which the script draws as nothing.
+func TestWriteHTMLNoCase(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteHTML(&b, &Report{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), `{"arms":[],"cases":[]}`) {
+		t.Errorf("chart data of an empty run: %s", regexp.MustCompile(`(?s)id="chart-data">.*?</script>`).FindString(b.String()))
+	}
+}
