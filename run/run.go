@@ -317,12 +317,12 @@ func (r *runner) replayCase(ctx context.Context, j caseJob) indexedCase {
 	for _, arm := range r.cfg.Arms {
 		res, err := r.applier.Apply(ctx, arm, req)
 		if err != nil {
-			c.Error = fmt.Sprintf("arm %s: %v", arm.Name, err)
+			c.AddError(arm.Name, err.Error())
 			continue
 		}
 		ac, err := r.meter.measure(ctx, arm, res, conv.Tools)
 		if err != nil {
-			c.Error = fmt.Sprintf("arm %s: %v", arm.Name, err)
+			c.AddError(arm.Name, err.Error())
 			continue
 		}
 		c.Arms = append(c.Arms, ac)
@@ -338,13 +338,13 @@ func (r *runner) replayCase(ctx context.Context, j caseJob) indexedCase {
 		r.mu.Unlock()
 		if r.cfg.Dump != "" {
 			if err := dumpArm(r.cfg.Dump, c.ID, res); err != nil {
-				c.Error = fmt.Sprintf("dump %s: %v", arm.Name, err)
+				c.AddError(arm.Name, fmt.Sprintf("dump: %v", err))
 			}
 		}
 	}
 	r.meter.diverge(&c, r.cfg.Arms)
-	if err := r.meter.score(&c, conv.Expect); err != nil && c.Error == "" {
-		c.Error = err.Error()
+	if err := r.meter.score(&c, conv.Expect); err != nil {
+		c.AddError("", err.Error())
 	}
 	// A case cut short by Ctrl-C is reported but not written to cases.jsonl, so that
 	// --resume runs it again.
@@ -375,6 +375,28 @@ func dumpArm(dir, caseID string, res *replay.Result) error {
 	})
 }
 
+// caseProblems are the problems a measured case reports: the located diagnostic of every
+// picture an arm did not attach because it failed the picture check (docs/pipeline.md §4.6; the
+// case is measured all the same), and every error an arm met.
+func caseProblems(c results.Case) []*corpora.ReadError {
+	var out []*corpora.ReadError
+	for _, ac := range c.Arms {
+		for _, p := range ac.Pictures {
+			if d, ok := replay.PictureDiagnostic(ac.Arm, p.PictureRecord); ok {
+				out = append(out, &corpora.ReadError{Loc: d.Loc, Err: fmt.Errorf("case %s: %s", c.ID, d.Message)})
+			}
+		}
+	}
+	for _, e := range c.Errors {
+		msg := e.Message
+		if e.Arm != "" {
+			msg = "arm " + e.Arm + ": " + msg
+		}
+		out = append(out, &corpora.ReadError{Loc: corpora.Location{File: c.File}, Err: fmt.Errorf("case %s: %s", c.ID, msg)})
+	}
+	return out
+}
+
 // report assembles the report of the run.
 func (r *runner) report(load *LoadResult, wall time.Duration) *results.Report {
 	cfg := r.cfg
@@ -402,9 +424,7 @@ func (r *runner) report(load *LoadResult, wall time.Duration) *results.Report {
 	for _, ic := range r.cases {
 		rep.Cases = append(rep.Cases, ic.c)
 		timings = append(timings, ic.timing...)
-		if ic.c.Error != "" {
-			load.Problems = append(load.Problems, &corpora.ReadError{Loc: corpora.Location{File: ic.c.File}, Err: fmt.Errorf("case %s: %s", ic.c.ID, ic.c.Error)})
-		}
+		load.Problems = append(load.Problems, caseProblems(ic.c)...)
 	}
 	rep.Summary = results.Summarize(rep.Cases, names)
 	for _, p := range load.Problems {
