@@ -44,12 +44,16 @@ type Location struct {
 	Pointer string `json:"pointer,omitempty"` // RFC 6901 JSON Pointer inside the document (or the line)
 }
 
-// String renders the location as file:line:pointer for error messages.
+// String renders the location as file:line:column at pointer for error messages (the column
+// counts bytes from 1; without a line, file:byte N).
 func (l Location) String() string {
 	var b strings.Builder
 	b.WriteString(l.File)
 	if l.Line > 0 {
 		fmt.Fprintf(&b, ":%d", l.Line)
+		if l.Offset > 0 {
+			fmt.Fprintf(&b, ":%d", l.Offset+1) // the column, in bytes from 1
+		}
 	}
 	if l.Offset > 0 && l.Line == 0 {
 		fmt.Fprintf(&b, ":byte %d", l.Offset)

@@ -428,7 +428,7 @@ func (r *runner) report(load *LoadResult, wall time.Duration) *results.Report {
 	}
 	rep.Summary = results.Summarize(rep.Cases, names)
 	for _, p := range load.Problems {
-		rep.Problems = append(rep.Problems, results.Problem{Where: p.Loc.String(), Message: p.Err.Error()})
+		rep.Problems = append(rep.Problems, results.Problem{Where: p.Loc.String(), Message: corpora.RedactText(p.Err.Error())})
 	}
 	rep.Timings = results.Timings{Scan: results.SummarizeScans(timings, r.scanBytes, names), Cases: timings,
 		WallNanos: int64(wall)}
