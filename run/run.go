@@ -152,14 +152,14 @@ type inputDigests struct {
 // stops early when ctx is cancelled.
 func startInputDigests(ctx context.Context, paths []string) *inputDigests {
 	d := &inputDigests{done: make(chan struct{}), byPath: map[string]results.Input{}}
-	files, err := expandPaths(paths)
+	ex, err := expandPaths(paths)
 	if len(paths) == 0 || err != nil {
 		close(d.done)
 		return d
 	}
 	go func() {
 		defer close(d.done)
-		for _, f := range files {
+		for _, f := range ex.files {
 			if ctx.Err() != nil {
 				return
 			}
