@@ -215,9 +215,12 @@ type CallToolResult struct {
 
 // Block is one MCP content block.
 type Block struct {
-	Type        string            `json:"type"` // text, image, audio, resource_link, resource, or unknown
-	Text        string            `json:"text,omitempty"`
-	Data        string            `json:"data,omitempty"` // base64 of image/audio, as recorded
+	Type string `json:"type"` // text, image, audio, resource_link, resource, or unknown
+	Text string `json:"text,omitempty"`
+	Data string `json:"data,omitempty"` // base64 of image/audio, as recorded
+	// Large stands for Data when the base64 was streamed past while reading (over
+	// LargeBase64Bytes decoded): Data is then empty.
+	Large       *LargeBase64      `json:"large,omitempty"`
 	MimeType    string            `json:"mimeType,omitempty"`
 	URI         string            `json:"uri,omitempty"` // resource_link
 	Name        string            `json:"name,omitempty"`
@@ -237,6 +240,9 @@ type EmbeddedResource struct {
 	MimeType string  `json:"mimeType,omitempty"`
 	Text     *string `json:"text,omitempty"`
 	Blob     *string `json:"blob,omitempty"`
+	// LargeBlob stands for a blob streamed past while reading (see Block.Large); Blob is then
+	// an empty string.
+	LargeBlob *LargeBase64 `json:"large_blob,omitempty"`
 }
 
 // Reference is content the recording names but does not carry: a Chatbox storageKey, a remote

@@ -228,6 +228,8 @@ func inspectConversation(c *corpora.Conversation, minRun int) (ConversationSumma
 						switch {
 						case p.Data != nil:
 							pics = append(pics, pictureOf(p.Data, b.Loc, kind, corpora.OriginTool))
+						case p.SHA256 != "": // streamed past while reading: judged from its header
+							pics = append(pics, largePicture(p, b.Loc, kind))
 						case p.Problem:
 							pics = append(pics, PictureLocation{Where: b.Loc, Kind: kind, Origin: corpora.OriginTool,
 								Type: p.DeclaredType, Bytes: int(p.Bytes), Problem: p.Reason})
@@ -266,6 +268,18 @@ func pictureOf(data []byte, loc corpora.Location, kind string, origin corpora.Or
 		if _, err := replay.CheckPicture(data, replay.PictureLimits{}); err != nil {
 			pl.Problem = err.Error()
 		}
+	}
+	return pl
+}
+
+// largePicture is the inspect entry of a picture streamed past while reading
+// (corpora.LargeBase64): its size and digest are known, and its header is checked.
+func largePicture(p replay.MCPPicture, loc corpora.Location, kind string) PictureLocation {
+	pl := PictureLocation{Where: loc, Kind: kind, Origin: corpora.OriginTool, Type: p.Type, Bytes: int(p.Bytes), SHA256: p.SHA256,
+		Problem: p.Reason}
+	if w, h, err := replay.ImageHeaderSize(p.Head); err == nil && int64(w)*int64(h) > replay.DefaultMaxPixels {
+		pl.Problem = fmt.Sprintf("the header claims %s×%s = %s pixels, more than the limit of %s", replay.FormatCount(int64(w)),
+			replay.FormatCount(int64(h)), replay.FormatCount(int64(w)*int64(h)), replay.FormatCount(replay.DefaultMaxPixels))
 	}
 	return pl
 }
