@@ -100,7 +100,27 @@ func newLargeDecoder() *largeDecoder {
 
 // write takes characters of the run (already unescaped: `\/` given as '/').
 func (d *largeDecoder) write(p []byte) {
-	for _, c := range p {
+	for len(p) > 0 {
+		if !d.ended {
+			// the common case: a stretch of the alphabet, copied whole
+			lim := min(len(p), cap(d.quad)-4-len(d.quad))
+			n := 0
+			for n < lim && b64Alphabet[p[n]] {
+				n++
+			}
+			if n > 0 {
+				d.quad = append(d.quad, p[:n]...)
+				d.out.Chars += int64(n)
+				d.pads = 0
+				p = p[n:]
+				if len(d.quad) == cap(d.quad)-4 {
+					d.flush(false)
+				}
+				continue
+			}
+		}
+		c := p[0]
+		p = p[1:]
 		d.out.Chars++
 		switch {
 		case c == '\n' || c == '\r' || d.ended:
@@ -110,23 +130,21 @@ func (d *largeDecoder) write(p []byte) {
 			if len(d.quad)%4 >= 2 && len(d.quad)%4+d.pads >= 4 {
 				d.ended = true
 			}
-		case !isB64Char(c):
-			if d.out.Err == "" {
-				d.out.Err = fmt.Sprintf("character %q at position %d of the base64 payload", c, d.out.Chars-1)
-			}
-		default:
-			d.pads = 0
-			d.quad = append(d.quad, c)
-			if len(d.quad) == cap(d.quad)-4 {
-				d.flush(false)
-			}
+		default: // not in the alphabet
+			d.fail(fmt.Sprintf("character %q at position %d of the base64 payload", c, d.out.Chars-1))
 		}
 	}
 }
 
-func isB64Char(c byte) bool {
-	return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/'
-}
+// b64Alphabet marks the characters of the standard base64 alphabet.
+var b64Alphabet = func() (t [256]bool) {
+	for _, c := range []byte("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/") {
+		t[c] = true
+	}
+	return t
+}()
+
+func isB64Char(c byte) bool { return b64Alphabet[c] }
 
 // flush decodes the whole groups of four pending (all of them at the end).
 func (d *largeDecoder) flush(final bool) {
