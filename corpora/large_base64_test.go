@@ -14,17 +14,23 @@ import (
 // largePayloadReader streams an MCP transcript whose result line carries n bytes of a seeded
 // pattern as base64 in an image block (with `\/` escapes when escaped), then a text block,
 // without holding the line.
-func largePayloadReader(data []byte, escaped bool) io.Reader {
+func largePayloadReader(data []byte, escaped, claudeLog bool) io.Reader {
 	b64 := base64.StdEncoding.EncodeToString(data)
 	if escaped {
 		b64 = strings.ReplaceAll(b64, "/", `\/`)
 	}
+	client, server, suffix := "", "", ""
+	if claudeLog { // Claude Desktop's mcp-server-NAME.log records
+		client = "2025-03-28T21:46:09.014Z [shot] [info] Message from client: "
+		server = "2025-03-28T21:46:10.014Z [shot] [info] Message from server: "
+		suffix = " { metadata: undefined }"
+	}
 	return io.MultiReader(
-		strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"shot","arguments":{}}}`+"\n"),
-		strings.NewReader(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"image","mimeType":"image/png","data":"`),
+		strings.NewReader(client+`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"shot","arguments":{}}}`+suffix+"\n"),
+		strings.NewReader(server+`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"image","mimeType":"image/png","data":"`),
 		strings.NewReader(b64),
 		strings.NewReader(`"},{"type":"text","text":"after the picture"},{"type":"resource","resource":{"uri":"file:///x","mimeType":"image/png","blob":"`+
-			base64.StdEncoding.EncodeToString(data[:1000])+`"}}]}}`+"\n"))
+			base64.StdEncoding.EncodeToString(data[:1000])+`"}}]}}`+suffix+"\n"))
 }
 
 // TestLargePayloadStreamed: a picture whose decoded size is over LargeBase64Bytes in one JSON
@@ -37,9 +43,14 @@ func TestLargePayloadStreamed(t *testing.T) {
 		data[i] = byte(i*7 + i>>9)
 	}
 	sum := sha256.Sum256(data)
-	for _, escaped := range []bool{false, true} {
+	for _, tt := range []struct{ escaped, claudeLog bool }{{false, false}, {true, false}, {false, true}} {
+		escaped := tt.escaped
+		format := FormatMCPJSONL
+		if tt.claudeLog {
+			format = FormatClaudeDesktopLog
+		}
 		var c Collector
-		if err := Read(context.Background(), "big.jsonl", largePayloadReader(data, escaped), FormatMCPJSONL, &c); err != nil {
+		if err := Read(context.Background(), "mcp-server-shot.log", largePayloadReader(data, escaped, tt.claudeLog), format, &c); err != nil {
 			t.Fatal(err)
 		}
 		if len(c.Conversations) != 1 || len(c.Problems) != 0 {
