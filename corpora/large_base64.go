@@ -195,6 +195,9 @@ const spillActivate = 8 << 20
 // writing in its place the marker parseLargeMarker reads back. Only whole strings of base64
 // characters (with `\/` escapes and `\n` / `\r` line breaks) are streamed.
 type lineSpiller struct {
+	// limit is the run length from which a payload is streamed (0: largeBase64Chars).
+	limit int
+
 	inString, escape bool
 	strStart         int  // where the current string's content starts in the line
 	pure             bool // the current string is base64 so far
@@ -247,6 +250,13 @@ func (s *lineSpiller) feed(line, chunk []byte) []byte {
 	return line
 }
 
+func (s *lineSpiller) runLimit() int {
+	if s.limit > 0 {
+		return s.limit
+	}
+	return largeBase64Chars
+}
+
 // step follows the JSON state after c was appended to line, and returns the line (cut where
 // a payload starts being streamed).
 func (s *lineSpiller) step(line []byte, c byte) []byte {
@@ -270,7 +280,7 @@ func (s *lineSpiller) step(line []byte, c byte) []byte {
 			s.pure = false
 		}
 		if s.pure && !s.escape && c != '"' && (s.valueKey == "data" || s.valueKey == "blob") &&
-			len(line)-s.strStart >= largeBase64Chars {
+			len(line)-s.strStart >= s.runLimit() {
 			s.spill = newLargeDecoder()
 			s.spill.write(bytes.ReplaceAll(line[s.strStart:], []byte(`\/`), []byte("/")))
 			line = line[:s.strStart]

@@ -134,3 +134,30 @@ func abs(n int) int {
 	}
 	return n
 }
+
+// FuzzLineSpiller: with a small streaming limit, the line a spiller writes does not depend on
+// how the line is cut into chunks, a line with no "data" or "blob" member comes out unchanged,
+// and a valid JSON line stays valid JSON whose streamed payloads read back as markers.
+func FuzzLineSpiller(f *testing.F) {
+	f.Add([]byte(`{"type":"image","data":"iVBORw0KGgoAAAANSUhEUgAA","x":"y"}`), 3, 5)
+	f.Add([]byte(`{"resource":{"blob":"QUJD\/REVG==","mimeType":"image/png"}}`), 1, 4)
+	f.Add([]byte(`{"data" : "QUJDREVG\nQUJD", "data":["QUJDREVGSEhI"]}`), 7, 4)
+	f.Fuzz(func(t *testing.T, line []byte, step, limit int) {
+		step, limit = 1+abs(step)%61, 4+abs(limit)%64
+		whole := (&lineSpiller{limit: limit}).feed(nil, line)
+		s := &lineSpiller{limit: limit}
+		var cut []byte
+		for i := 0; i < len(line); i += step {
+			cut = s.feed(cut, line[i:min(len(line), i+step)])
+		}
+		if !bytes.Equal(cut, whole) {
+			t.Fatalf("chunks of %d give %q, the whole line %q", step, cut, whole)
+		}
+		if !bytes.Contains(line, []byte(`"data"`)) && !bytes.Contains(line, []byte(`"blob"`)) && !bytes.Equal(whole, line) {
+			t.Fatalf("a line with no payload member changed: %q → %q", line, whole)
+		}
+		if jwValid(line) && s.spill == nil && !jwValid(whole) {
+			t.Fatalf("valid JSON %q became %q", line, whole)
+		}
+	})
+}
