@@ -264,10 +264,10 @@ func pictureOf(data []byte, loc corpora.Location, kind string, origin corpora.Or
 	sum := sha256.Sum256(data)
 	pl := PictureLocation{Where: loc, Kind: kind, Origin: origin, Type: replay.SniffImage(data), Bytes: len(data),
 		SHA256: hex.EncodeToString(sum[:])}
-	if len(data) <= replay.DefaultMaxPictureBytes { // over the cap a picture is counted, never decoded
-		if _, err := replay.CheckPicture(data, replay.PictureLimits{}); err != nil {
-			pl.Problem = err.Error()
-		}
+	if len(data) > replay.DefaultMaxPictureBytes { // over the cap a picture is counted, never decoded
+		pl.Problem = headerProblem(data)
+	} else if _, err := replay.CheckPicture(data, replay.PictureLimits{}); err != nil {
+		pl.Problem = err.Error()
 	}
 	return pl
 }
@@ -277,9 +277,19 @@ func pictureOf(data []byte, loc corpora.Location, kind string, origin corpora.Or
 func largePicture(p replay.MCPPicture, loc corpora.Location, kind string) PictureLocation {
 	pl := PictureLocation{Where: loc, Kind: kind, Origin: corpora.OriginTool, Type: p.Type, Bytes: int(p.Bytes), SHA256: p.SHA256,
 		Problem: p.Reason}
-	if w, h, err := replay.ImageHeaderSize(p.Head); err == nil && int64(w)*int64(h) > replay.DefaultMaxPixels {
-		pl.Problem = fmt.Sprintf("the header claims %s×%s = %s pixels, more than the limit of %s", replay.FormatCount(int64(w)),
-			replay.FormatCount(int64(h)), replay.FormatCount(int64(w)*int64(h)), replay.FormatCount(replay.DefaultMaxPixels))
+	if pl.Problem == "" {
+		pl.Problem = headerProblem(p.Head)
 	}
 	return pl
+}
+
+// headerProblem judges a picture too large to decode from the size its header declares, as the
+// agent arm does: "" when it is within the pixel limit.
+func headerProblem(head []byte) string {
+	w, h, err := replay.ImageHeaderSize(head)
+	if err != nil || int64(w)*int64(h) <= replay.DefaultMaxPixels {
+		return ""
+	}
+	return fmt.Sprintf("the header claims %s×%s = %s pixels, more than the limit of %s", replay.FormatCount(int64(w)),
+		replay.FormatCount(int64(h)), replay.FormatCount(int64(w)*int64(h)), replay.FormatCount(replay.DefaultMaxPixels))
 }
