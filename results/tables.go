@@ -172,8 +172,9 @@ func CaseTable(c Case) Table {
 func SummaryTable(r *Report) Table {
 	t := Table{Title: "summary", Header: []string{"arm", "cases", "refused", "text tokens", "image rows", "prompt tokens", "reduction", "cases seeing a picture", "pictures"}}
 	t.Right = []bool{false, true, true, true, true, true, true, true, false}
-	scored, compared, divergent := false, false, false
+	scored, compared, divergent, leftOut := false, false, false, false
 	for _, s := range r.Summary {
+		leftOut = leftOut || s.LeftOut > 0
 		scored = scored || s.Scored > 0
 		compared = compared || s.Compared > 0
 		divergent = divergent || s.Divergent > 0
@@ -186,6 +187,10 @@ func SummaryTable(r *Report) Table {
 	}
 	if divergent {
 		t.Header, t.Right = append(t.Header, "divergent"), append(t.Right, true)
+	}
+	if leftOut {
+		// cases another arm failed on: every arm is summarised over the same cases
+		t.Header, t.Right = append(t.Header, "left out (another arm failed)"), append(t.Right, true)
 	}
 	for _, s := range r.Summary {
 		row := []string{
@@ -209,6 +214,9 @@ func SummaryTable(r *Report) Table {
 		}
 		if divergent {
 			row = append(row, strconv.Itoa(s.Divergent))
+		}
+		if leftOut {
+			row = append(row, strconv.Itoa(s.LeftOut))
 		}
 		t.Rows = append(t.Rows, row)
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -65,46 +66,102 @@ type inputFile struct {
 	Stdin   bool
 }
 
-// expandPaths turns directories into the sorted list of regular files under them. A path
-// that cannot be opened (it does not exist, it may not be read) is a problem; the others go on.
-func expandPaths(paths []string) ([]inputFile, []*corpora.ReadError, error) {
-	var (
-		out      []inputFile
-		problems []*corpora.ReadError
-	)
+// expanded is what expandPaths found: the files to read, and what it skipped or could not
+// follow, to be told (never skipped silently).
+type expanded struct {
+	files    []inputFile
+	notes    []string
+	problems []*corpora.ReadError
+}
+
+// expandPaths turns directories into the sorted list of files under them. Symbolic links are
+// followed, to files and to folders, wherever they point (docs/decisions.md): each real file
+// is read once and each real folder walked once, so a link loop ends; a broken link is a
+// problem; anything that is not a regular file (a FIFO, a socket, a device) is skipped with a
+// note, never opened. A path that cannot be opened (it does not exist, it may not be read) is
+// a problem too, and the others go on; "-" is standard input.
+func expandPaths(paths []string) (expanded, error) {
+	var ex expanded
+	seenFiles := map[string]string{} // real path → the path it was first found by
 	for _, p := range paths {
 		if p == StdinPath {
-			out = append(out, inputFile{Path: p, Stdin: true})
+			ex.files = append(ex.files, inputFile{Path: p, Stdin: true})
 			continue
 		}
 		info, err := os.Stat(p)
 		if err != nil {
-			problems = append(problems, &corpora.ReadError{Loc: corpora.Location{File: p}, Err: err})
+			ex.problems = append(ex.problems, &corpora.ReadError{Loc: corpora.Location{File: p}, Err: err})
 			continue
 		}
 		if !info.IsDir() {
-			out = append(out, inputFile{Path: p})
+			ex.files = append(ex.files, inputFile{Path: p})
 			continue
 		}
 		var files []string
-		err = filepath.WalkDir(p, func(path string, d os.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.Type().IsRegular() {
-				files = append(files, path)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, nil, err
+		seenDirs := map[string]bool{}
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			seenDirs[real] = true
+		}
+		if err := ex.walk(p, seenDirs, seenFiles, &files); err != nil {
+			return ex, err
 		}
 		sort.Strings(files)
 		for _, f := range files {
-			out = append(out, inputFile{Path: f, FromDir: true})
+			ex.files = append(ex.files, inputFile{Path: f, FromDir: true})
 		}
 	}
-	return out, problems, nil
+	return ex, nil
+}
+
+// walk adds the files under dir to files, following symbolic links.
+func (ex *expanded) walk(dir string, seenDirs map[string]bool, seenFiles map[string]string, files *[]string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, d := range entries {
+		path := filepath.Join(dir, d.Name())
+		mode := d.Type()
+		if mode&fs.ModeSymlink != 0 {
+			info, err := os.Stat(path)
+			if err != nil {
+				target, _ := os.Readlink(path)
+				ex.problems = append(ex.problems, &corpora.ReadError{Loc: corpora.Location{File: path},
+					Err: fmt.Errorf("broken symbolic link to %s: %w", target, err)})
+				continue
+			}
+			mode = info.Mode().Type()
+		}
+		switch {
+		case mode.IsDir():
+			real, err := filepath.EvalSymlinks(path)
+			if err != nil {
+				return err
+			}
+			if seenDirs[real] {
+				ex.notes = append(ex.notes, fmt.Sprintf("skipped %s: a link to a folder already read (%s)", path, real))
+				continue
+			}
+			seenDirs[real] = true
+			if err := ex.walk(path, seenDirs, seenFiles, files); err != nil {
+				return err
+			}
+		case mode.IsRegular():
+			real, err := filepath.EvalSymlinks(path)
+			if err != nil {
+				return err
+			}
+			if first, ok := seenFiles[real]; ok {
+				ex.notes = append(ex.notes, fmt.Sprintf("skipped %s: the same file as %s, read once", path, first))
+				continue
+			}
+			seenFiles[real] = path
+			*files = append(*files, path)
+		default:
+			ex.notes = append(ex.notes, fmt.Sprintf("skipped %s: not a regular file (%s)", path, mode))
+		}
+	}
+	return nil
 }
 
 // Load reads every path (the embedded sample corpus when there is none) and calls each for
@@ -128,12 +185,15 @@ func LoadFrom(ctx context.Context, paths []string, stdin io.Reader, format corpo
 		res.Inputs = append(res.Inputs, EmbeddedInput)
 		return res, corpora.ReadSamples(ctx, em)
 	}
-	files, missing, err := expandPaths(paths)
+	ex, err := expandPaths(paths)
 	if err != nil {
 		return nil, asUsage(err)
 	}
-	res.Problems = append(res.Problems, missing...)
-	for _, in := range files {
+	for _, n := range ex.notes {
+		fmt.Fprintf(notes, "strata-eval: %s\n", n)
+	}
+	res.Problems = append(res.Problems, ex.problems...)
+	for _, in := range ex.files {
 		f := in.Path
 		if err := ctx.Err(); err != nil {
 			return res, err

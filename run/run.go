@@ -167,11 +167,11 @@ type inputSizes struct {
 // or stdin).
 func newInputSizes(paths []string) *inputSizes {
 	s := &inputSizes{size: map[string]int64{}}
-	files, _, err := expandPaths(paths)
+	ex, err := expandPaths(paths)
 	if err != nil {
 		return s
 	}
-	for _, f := range files {
+	for _, f := range ex.files {
 		if f.Stdin {
 			return &inputSizes{size: map[string]int64{}} // a stream of unknown length: no total
 		}
@@ -209,14 +209,14 @@ type inputDigests struct {
 // stops early when ctx is cancelled.
 func startInputDigests(ctx context.Context, paths []string) *inputDigests {
 	d := &inputDigests{done: make(chan struct{}), byPath: map[string]results.Input{}}
-	files, _, err := expandPaths(paths)
+	ex, err := expandPaths(paths)
 	if len(paths) == 0 || err != nil {
 		close(d.done)
 		return d
 	}
 	go func() {
 		defer close(d.done)
-		for _, f := range files {
+		for _, f := range ex.files {
 			if ctx.Err() != nil {
 				return
 			}
@@ -386,19 +386,19 @@ func (r *runner) replayCase(ctx context.Context, j caseJob) indexedCase {
 	}
 	ic := indexedCase{index: j.index}
 	if r.meter.live.goneErr() != nil {
-		c.Error = r.meter.live.giveUp()
+		c.AddError("", r.meter.live.giveUp())
 		ic.c = c
 		return ic
 	}
 	for _, arm := range r.cfg.Arms {
 		res, err := r.applier.Apply(ctx, arm, req)
 		if err != nil {
-			c.Error = fmt.Sprintf("arm %s: %v", arm.Name, err)
+			c.AddError(arm.Name, err.Error())
 			continue
 		}
 		ac, err := r.meter.measure(ctx, arm, res, conv.Tools)
 		if err != nil {
-			c.Error = fmt.Sprintf("arm %s: %v", arm.Name, err)
+			c.AddError(arm.Name, err.Error())
 			continue
 		}
 		c.Arms = append(c.Arms, ac)
@@ -414,13 +414,13 @@ func (r *runner) replayCase(ctx context.Context, j caseJob) indexedCase {
 		r.mu.Unlock()
 		if r.cfg.Dump != "" {
 			if err := dumpArm(r.cfg.Dump, c.ID, res, conv.Tools); err != nil {
-				c.Error = fmt.Sprintf("dump %s: %v", arm.Name, err)
+				c.AddError(arm.Name, fmt.Sprintf("dump: %v", err))
 			}
 		}
 	}
 	r.meter.diverge(&c, r.cfg.Arms)
-	if err := r.meter.score(&c, conv.Expect); err != nil && c.Error == "" {
-		c.Error = err.Error()
+	if err := r.meter.score(&c, conv.Expect); err != nil {
+		c.AddError("", err.Error())
 	}
 	// A case cut short by Ctrl-C is reported but not written to cases.jsonl, so that
 	// --resume runs it again.
@@ -450,6 +450,28 @@ func dumpArm(dir, caseID string, res *replay.Result, tools []corpora.ToolDef) er
 			Pictures []replay.PictureRecord `json:"pictures"`
 		}{res.Arm, res.Gate, pics})
 	})
+}
+
+// caseProblems are the problems a measured case reports: the located diagnostic of every
+// picture an arm did not attach because it failed the picture check (docs/pipeline.md §4.6; the
+// case is measured all the same), and every error an arm met.
+func caseProblems(c results.Case) []*corpora.ReadError {
+	var out []*corpora.ReadError
+	for _, ac := range c.Arms {
+		for _, p := range ac.Pictures {
+			if d, ok := replay.PictureDiagnostic(ac.Arm, p.PictureRecord); ok {
+				out = append(out, &corpora.ReadError{Loc: d.Loc, Err: fmt.Errorf("case %s: %s", c.ID, d.Message)})
+			}
+		}
+	}
+	for _, e := range c.Errors {
+		msg := e.Message
+		if e.Arm != "" {
+			msg = "arm " + e.Arm + ": " + msg
+		}
+		out = append(out, &corpora.ReadError{Loc: corpora.Location{File: c.File}, Err: fmt.Errorf("case %s: %s", c.ID, msg)})
+	}
+	return out
 }
 
 // report assembles the report of the run.
@@ -486,13 +508,11 @@ func (r *runner) report(load *LoadResult, wall time.Duration) *results.Report {
 	for _, ic := range r.cases {
 		rep.Cases = append(rep.Cases, ic.c)
 		timings = append(timings, ic.timing...)
-		if ic.c.Error != "" {
-			load.Problems = append(load.Problems, &corpora.ReadError{Loc: corpora.Location{File: ic.c.File}, Err: fmt.Errorf("case %s: %s", ic.c.ID, ic.c.Error)})
-		}
+		load.Problems = append(load.Problems, caseProblems(ic.c)...)
 	}
 	rep.Summary = results.Summarize(rep.Cases, names)
 	for _, p := range load.Problems {
-		rep.Problems = append(rep.Problems, results.Problem{Where: p.Loc.String(), Message: p.Err.Error()})
+		rep.Problems = append(rep.Problems, results.Problem{Where: p.Loc.String(), Message: corpora.RedactText(p.Err.Error())})
 	}
 	rep.Timings = results.Timings{Scan: results.SummarizeScans(timings, r.scanBytes, names), Cases: timings,
 		WallNanos: int64(wall)}
