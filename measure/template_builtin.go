@@ -15,118 +15,153 @@ const (
 	mistralImageMarker = "[IMG]"
 )
 
-// toolCallJSON is the `{"name": …, "arguments": …}` object of a call; the arguments are the
-// JSON text as recorded (Hugging Face templates print a string argument verbatim).
-func toolCallJSON(c *corpora.ToolCall, argsKey string) string {
-	args := strings.TrimSpace(c.Arguments)
-	if args == "" {
-		args = "{}"
-	}
-	return `{"name": ` + pyString(c.Name) + `, "` + argsKey + `": ` + args + `}`
+// toolCallJSON is the `{"name": …, "<argsKey>": …}` object of a call with the arguments as
+// the server's tojson writes the parsed object.
+func toolCallJSON(c serverCall, argsKey string) string {
+	return `{"name": ` + pyString(c.name) + `, "` + argsKey + `": ` + c.argsJSON(-1) + `}`
 }
 
 // toolCallJSONs returns toolCallJSON of each of a message's tool calls.
-func toolCallJSONs(m corpora.Message, argsKey string) []string {
+func toolCallJSONs(m serverMessage, argsKey string) []string {
 	var out []string
-	for _, c := range toolCalls(m) {
+	for _, c := range m.calls {
 		out = append(out, toolCallJSON(c, argsKey))
 	}
 	return out
 }
 
 // toolJSONs returns toolJSON of each declared tool.
-func toolJSONs(tools []corpora.ToolDef, indent int) ([]string, error) {
+func toolJSONs(tools []serverTool, indent int) []string {
 	out := make([]string, 0, len(tools))
 	for _, t := range tools {
-		j, err := toolJSON(t, indent)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, j)
+		out = append(out, toolJSON(t, indent))
 	}
-	return out, nil
+	return out
 }
 
 // chatMLToolsSystem opens the ChatML system turn that declares tools: the system message's
 // content (when msgs starts with one) and a blank line, then header and one JSON line per
 // tool. It returns the messages still to render; the caller closes the turn.
-func chatMLToolsSystem(w *segmentWriter, msgs []corpora.Message, tools []corpora.ToolDef, header string) ([]corpora.Message, error) {
-	js, err := toolJSONs(tools, 0)
-	if err != nil {
-		return nil, err
-	}
+func chatMLToolsSystem(w *segmentWriter, msgs []serverMessage, tools []serverTool, header string) []serverMessage {
 	w.special("<|im_start|>system\n")
-	if len(msgs) > 0 && msgs[0].Role == corpora.RoleSystem {
-		writeContent(w, flattenContent(msgs[0]), qwenImageMarker, false)
-		w.text("\n\n")
+	if len(msgs) > 0 && msgs[0].role == corpora.RoleSystem {
+		writeContent(w, msgs[0].content, qwenImageMarker, false)
+		w.special("\n\n")
 		msgs = msgs[1:]
 	}
-	w.text(header + "\n" + strings.Join(js, "\n"))
-	return msgs, nil
+	w.text(header + "\n" + strings.Join(toolJSONs(tools, -1), "\n"))
+	return msgs
 }
 
-// qwenTemplate is the Qwen2.5 / Qwen3 template (tokenizer_config.json of Qwen3): ChatML turns,
-// a "# Tools" system block, <tool_call> framing in assistant turns, and consecutive tool
-// results grouped in one user turn as <tool_response> blocks. Reasoning from earlier turns is
-// not re-sent (Qwen3's template strips it); pictures are Qwen-VL's vision markers.
+// qwenTemplate is the Qwen3 chat template (tokenizer_config.json of Qwen3, the template of the
+// Qwen3 GGUFs) rendered by construction, as llama.cpp's server renders it: ChatML turns, a
+// "# Tools" system block, <tool_call> framing in assistant turns, consecutive tool results
+// grouped in one user turn as <tool_response> blocks. An assistant turn's reasoning
+// (reasoning_content, else the <think>…</think> its content starts with) is dropped before the
+// last user query and re-emitted in a <think> block after it; pictures are Qwen-VL's vision
+// markers. Text the template cuts out of a content string (the answer after </think>) is
+// counted as framing, as the Jinja renderer counts it (docs/pipeline.md §13.3).
 type qwenTemplate struct{}
 
 func (qwenTemplate) Name() string { return "qwen" }
 
 func (qwenTemplate) Render(msgs []corpora.Message, tools []corpora.ToolDef) ([]Segment, error) {
-	w := &segmentWriter{}
-	rest := msgs
-	if len(tools) > 0 {
-		var err error
-		rest, err = chatMLToolsSystem(w, msgs, tools, "# Tools\n\nYou may call one or more functions to assist with the user query.\n\nYou are provided with function signatures within <tools></tools> XML tags:\n<tools>")
-		if err != nil {
-			return nil, err
-		}
-		w.text("\n</tools>\n\nFor each function call, return a json object with function name and arguments within ")
-		w.special("<tool_call></tool_call>")
-		w.text(" XML tags:\n")
-		w.special("<tool_call>")
-		w.text("\n{\"name\": <function-name>, \"arguments\": <args-json-object>}\n")
-		w.special("</tool_call><|im_end|>\n")
+	req := newServerRequest(msgs, tools)
+	pm := newPromptMarkers(&req)
+	contents := make([]string, len(req.msgs))
+	for i, m := range req.msgs {
+		contents[i] = pm.content(m.content)
 	}
-	for i, m := range rest {
-		switch m.Role {
-		case corpora.RoleSystem, corpora.RoleUser:
-			w.special("<|im_start|>" + string(m.Role) + "\n")
-			writeContent(w, flattenContent(m), qwenImageMarker, false)
+	w := &segmentWriter{}
+	var err error
+	put := func(s string, content bool) {
+		if e := pm.emit(w, s, content, qwenImageMarker); e != nil && err == nil {
+			err = e
+		}
+	}
+	firstSystem := len(req.msgs) > 0 && req.msgs[0].role == corpora.RoleSystem
+	if len(req.tools) > 0 {
+		w.special("<|im_start|>system\n")
+		if firstSystem {
+			put(contents[0], true)
+			w.special("\n\n")
+		}
+		w.special("# Tools\n\nYou may call one or more functions to assist with the user query.\n\nYou are provided with function signatures within <tools></tools> XML tags:\n<tools>")
+		for _, t := range req.tools {
+			w.special("\n")
+			w.text(toolJSON(t, -1))
+		}
+		w.special("\n</tools>\n\nFor each function call, return a json object with function name and arguments within <tool_call></tool_call> XML tags:\n<tool_call>\n{\"name\": <function-name>, \"arguments\": <args-json-object>}\n</tool_call><|im_end|>\n")
+	} else if firstSystem {
+		w.special("<|im_start|>system\n")
+		put(contents[0], true)
+		w.special("<|im_end|>\n")
+	}
+	lastQuery := qwenLastQuery(req.msgs, contents)
+	for i, m := range req.msgs {
+		switch {
+		case m.role == corpora.RoleUser || m.role == corpora.RoleSystem && i > 0:
+			w.special("<|im_start|>" + string(m.role) + "\n")
+			put(contents[i], true)
 			w.special("<|im_end|>\n")
-		case corpora.RoleAssistant:
+		case m.role == corpora.RoleAssistant:
+			content, reasoning := contents[i], m.reasoning
+			cut := false // content and reasoning were cut out of the content string
+			if reasoning == "" && strings.Contains(content, "</think>") {
+				parts := strings.Split(content, "</think>")
+				content = strings.TrimLeft(parts[len(parts)-1], "\n")
+				r := strings.Split(strings.TrimRight(parts[0], "\n"), "<think>")
+				reasoning = strings.TrimLeft(r[len(r)-1], "\n")
+				cut = true
+			}
 			w.special("<|im_start|>assistant\n")
-			writeContent(w, flattenContent(m), qwenImageMarker, false)
-			hasContent := contentText(m) != ""
-			for j, c := range toolCallJSONs(m, "arguments") {
-				if j > 0 || hasContent {
-					w.text("\n")
+			if i > lastQuery && (i == len(req.msgs)-1 || reasoning != "") {
+				w.special("<think>\n")
+				put(strings.Trim(reasoning, "\n"), !cut)
+				w.special("\n</think>\n\n")
+				put(strings.TrimLeft(content, "\n"), !cut)
+			} else {
+				put(content, !cut)
+			}
+			for j, c := range m.calls {
+				if j > 0 || content != "" {
+					w.special("\n")
 				}
-				w.special("<tool_call>")
-				w.text("\n" + c + "\n")
-				w.special("</tool_call>")
+				w.special("<tool_call>\n{\"name\": \"" + c.name + "\", \"arguments\": ")
+				w.text(c.argsJSON(-1))
+				w.special("}\n</tool_call>")
 			}
 			w.special("<|im_end|>\n")
-		case corpora.RoleTool:
-			if i == 0 || rest[i-1].Role != corpora.RoleTool {
+		case m.role == corpora.RoleTool:
+			if i == 0 || req.msgs[i-1].role != corpora.RoleTool {
 				w.special("<|im_start|>user")
 			}
-			w.text("\n")
-			w.special("<tool_response>")
-			w.text("\n")
-			writeContent(w, flattenContent(m), qwenImageMarker, false)
-			w.text("\n")
-			w.special("</tool_response>")
-			if i == len(rest)-1 || rest[i+1].Role != corpora.RoleTool {
+			w.special("\n<tool_response>\n")
+			put(contents[i], true)
+			w.special("\n</tool_response>")
+			if i == len(req.msgs)-1 || req.msgs[i+1].role != corpora.RoleTool {
 				w.special("<|im_end|>\n")
 			}
-		default:
-			return nil, fmt.Errorf("qwen template at %s: unknown role %q", m.Loc, m.Role)
 		}
 	}
 	w.special("<|im_start|>assistant\n")
+	if err != nil {
+		return nil, fmt.Errorf("qwen template: %w", err)
+	}
 	return w.segs, nil
+}
+
+// qwenLastQuery is Qwen3's last_query_index: the last user message, passing over trailing
+// user messages that are tool responses wrapped in <tool_response>…</tool_response>;
+// len(msgs)-1 when there is none.
+func qwenLastQuery(msgs []serverMessage, contents []string) int {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		c := contents[i]
+		if msgs[i].role == corpora.RoleUser && !(strings.HasPrefix(c, "<tool_response>") && strings.HasSuffix(c, "</tool_response>")) {
+			return i
+		}
+	}
+	return len(msgs) - 1
 }
 
 func hasImage(items []contentItem) bool {
@@ -145,18 +180,16 @@ type chatMLTemplate struct{}
 func (chatMLTemplate) Name() string { return "chatml" }
 
 func (chatMLTemplate) Render(msgs []corpora.Message, tools []corpora.ToolDef) ([]Segment, error) {
+	req := newServerRequest(msgs, tools)
 	w := &segmentWriter{}
-	rest := msgs
-	if len(tools) > 0 {
-		var err error
-		if rest, err = chatMLToolsSystem(w, msgs, tools, "Tools:"); err != nil {
-			return nil, err
-		}
+	rest := req.msgs
+	if len(req.tools) > 0 {
+		rest = chatMLToolsSystem(w, req.msgs, req.tools, "Tools:")
 		w.special("<|im_end|>\n")
 	}
 	for _, m := range rest {
-		w.special("<|im_start|>" + string(m.Role) + "\n")
-		items := flattenContent(m)
+		w.special("<|im_start|>" + string(m.role) + "\n")
+		items := m.content
 		writeContent(w, items, qwenImageMarker, false)
 		if calls := toolCallJSONs(m, "arguments"); len(calls) > 0 {
 			if len(items) > 0 {
@@ -179,38 +212,35 @@ type llama3Template struct{}
 func (llama3Template) Name() string { return "llama3" }
 
 func (llama3Template) Render(msgs []corpora.Message, tools []corpora.ToolDef) ([]Segment, error) {
+	req := newServerRequest(msgs, tools)
 	w := &segmentWriter{}
 	w.special("<|begin_of_text|>")
-	rest := msgs
-	if len(tools) > 0 || len(msgs) > 0 && msgs[0].Role == corpora.RoleSystem {
+	rest := req.msgs
+	if len(req.tools) > 0 || len(rest) > 0 && rest[0].role == corpora.RoleSystem {
 		w.special("<|start_header_id|>system<|end_header_id|>\n\n")
-		if len(tools) > 0 {
+		if len(req.tools) > 0 {
 			w.text("Environment: ipython\n")
 		}
 		w.text("Cutting Knowledge Date: December 2023\nToday Date: 26 Jul 2024\n\n")
-		if len(msgs) > 0 && msgs[0].Role == corpora.RoleSystem {
-			writeContent(w, flattenContent(msgs[0]), llamaImageMarker, true)
-			rest = msgs[1:]
+		if len(rest) > 0 && rest[0].role == corpora.RoleSystem {
+			writeContent(w, rest[0].content, llamaImageMarker, true)
+			rest = rest[1:]
 		}
-		if len(tools) > 0 {
+		if len(req.tools) > 0 {
 			w.text("\n\nYou have access to the following functions. To call a function, respond with JSON for a function call in the format {\"name\": function name, \"parameters\": dictionary of argument name and its value}. Do not use variables.\n\n")
-			js, err := toolJSONs(tools, 4)
-			if err != nil {
-				return nil, err
-			}
-			for _, j := range js {
+			for _, j := range toolJSONs(req.tools, 4) {
 				w.text(j + "\n\n")
 			}
 		}
 		w.special("<|eot_id|>")
 	}
 	for _, m := range rest {
-		role := string(m.Role)
-		if m.Role == corpora.RoleTool {
+		role := string(m.role)
+		if m.role == corpora.RoleTool {
 			role = "ipython"
 		}
 		w.special("<|start_header_id|>" + role + "<|end_header_id|>\n\n")
-		writeContent(w, flattenContent(m), llamaImageMarker, true)
+		writeContent(w, m.content, llamaImageMarker, true)
 		w.text(strings.Join(toolCallJSONs(m, "parameters"), "\n"))
 		w.special("<|eot_id|>")
 	}
@@ -226,24 +256,21 @@ type gemmaTemplate struct{}
 func (gemmaTemplate) Name() string { return "gemma" }
 
 func (gemmaTemplate) Render(msgs []corpora.Message, tools []corpora.ToolDef) ([]Segment, error) {
+	req := newServerRequest(msgs, tools)
 	w := &segmentWriter{}
 	w.special("<bos>")
 	var prefix []contentItem
-	rest := msgs
-	if len(msgs) > 0 && msgs[0].Role == corpora.RoleSystem {
-		prefix = trimItems(flattenContent(msgs[0]))
-		rest = msgs[1:]
+	rest := req.msgs
+	if len(rest) > 0 && rest[0].role == corpora.RoleSystem {
+		prefix = trimItems(rest[0].content)
+		rest = rest[1:]
 	}
-	if len(tools) > 0 {
-		js, err := toolJSONs(tools, 0)
-		if err != nil {
-			return nil, err
-		}
-		prefix = append(prefix, contentItem{text: "Tools:\n" + strings.Join(js, "\n")})
+	if len(req.tools) > 0 {
+		prefix = append(prefix, contentItem{text: "Tools:\n" + strings.Join(toolJSONs(req.tools, -1), "\n")})
 	}
 	for i, m := range rest {
 		role := "user"
-		if m.Role == corpora.RoleAssistant {
+		if m.role == corpora.RoleAssistant {
 			role = "model"
 		}
 		w.special("<start_of_turn>" + role + "\n")
@@ -251,7 +278,7 @@ func (gemmaTemplate) Render(msgs []corpora.Message, tools []corpora.ToolDef) ([]
 			writeContent(w, prefix, gemmaImageMarker, false)
 			w.text("\n\n")
 		}
-		writeContent(w, flattenContent(m), gemmaImageMarker, true)
+		writeContent(w, m.content, gemmaImageMarker, true)
 		w.text(strings.Join(toolCallJSONs(m, "arguments"), "\n"))
 		w.special("<end_of_turn>\n")
 	}
@@ -268,35 +295,32 @@ type mistralTemplate struct{}
 func (mistralTemplate) Name() string { return "mistral" }
 
 func (mistralTemplate) Render(msgs []corpora.Message, tools []corpora.ToolDef) ([]Segment, error) {
+	req := newServerRequest(msgs, tools)
 	w := &segmentWriter{}
 	w.special("<s>")
 	lastUser := -1
-	for i, m := range msgs {
-		if m.Role == corpora.RoleUser {
+	for i, m := range req.msgs {
+		if m.role == corpora.RoleUser {
 			lastUser = i
 		}
 	}
-	for i, m := range msgs {
-		switch m.Role {
+	for i, m := range req.msgs {
+		switch m.role {
 		case corpora.RoleSystem:
 			w.special("[SYSTEM_PROMPT]")
-			writeContent(w, flattenContent(m), mistralImageMarker, false)
+			writeContent(w, m.content, mistralImageMarker, false)
 			w.special("[/SYSTEM_PROMPT]")
 		case corpora.RoleUser:
-			if i == lastUser && len(tools) > 0 {
-				js, err := toolJSONs(tools, 0)
-				if err != nil {
-					return nil, err
-				}
+			if i == lastUser && len(req.tools) > 0 {
 				w.special("[AVAILABLE_TOOLS]")
-				w.text("[" + strings.Join(js, ", ") + "]")
+				w.text("[" + strings.Join(toolJSONs(req.tools, -1), ", ") + "]")
 				w.special("[/AVAILABLE_TOOLS]")
 			}
 			w.special("[INST]")
-			writeContent(w, flattenContent(m), mistralImageMarker, false)
+			writeContent(w, m.content, mistralImageMarker, false)
 			w.special("[/INST]")
 		case corpora.RoleAssistant:
-			writeContent(w, flattenContent(m), mistralImageMarker, false)
+			writeContent(w, m.content, mistralImageMarker, false)
 			if calls := toolCallJSONs(m, "arguments"); len(calls) > 0 {
 				w.special("[TOOL_CALLS]")
 				w.text("[" + strings.Join(calls, ", ") + "]")
@@ -304,20 +328,20 @@ func (mistralTemplate) Render(msgs []corpora.Message, tools []corpora.ToolDef) (
 			w.special("</s>")
 		case corpora.RoleTool:
 			w.special("[TOOL_RESULTS]")
-			items := flattenContent(m)
+			items := m.content
 			w.text(`{"content": `)
 			if hasImage(items) {
 				writeContent(w, items, mistralImageMarker, false)
 			} else {
-				w.text(pyString(contentText(m)))
+				w.text(pyString(joinContent(items, nil)))
 			}
-			if m.ToolCallID != "" {
-				w.text(`, "call_id": ` + pyString(m.ToolCallID))
+			if m.toolCallID != "" {
+				w.text(`, "call_id": ` + pyString(m.toolCallID))
 			}
 			w.text("}")
 			w.special("[/TOOL_RESULTS]")
 		default:
-			return nil, fmt.Errorf("mistral template at %s: unknown role %q", m.Loc, m.Role)
+			return nil, fmt.Errorf("mistral template at %s: unknown role %q", m.loc, m.role)
 		}
 	}
 	return w.segs, nil

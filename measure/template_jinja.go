@@ -1,38 +1,40 @@
 package measure
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ardanlabs/jinja"
 	"github.com/strata-eval/strata-eval/corpora"
 )
 
 // JinjaTemplate renders a model's own Jinja chat template (tokenizer.chat_template of a GGUF
-// file, chat_template of tokenizer_config.json) with github.com/ardanlabs/jinja. Data is
-// passed as ordered values so that `tojson` keeps key order. Pictures are flattened to the
-// family's marker text before rendering (docs/pipeline.md §13.3) and come back as image
-// segments; message content comes back as ordinary segments, the rest as framing.
+// file, chat_template of tokenizer_config.json) with github.com/ardanlabs/jinja, fed what
+// llama.cpp's server feeds its template (see newServerRequest; data is passed as ordered
+// values so that `tojson` keeps key order). Pictures are placeholders in the content while
+// the template renders (docs/pipeline.md §13.3) and come back as image segments.
+//
+// Content is found by construction: the template is rendered a second time with each content
+// string (message content, reasoning, string values of tool-call arguments, tool descriptions)
+// bracketed by markers that occur nowhere in the request, placed inside its leading and
+// trailing white space so that trimming is unaffected. When that rendering, markers removed,
+// equals the first, the text between a pair of markers is content and the rest is framing;
+// text the template cut out of a content string (an unpaired marker) is framing. When the
+// markers changed what the template did (it tested how a content string starts, or measured
+// it), the whole prompt is framing, which is how llama-server tokenizes it.
 type JinjaTemplate struct {
 	name   string
+	source string
 	tmpl   *jinja.Template
 	marker string
 	bos    string
 	eos    string
 }
-
-// imageSentinel brackets a picture's index while the template renders (private-use runes
-// that no template inspects).
-const (
-	sentinelOpen  = "\uE000"
-	sentinelClose = "\uE001"
-)
 
 // NewJinjaTemplate compiles a chat template. The image marker is guessed from the source
 // (Qwen-VL's for Qwen-VL and other ChatML templates, Gemma's, Mistral's, Llama 3.2's;
@@ -51,7 +53,7 @@ func NewJinjaTemplate(name, source, bos, eos string) (*JinjaTemplate, error) {
 			break
 		}
 	}
-	return &JinjaTemplate{name: name, tmpl: tmpl, marker: marker, bos: bos, eos: eos}, nil
+	return &JinjaTemplate{name: name, source: source, tmpl: tmpl, marker: marker, bos: bos, eos: eos}, nil
 }
 
 // Name is the template's name (the file it came from).
@@ -59,49 +61,73 @@ func (t *JinjaTemplate) Name() string { return t.name }
 
 // Render renders the request with the add_generation_prompt flag set.
 func (t *JinjaTemplate) Render(msgs []corpora.Message, tools []corpora.ToolDef) ([]Segment, error) {
-	var images []*corpora.Image
-	var contents []string
-	list := make([]jinja.Value, 0, len(msgs))
-	for _, m := range msgs {
-		var b strings.Builder
-		prevText := false
-		for _, it := range flattenContent(m) {
-			if it.image != nil {
-				b.WriteString(sentinelOpen + strconv.Itoa(len(images)) + sentinelClose)
-				images = append(images, it.image)
-				prevText = false
-				continue
-			}
-			if prevText {
-				b.WriteString("\n")
-			}
-			b.WriteString(it.text)
-			prevText = true
+	req := newServerRequest(msgs, tools)
+	pm := newPromptMarkers(&req, t.source, t.bos, t.eos)
+	contents := make([]string, len(req.msgs))
+	for i, m := range req.msgs {
+		contents[i] = pm.content(m.content)
+	}
+	now := time.Now()
+	plain, err := t.tmpl.RenderValues(t.data(&req, contents, nil, now))
+	if err != nil {
+		return nil, fmt.Errorf("render chat template %s: %w", t.name, err)
+	}
+	mark := func(s string) string { return pm.mark(s) }
+	marked, err := t.tmpl.RenderValues(t.data(&req, contents, mark, now))
+	w := &segmentWriter{}
+	if err != nil || pm.unmark(marked) != plain {
+		if err := pm.emit(w, plain, false, t.marker); err != nil {
+			return nil, fmt.Errorf("render chat template %s: %w", t.name, err)
 		}
-		content := b.String()
-		contents = append(contents, content)
+		return w.segs, nil
+	}
+	if err := pm.segment(w, marked, t.marker); err != nil {
+		return nil, fmt.Errorf("render chat template %s: %w", t.name, err)
+	}
+	return w.segs, nil
+}
+
+// data is the template's context as llama.cpp's server builds it (common/chat.cpp):
+// messages, tools, bos_token, eos_token, enable_thinking (true), add_generation_prompt and the
+// extra context datetime and date_string (the local date). mark, when not nil, brackets
+// content strings.
+func (t *JinjaTemplate) data(req *serverRequest, contents []string, mark func(string) string, now time.Time) map[string]jinja.Value {
+	str := func(s string) jinja.Value { return jinja.NewString(s) }
+	content := str
+	if mark != nil {
+		content = func(s string) jinja.Value { return jinja.NewString(mark(s)) }
+	}
+	list := make([]jinja.Value, 0, len(req.msgs))
+	for i, m := range req.msgs {
 		d := jinja.NewDict()
 		md := d.AsDict()
-		md.Set("role", jinja.NewString(string(m.Role)))
-		md.Set("content", jinja.NewString(content))
-		if m.Role == corpora.RoleTool {
-			if m.ToolCallID != "" {
-				md.Set("tool_call_id", jinja.NewString(m.ToolCallID))
-			}
-			if m.Name != "" {
-				md.Set("name", jinja.NewString(m.Name))
-			}
+		md.Set("role", str(string(m.role)))
+		md.Set("content", content(contents[i]))
+		if m.reasoning != "" {
+			md.Set("reasoning_content", content(m.reasoning))
 		}
-		if calls := toolCalls(m); len(calls) > 0 {
-			var cl []jinja.Value
-			for _, c := range calls {
+		if m.name != "" {
+			md.Set("name", str(m.name))
+		}
+		if m.toolCallID != "" {
+			md.Set("tool_call_id", str(m.toolCallID))
+		}
+		if len(m.calls) > 0 {
+			cl := make([]jinja.Value, 0, len(m.calls))
+			for _, c := range m.calls {
 				fn := jinja.NewDict()
-				fn.AsDict().Set("name", jinja.NewString(c.Name))
-				fn.AsDict().Set("arguments", jinja.NewString(c.Arguments))
+				fn.AsDict().Set("name", str(c.name))
+				if c.argsOK {
+					fn.AsDict().Set("arguments", jinjaNode(c.args, content))
+				} else {
+					fn.AsDict().Set("arguments", str(c.argsText))
+				}
 				call := jinja.NewDict()
-				call.AsDict().Set("id", jinja.NewString(c.ID))
-				call.AsDict().Set("type", jinja.NewString("function"))
+				call.AsDict().Set("type", str("function"))
 				call.AsDict().Set("function", fn)
+				if c.id != "" {
+					call.AsDict().Set("id", str(c.id))
+				}
 				cl = append(cl, call)
 			}
 			md.Set("tool_calls", jinja.NewList(cl))
@@ -110,159 +136,61 @@ func (t *JinjaTemplate) Render(msgs []corpora.Message, tools []corpora.ToolDef) 
 	}
 	data := map[string]jinja.Value{
 		"messages":              jinja.NewList(list),
+		"bos_token":             str(t.bos),
+		"eos_token":             str(t.eos),
+		"enable_thinking":       jinja.NewBool(true),
 		"add_generation_prompt": jinja.NewBool(true),
-		"bos_token":             jinja.NewString(t.bos),
-		"eos_token":             jinja.NewString(t.eos),
+		"datetime":              str(now.Format("Jan 02 2006")),
+		"date_string":           str(now.Format("02 Jan 2006")),
 	}
-	if len(tools) > 0 {
-		var tl []jinja.Value
-		for _, td := range tools {
+	if len(req.tools) > 0 {
+		tl := make([]jinja.Value, 0, len(req.tools))
+		for _, td := range req.tools {
 			fn := jinja.NewDict()
-			fn.AsDict().Set("name", jinja.NewString(td.Name))
-			if td.Description != "" {
-				fn.AsDict().Set("description", jinja.NewString(td.Description))
-			}
-			if p := bytes.TrimSpace(td.Parameters); len(p) > 0 && string(p) != "null" {
-				v, err := jsonToJinja(p)
-				if err != nil {
-					return nil, fmt.Errorf("template %s: tool %s parameters: %w", t.name, td.Name, err)
-				}
-				fn.AsDict().Set("parameters", v)
-			}
+			fn.AsDict().Set("name", str(td.name))
+			fn.AsDict().Set("description", content(td.description))
+			fn.AsDict().Set("parameters", jinjaNode(td.params, str))
 			tool := jinja.NewDict()
-			tool.AsDict().Set("type", jinja.NewString("function"))
+			tool.AsDict().Set("type", str("function"))
 			tool.AsDict().Set("function", fn)
 			tl = append(tl, tool)
 		}
 		data["tools"] = jinja.NewList(tl)
 	}
-	out, err := t.tmpl.RenderValues(data)
-	if err != nil {
-		return nil, fmt.Errorf("render chat template %s: %w", t.name, err)
-	}
-	return t.segment(out, contents, images)
+	return data
 }
 
-// segment cuts rendered text into framing, content and image segments: each message's
-// content is looked for in order (trimmed if the template trimmed it).
-func (t *JinjaTemplate) segment(out string, contents []string, images []*corpora.Image) ([]Segment, error) {
-	w := &segmentWriter{}
-	emit := func(s string, content bool) error {
-		for s != "" {
-			i := strings.Index(s, sentinelOpen)
-			if i < 0 {
-				break
-			}
-			j := strings.Index(s[i:], sentinelClose)
-			if j < 0 {
-				return fmt.Errorf("render chat template %s: broken picture marker in the output", t.name)
-			}
-			n, err := strconv.Atoi(s[i+len(sentinelOpen) : i+j])
-			if err != nil || n < 0 || n >= len(images) {
-				return fmt.Errorf("render chat template %s: bad picture marker %q", t.name, s[i:i+j])
-			}
-			t.write(w, s[:i], content)
-			w.image(images[n], t.marker)
-			s = s[i+j+len(sentinelClose):]
-		}
-		t.write(w, s, content)
-		return nil
-	}
-	pos := 0
-	for _, c := range contents {
-		for _, cand := range []string{c, strings.TrimSpace(c)} {
-			if cand == "" {
-				break
-			}
-			if i := strings.Index(out[pos:], cand); i >= 0 {
-				if err := emit(out[pos:pos+i], false); err != nil {
-					return nil, err
-				}
-				if err := emit(cand, true); err != nil {
-					return nil, err
-				}
-				pos += i + len(cand)
-				break
-			}
-		}
-	}
-	if err := emit(out[pos:], false); err != nil {
-		return nil, err
-	}
-	return w.segs, nil
-}
-
-func (t *JinjaTemplate) write(w *segmentWriter, s string, content bool) {
-	if content {
-		w.text(s)
-	} else {
-		w.special(s)
-	}
-}
-
-// jsonToJinja converts JSON text to Jinja values, keeping object key order.
-func jsonToJinja(raw []byte) (jinja.Value, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	v, err := jinjaValue(dec)
-	if err != nil {
-		return jinja.Value{}, err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return jinja.Value{}, fmt.Errorf("trailing data after JSON value")
-	}
-	return v, nil
-}
-
-func jinjaValue(dec *json.Decoder) (jinja.Value, error) {
-	tok, err := dec.Token()
-	if err != nil {
-		return jinja.Value{}, err
-	}
-	switch v := tok.(type) {
-	case json.Delim:
-		if v == '[' {
-			var items []jinja.Value
-			for dec.More() {
-				it, err := jinjaValue(dec)
-				if err != nil {
-					return jinja.Value{}, err
-				}
-				items = append(items, it)
-			}
-			_, err := dec.Token()
-			return jinja.NewList(items), err
-		}
-		d := jinja.NewDict()
-		for dec.More() {
-			k, err := dec.Token()
-			if err != nil {
-				return jinja.Value{}, err
-			}
-			val, err := jinjaValue(dec)
-			if err != nil {
-				return jinja.Value{}, err
-			}
-			ks, _ := k.(string)
-			d.AsDict().Set(ks, val)
-		}
-		_, err := dec.Token()
-		return d, err
-	case string:
-		return jinja.NewString(v), nil
-	case json.Number:
-		if i, err := v.Int64(); err == nil {
-			return jinja.NewInt(i), nil
-		}
-		f, err := v.Float64()
+// jinjaNode converts a JSON value to Jinja values; str makes the string values. A double is
+// rounded to the six significant digits the server's tojson prints, so that the engine's
+// shortest spelling is the server's %g spelling.
+func jinjaNode(n jsonNode, str func(string) jinja.Value) jinja.Value {
+	switch n.kind {
+	case jsonBool:
+		return jinja.NewBool(n.b)
+	case jsonInt:
+		return jinja.NewInt(n.i)
+	case jsonFloat:
+		f, err := strconv.ParseFloat(serverFloat(n.f), 64)
 		if err != nil {
-			return jinja.Value{}, err
+			f = n.f
 		}
-		return jinja.NewFloat(f), nil
-	case bool:
-		return jinja.NewBool(v), nil
+		return jinja.NewFloat(f)
+	case jsonString:
+		return str(n.s)
+	case jsonArray:
+		items := make([]jinja.Value, len(n.items))
+		for i, it := range n.items {
+			items[i] = jinjaNode(it, str)
+		}
+		return jinja.NewList(items)
+	case jsonObject:
+		d := jinja.NewDict()
+		for i, k := range n.keys {
+			d.AsDict().Set(k, jinjaNode(n.items[i], str))
+		}
+		return d
 	}
-	return jinja.None(), nil
+	return jinja.None()
 }
 
 // LoadChatTemplate reads a model's chat template: from a `.gguf` file
