@@ -7,3 +7,9 @@ mkdir -p "$cache"
 if [ -x internal/scripts/fetch-qwen3-tokenizer.sh ]; then
   bash internal/scripts/fetch-qwen3-tokenizer.sh "$cache"
 fi
+# @huggingface/jinja, a reference renderer for the chat-template tests (measure), when npm is there.
+if command -v npm >/dev/null 2>&1 && [ ! -f "$cache/hfjinja/node_modules/@huggingface/jinja/package.json" ]; then
+  mkdir -p "$cache/hfjinja"
+  npm install --silent --no-audit --no-fund --prefix "$cache/hfjinja" @huggingface/jinja@0.5.11 >/dev/null 2>&1 ||
+    echo "test-deps: npm install @huggingface/jinja failed; the reference-renderer tests will skip" >&2
+fi
