@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
+	"regexp"
 	"strings"
 	"time"
 
@@ -41,7 +41,7 @@ type JinjaTemplate struct {
 // "<image>" otherwise). bos and eos are the
 // tokenizer's bos_token and eos_token texts (may be empty).
 func NewJinjaTemplate(name, source, bos, eos string) (*JinjaTemplate, error) {
-	tmpl, err := jinja.Compile(source)
+	tmpl, err := jinja.Compile(toJSONFilter.ReplaceAllString(source, "| "+serverToJSONFilter))
 	if err != nil {
 		return nil, fmt.Errorf("compile chat template %s: %w", name, err)
 	}
@@ -142,6 +142,7 @@ func (t *JinjaTemplate) data(req *serverRequest, contents []string, mark func(st
 		"add_generation_prompt": jinja.NewBool(true),
 		"datetime":              str(now.Format("Jan 02 2006")),
 		"date_string":           str(now.Format("02 Jan 2006")),
+		serverToJSONFilter:       jinja.NewCallable(serverToJSONFilter, serverToJSONCallable),
 	}
 	if len(req.tools) > 0 {
 		tl := make([]jinja.Value, 0, len(req.tools))
@@ -160,9 +161,88 @@ func (t *JinjaTemplate) data(req *serverRequest, contents []string, mark func(st
 	return data
 }
 
-// jinjaNode converts a JSON value to Jinja values; str makes the string values. A double is
-// rounded to the six significant digits the server's tojson prints, so that the engine's
-// shortest spelling is the server's %g spelling.
+// The template's tojson filter is replaced by serverToJSONCallable, llama-server's tojson
+// (common/jinja/value.cpp): key order kept, nothing HTML-escaped, U+2028 as it is, doubles as
+// %g, indent without sorting keys — the engine's own differs on each of these.
+var toJSONFilter = regexp.MustCompile(`\|\s*tojson\b`)
+
+const serverToJSONFilter = "strata_server_tojson"
+
+// serverToJSONCallable is tojson(value, ensure_ascii=false, indent=none, separators=none,
+// sort_keys=false) as llama-server implements it.
+func serverToJSONCallable(args []jinja.Value, kwargs map[string]jinja.Value) (jinja.Value, error) {
+	if len(args) == 0 {
+		return jinja.Value{}, fmt.Errorf("tojson: no value")
+	}
+	arg := func(name string, pos int) jinja.Value {
+		if v, ok := kwargs[name]; ok {
+			return v
+		}
+		if pos < len(args) {
+			return args[pos]
+		}
+		return jinja.Undefined()
+	}
+	indent := -1
+	if v := arg("indent", 2); v.IsInt() {
+		indent = int(v.AsInt())
+	}
+	if arg("sort_keys", 4).IsTruthy() {
+		return jinja.Value{}, fmt.Errorf("tojson sort_keys=true not implemented")
+	}
+	itemSep, keySep := ", ", ": "
+	if indent >= 0 {
+		itemSep = ","
+	}
+	if v := arg("separators", 3); v.IsList() {
+		items := v.AsList().Items
+		if len(items) > 0 {
+			itemSep = items[0].String()
+		}
+		if len(items) > 1 {
+			keySep = items[1].String()
+		}
+	}
+	var b strings.Builder
+	jinjaToNode(args[0]).write(&b, indent, 0, itemSep, keySep)
+	out := b.String()
+	if arg("ensure_ascii", 1).IsTruthy() {
+		out = asciiJSON(out)
+	}
+	return jinja.NewString(out), nil
+}
+
+// jinjaToNode converts a Jinja value to a JSON value (undefined, none and callables are null).
+func jinjaToNode(v jinja.Value) jsonNode {
+	switch {
+	case v.IsBool():
+		return jsonNode{kind: jsonBool, b: v.AsBool()}
+	case v.IsInt():
+		return jsonNode{kind: jsonInt, i: v.AsInt()}
+	case v.IsFloat():
+		return jsonNode{kind: jsonFloat, f: v.AsFloat()}
+	case v.IsString():
+		return jsonNode{kind: jsonString, s: v.AsString()}
+	case v.IsList():
+		n := jsonNode{kind: jsonArray, items: []jsonNode{}}
+		for _, it := range v.AsList().Items {
+			n.items = append(n.items, jinjaToNode(it))
+		}
+		return n
+	case v.IsDict():
+		d := v.AsDict()
+		n := jsonNode{kind: jsonObject}
+		for _, k := range d.OrderedKeys() {
+			val, _ := d.Get(k)
+			n.keys = append(n.keys, k)
+			n.items = append(n.items, jinjaToNode(val))
+		}
+		return n
+	}
+	return jsonNode{kind: jsonNull}
+}
+
+// jinjaNode converts a JSON value to Jinja values; str makes the string values.
 func jinjaNode(n jsonNode, str func(string) jinja.Value) jinja.Value {
 	switch n.kind {
 	case jsonBool:
@@ -170,11 +250,7 @@ func jinjaNode(n jsonNode, str func(string) jinja.Value) jinja.Value {
 	case jsonInt:
 		return jinja.NewInt(n.i)
 	case jsonFloat:
-		f, err := strconv.ParseFloat(serverFloat(n.f), 64)
-		if err != nil {
-			f = n.f
-		}
-		return jinja.NewFloat(f)
+		return jinja.NewFloat(n.f)
 	case jsonString:
 		return str(n.s)
 	case jsonArray:

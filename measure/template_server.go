@@ -157,10 +157,19 @@ func serverFloat(f float64) string {
 	return strconv.FormatFloat(f, 'g', 6, 64)
 }
 
-// toJSON writes n as the server's Jinja tojson filter writes it (value_to_json in
+// toJSON writes n as the server's Jinja tojson filter writes it by default (value_to_json in
 // common/jinja/value.cpp): with indent < 0 on one line with ", " and ": "; with indent ≥ 0
 // one item a line, "," and ": ", nested levels indented by indent spaces.
 func (n jsonNode) toJSON(b *strings.Builder, indent, level int) {
+	itemSep := ", "
+	if indent >= 0 {
+		itemSep = ","
+	}
+	n.write(b, indent, level, itemSep, ": ")
+}
+
+// write is toJSON with the given separators.
+func (n jsonNode) write(b *strings.Builder, indent, level int, itemSep, keySep string) {
 	switch n.kind {
 	case jsonNull:
 		b.WriteString("null")
@@ -183,9 +192,7 @@ func (n jsonNode) toJSON(b *strings.Builder, indent, level int) {
 		}
 		b.WriteByte(open)
 		if len(n.items) > 0 {
-			sep := ", "
 			if indent >= 0 {
-				sep = ","
 				b.WriteByte('\n')
 			}
 			for i, it := range n.items {
@@ -194,11 +201,11 @@ func (n jsonNode) toJSON(b *strings.Builder, indent, level int) {
 				}
 				if n.kind == jsonObject {
 					jsonquote.Write(b, n.keys[i], jsonquote.InvalidAsRune)
-					b.WriteString(": ")
+					b.WriteString(keySep)
 				}
-				it.toJSON(b, indent, level+1)
+				it.write(b, indent, level+1, itemSep, keySep)
 				if i < len(n.items)-1 {
-					b.WriteString(sep)
+					b.WriteString(itemSep)
 				}
 				if indent >= 0 {
 					b.WriteByte('\n')
@@ -210,6 +217,41 @@ func (n jsonNode) toJSON(b *strings.Builder, indent, level int) {
 		}
 		b.WriteByte(closer)
 	}
+}
+
+// asciiJSON escapes the non-ASCII characters inside the strings of JSON text as \uxxxx
+// (surrogate pairs above U+FFFF), as the server's tojson(ensure_ascii=true) does.
+func asciiJSON(s string) string {
+	var b strings.Builder
+	inString, escaped := false, false
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case !inString:
+			inString = c == '"'
+		case escaped:
+			escaped = false
+		case c == '\\':
+			escaped = true
+		case c == '"':
+			inString = false
+		case c >= utf8.RuneSelf:
+			r, n := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && n == 1 {
+				b.WriteString(`\ufffd`)
+			} else if r > 0xFFFF {
+				r -= 0x10000
+				fmt.Fprintf(&b, `\u%04x\u%04x`, 0xD800+(r>>10&0x3FF), 0xDC00+(r&0x3FF))
+			} else {
+				fmt.Fprintf(&b, `\u%04x`, r)
+			}
+			i += n
+			continue
+		}
+		b.WriteByte(c)
+		i++
+	}
+	return b.String()
 }
 
 // serverToJSON is toJSON into a new string.
