@@ -3,6 +3,8 @@ package measure
 import (
 	"fmt"
 	"strings"
+	"time"
+	"unicode/utf8"
 
 	"github.com/strata-eval/strata-eval/corpora"
 )
@@ -164,15 +166,6 @@ func qwenLastQuery(msgs []serverMessage, contents []string) int {
 	return len(msgs) - 1
 }
 
-func hasImage(items []contentItem) bool {
-	for _, it := range items {
-		if it.image != nil {
-			return true
-		}
-	}
-	return false
-}
-
 // chatMLTemplate is plain ChatML: every message as <|im_start|>role … <|im_end|>, tools
 // declared as JSON lines in the system turn, tool calls as JSON lines.
 type chatMLTemplate struct{}
@@ -203,146 +196,269 @@ func (chatMLTemplate) Render(msgs []corpora.Message, tools []corpora.ToolDef) ([
 	return w.segs, nil
 }
 
-// llama3Template is Llama 3.x: header-framed turns with trimmed content, tools listed in the
-// system turn with the "Environment: ipython" line of Llama 3.1, calls as
-// {"name", "parameters"} JSON, results in ipython turns. Pictures are Llama 3.2 Vision's
-// <|image|>.
+// llama3Template is the Llama 3.1 / 3.2 / 3.3 template (meta-llama's chat_template) as
+// llama-server renders it: a system turn with the knowledge and today's dates (the server
+// passes date_string, the local date) and the system message trimmed; with tools,
+// "Environment: ipython" and the tools, as JSON indented by 4, at the head of the first user
+// message; content trimmed; one tool call per assistant turn as
+// {"name": …, "parameters": …} (its text dropped); tool results in ipython turns as JSON
+// strings. Pictures are Llama 3.2 Vision's <|image|>. What the template refuses (two calls
+// in one turn, tools without a user message) is an error, as the server answers it.
 type llama3Template struct{}
 
 func (llama3Template) Name() string { return "llama3" }
 
 func (llama3Template) Render(msgs []corpora.Message, tools []corpora.ToolDef) ([]Segment, error) {
 	req := newServerRequest(msgs, tools)
+	pm := newPromptMarkers(&req)
 	w := &segmentWriter{}
+	var err error
+	put := func(s string) {
+		if e := pm.emit(w, s, true, llamaImageMarker); e != nil && err == nil {
+			err = e
+		}
+	}
+	trim := func(m serverMessage) string { return strings.TrimSpace(pm.content(m.content)) }
 	w.special("<|begin_of_text|>")
 	rest := req.msgs
-	if len(req.tools) > 0 || len(rest) > 0 && rest[0].role == corpora.RoleSystem {
-		w.special("<|start_header_id|>system<|end_header_id|>\n\n")
-		if len(req.tools) > 0 {
-			w.text("Environment: ipython\n")
+	system := ""
+	if len(rest) > 0 && rest[0].role == corpora.RoleSystem {
+		system, rest = trim(rest[0]), rest[1:]
+	}
+	w.special("<|start_header_id|>system<|end_header_id|>\n\n")
+	if len(req.tools) > 0 {
+		w.special("Environment: ipython\n")
+	}
+	w.special("Cutting Knowledge Date: December 2023\nToday Date: " + time.Now().Format("02 Jan 2006") + "\n\n")
+	put(system)
+	w.special("<|eot_id|>")
+	if len(req.tools) > 0 {
+		if len(rest) == 0 {
+			return nil, fmt.Errorf("llama3 template: cannot put tools in the first user message when there's no first user message")
 		}
-		w.text("Cutting Knowledge Date: December 2023\nToday Date: 26 Jul 2024\n\n")
-		if len(rest) > 0 && rest[0].role == corpora.RoleSystem {
-			writeContent(w, rest[0].content, llamaImageMarker, true)
-			rest = rest[1:]
+		first := trim(rest[0])
+		rest = rest[1:]
+		w.special("<|start_header_id|>user<|end_header_id|>\n\nGiven the following functions, please respond with a JSON for a function call with its proper arguments that best answers the given prompt.\n\nRespond in the format {\"name\": function name, \"parameters\": dictionary of argument name and its value}.Do not use variables.\n\n")
+		for _, t := range req.tools {
+			w.text(toolJSON(t, 4))
+			w.special("\n\n")
 		}
-		if len(req.tools) > 0 {
-			w.text("\n\nYou have access to the following functions. To call a function, respond with JSON for a function call in the format {\"name\": function name, \"parameters\": dictionary of argument name and its value}. Do not use variables.\n\n")
-			for _, j := range toolJSONs(req.tools, 4) {
-				w.text(j + "\n\n")
-			}
-		}
+		put(first)
 		w.special("<|eot_id|>")
 	}
 	for _, m := range rest {
-		role := string(m.role)
-		if m.role == corpora.RoleTool {
-			role = "ipython"
+		switch {
+		case m.role == corpora.RoleTool:
+			w.special("<|start_header_id|>ipython<|end_header_id|>\n\n")
+			put(serverToJSON(jsonNode{kind: jsonString, s: pm.content(m.content)}, -1))
+			w.special("<|eot_id|>")
+		case len(m.calls) > 0:
+			if len(m.calls) != 1 {
+				return nil, fmt.Errorf("llama3 template at %s: this model only supports single tool-calls at once", m.loc)
+			}
+			c := m.calls[0]
+			w.special("<|start_header_id|>assistant<|end_header_id|>\n\n{\"name\": \"" + c.name + "\", \"parameters\": ")
+			if c.argsOK {
+				w.text(c.argsJSON(-1))
+			} else {
+				w.text(serverToJSON(jsonNode{kind: jsonString, s: c.argsText}, -1))
+			}
+			w.special("}<|eot_id|>")
+		default:
+			w.special("<|start_header_id|>" + string(m.role) + "<|end_header_id|>\n\n")
+			put(trim(m))
+			w.special("<|eot_id|>")
 		}
-		w.special("<|start_header_id|>" + role + "<|end_header_id|>\n\n")
-		writeContent(w, m.content, llamaImageMarker, true)
-		w.text(strings.Join(toolCallJSONs(m, "parameters"), "\n"))
-		w.special("<|eot_id|>")
 	}
 	w.special("<|start_header_id|>assistant<|end_header_id|>\n\n")
+	if err != nil {
+		return nil, fmt.Errorf("llama3 template: %w", err)
+	}
 	return w.segs, nil
 }
 
-// gemmaTemplate is Gemma 3: user/model turns with trimmed content, the system text prefixed
-// to the first user turn, tool results as user turns and tool calls as JSON text (Gemma 3's
-// template has no tool syntax). Pictures are <start_of_image>.
+// gemmaTemplate is the Gemma 3 template (google/gemma-3 chat_template) as llama-server
+// renders it: user and model turns with trimmed content, the system text and a blank line at
+// the head of the first turn. The template takes no tools (they are not shown) and refuses a
+// conversation whose roles do not alternate user/assistant, tool results included: that is
+// an error, as the server answers it. Pictures are <start_of_image>.
 type gemmaTemplate struct{}
 
 func (gemmaTemplate) Name() string { return "gemma" }
 
 func (gemmaTemplate) Render(msgs []corpora.Message, tools []corpora.ToolDef) ([]Segment, error) {
 	req := newServerRequest(msgs, tools)
+	pm := newPromptMarkers(&req)
 	w := &segmentWriter{}
-	w.special("<bos>")
-	var prefix []contentItem
-	rest := req.msgs
-	if len(rest) > 0 && rest[0].role == corpora.RoleSystem {
-		prefix = trimItems(rest[0].content)
-		rest = rest[1:]
+	var err error
+	put := func(s string) {
+		if e := pm.emit(w, s, true, gemmaImageMarker); e != nil && err == nil {
+			err = e
+		}
 	}
-	if len(req.tools) > 0 {
-		prefix = append(prefix, contentItem{text: "Tools:\n" + strings.Join(toolJSONs(req.tools, -1), "\n")})
+	w.special("<bos>")
+	rest := req.msgs
+	prefix := ""
+	if len(rest) > 0 && rest[0].role == corpora.RoleSystem {
+		prefix, rest = pm.content(rest[0].content), rest[1:]
 	}
 	for i, m := range rest {
-		role := "user"
+		if (m.role == corpora.RoleUser) != (i%2 == 0) {
+			return nil, fmt.Errorf("gemma template at %s: conversation roles must alternate user/assistant/user/assistant/... (a %s message)", m.loc, m.role)
+		}
+		role := string(m.role)
 		if m.role == corpora.RoleAssistant {
 			role = "model"
 		}
 		w.special("<start_of_turn>" + role + "\n")
-		if i == 0 && len(prefix) > 0 {
-			writeContent(w, prefix, gemmaImageMarker, false)
-			w.text("\n\n")
+		if i == 0 && prefix != "" {
+			put(prefix)
+			w.special("\n\n")
 		}
-		writeContent(w, m.content, gemmaImageMarker, true)
-		w.text(strings.Join(toolCallJSONs(m, "arguments"), "\n"))
+		put(strings.TrimSpace(pm.content(m.content)))
 		w.special("<end_of_turn>\n")
 	}
 	w.special("<start_of_turn>model\n")
+	if err != nil {
+		return nil, fmt.Errorf("gemma template: %w", err)
+	}
 	return w.segs, nil
 }
 
-// mistralTemplate is the Mistral v7 (Tekken) template of Mistral Small 3.x: a
-// [SYSTEM_PROMPT] block, [INST] user turns, assistant text closed by </s>,
-// [AVAILABLE_TOOLS] before the last user turn, [TOOL_CALLS] and [TOOL_RESULTS]. Pictures are
-// [IMG].
+// mistralTemplate is Mistral Small 3.2's template (mistralai/Mistral-Small-3.2-24B-Instruct-2506)
+// as llama-server renders it: [SYSTEM_PROMPT] with the system message or the template's
+// default one (today's date in it), [INST] user turns, [AVAILABLE_TOOLS] before the last user
+// turn, assistant text closed by </s>, calls as [TOOL_CALLS]name[CALL_ID]id[ARGS]{…} and
+// results as [TOOL_RESULTS]id[TOOL_CONTENT]…[/TOOL_RESULTS]; no generation prompt. What the
+// template refuses (roles not alternating, a call id that is not 9 characters long) is an
+// error, as the server answers it. Pictures are [IMG].
 type mistralTemplate struct{}
 
 func (mistralTemplate) Name() string { return "mistral" }
 
 func (mistralTemplate) Render(msgs []corpora.Message, tools []corpora.ToolDef) ([]Segment, error) {
 	req := newServerRequest(msgs, tools)
+	pm := newPromptMarkers(&req)
 	w := &segmentWriter{}
-	w.special("<s>")
+	var err error
+	put := func(s string) {
+		if e := pm.emit(w, s, true, mistralImageMarker); e != nil && err == nil {
+			err = e
+		}
+	}
+	rest := req.msgs
+	system, haveSystem := "", false
+	if len(rest) > 0 && rest[0].role == corpora.RoleSystem {
+		system, haveSystem, rest = pm.content(rest[0].content), true, rest[1:]
+	}
+	contents := make([]string, len(rest))
 	lastUser := -1
-	for i, m := range req.msgs {
+	n := 0
+	for i, m := range rest {
+		contents[i] = pm.content(m.content)
 		if m.role == corpora.RoleUser {
 			lastUser = i
 		}
+		if m.role == corpora.RoleTool || len(m.calls) > 0 {
+			continue
+		}
+		if (m.role == corpora.RoleUser) != (n%2 == 0) {
+			return nil, fmt.Errorf("mistral template at %s: after the optional system message, conversation roles must alternate user/assistant/user/assistant/... (a %s message)", m.loc, m.role)
+		}
+		n++
 	}
-	for i, m := range req.msgs {
+	checkID := func(id string, m serverMessage) error {
+		if utf8.RuneCountInString(id) != 9 {
+			return fmt.Errorf("mistral template at %s: tool call IDs should be alphanumeric strings with length 9 (got %q)", m.loc, id)
+		}
+		return nil
+	}
+	w.special("<s>[SYSTEM_PROMPT]")
+	if haveSystem {
+		put(system)
+	} else {
+		w.special(mistralSystemBefore + time.Now().Format("2006-01-02") + mistralSystemAfter)
+	}
+	w.special("[/SYSTEM_PROMPT]")
+	for i, m := range rest {
 		switch m.role {
 		case corpora.RoleSystem:
 			w.special("[SYSTEM_PROMPT]")
-			writeContent(w, m.content, mistralImageMarker, false)
+			put(contents[i])
 			w.special("[/SYSTEM_PROMPT]")
 		case corpora.RoleUser:
-			if i == lastUser && len(req.tools) > 0 {
+			// The template compares the message with the last user message as a whole.
+			if len(req.tools) > 0 && contents[i] == contents[lastUser] && m.name == rest[lastUser].name {
 				w.special("[AVAILABLE_TOOLS]")
 				w.text("[" + strings.Join(toolJSONs(req.tools, -1), ", ") + "]")
 				w.special("[/AVAILABLE_TOOLS]")
 			}
 			w.special("[INST]")
-			writeContent(w, m.content, mistralImageMarker, false)
+			put(contents[i])
 			w.special("[/INST]")
 		case corpora.RoleAssistant:
-			writeContent(w, m.content, mistralImageMarker, false)
-			if calls := toolCallJSONs(m, "arguments"); len(calls) > 0 {
-				w.special("[TOOL_CALLS]")
-				w.text("[" + strings.Join(calls, ", ") + "]")
+			if len(m.calls) == 0 {
+				put(contents[i])
+			}
+			for _, c := range m.calls {
+				if e := checkID(c.id, m); e != nil {
+					return nil, e
+				}
+				w.special("[TOOL_CALLS]" + c.name + "[CALL_ID]" + c.id + "[ARGS]")
+				if c.argsOK {
+					w.text(c.argsJSON(-1))
+				} else {
+					w.text(serverToJSON(jsonNode{kind: jsonString, s: c.argsText}, -1))
+				}
 			}
 			w.special("</s>")
 		case corpora.RoleTool:
-			w.special("[TOOL_RESULTS]")
-			items := m.content
-			w.text(`{"content": `)
-			if hasImage(items) {
-				writeContent(w, items, mistralImageMarker, false)
-			} else {
-				w.text(pyString(joinContent(items, nil)))
+			if e := checkID(m.toolCallID, m); e != nil {
+				return nil, e
 			}
-			if m.toolCallID != "" {
-				w.text(`, "call_id": ` + pyString(m.toolCallID))
-			}
-			w.text("}")
+			w.special("[TOOL_RESULTS]" + m.toolCallID + "[TOOL_CONTENT]")
+			put(contents[i])
 			w.special("[/TOOL_RESULTS]")
 		default:
-			return nil, fmt.Errorf("mistral template at %s: unknown role %q", m.loc, m.role)
+			return nil, fmt.Errorf("mistral template at %s: only system, user, assistant, and tool roles are supported (got %q)", m.loc, m.role)
 		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("mistral template: %w", err)
 	}
 	return w.segs, nil
 }
+
+// mistralSystemBefore and mistralSystemAfter are the default system prompt of Mistral Small
+// 3.2's template, around today's date (YYYY-MM-DD).
+const (
+	mistralSystemBefore = "You are Mistral Small 3, a Large Language Model (LLM) created by Mistral AI, a French startup headquartered in Paris.\n" +
+		"Your knowledge base was last updated on 2023-10-01. The current date is "
+	mistralSystemAfter = ".\n" +
+		"\n" +
+		"When you're not sure about some information or when the user's request requires up-to-date or specific data, you must use the available tools to fetch the information. Do not hesitate to use tools whenever they can provide a more accurate or complete response. If no relevant tools are available, then clearly state that you don't have the information and avoid making up anything.\n" +
+		"\n" +
+		"If the user's question is not clear, ambiguous, or does not provide enough context for you to accurately answer the question, you do not try to answer it right away and you rather ask the user to clarify their request (e.g. \"What are some good restaurants around me?\" => \"Where are you?\" or \"When is the next flight to Tokyo\" => \"Where do you travel from?\").\n" +
+		"You are always very attentive to dates, and when asked about information at specific dates, you discard information that is at another date.\n" +
+		"You follow these instructions in all languages, and always respond to the user in the language they use or request.\n" +
+		"Next sections describe the capabilities that you have.\n" +
+		"\n" +
+		"# WEB BROWSING INSTRUCTIONS\n" +
+		"\n" +
+		"You cannot perform any web search or access internet to open URLs, links etc. If it seems like the user is expecting you to do so, you clarify the situation and ask the user to copy paste the text directly in the chat.\n" +
+		"\n" +
+		"# MULTI-MODAL INSTRUCTIONS\n" +
+		"\n" +
+		"You have the ability to read images, but you cannot generate images. You also cannot transcribe audio files or videos.\n" +
+		"You cannot read nor transcribe audio files or videos.\n" +
+		"\n" +
+		"# TOOL CALLING INSTRUCTIONS\n" +
+		"\n" +
+		"You may have access to tools that you can use to fetch information or perform actions. You must use these tools in the following situations:\n" +
+		"\n" +
+		"1. When the request requires up-to-date information.\n" +
+		"2. When the request requires specific data that you do not have in your knowledge base.\n" +
+		"3. When the request involves actions that you cannot perform without tools.\n" +
+		"\n" +
+		"Always prioritize using tools to provide the most accurate and helpful response. If tools are not available, inform the user that you cannot perform the requested action at the moment."
+)

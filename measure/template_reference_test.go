@@ -85,6 +85,13 @@ func templateCases() []templateCase {
 		}},
 		{name: "tools without descriptions", tools: noDesc, msgs: []corpora.Message{msg(corpora.RoleSystem, textPart("sys")), msg(corpora.RoleUser, textPart("list"))}},
 		{name: "mcp conversation", msgs: msgs, tools: tools},
+		{name: "nine-character call ids", tools: weather, msgs: []corpora.Message{
+			msg(corpora.RoleUser, textPart("Weather in Paris?")),
+			msg(corpora.RoleAssistant, call("a1b2c3d4e", "get_weather", `{"location":"Paris"}`)),
+			toolMsg("a1b2c3d4e", textPart("sunny, 21.5 °C")),
+			msg(corpora.RoleAssistant, textPart("Sunny.")),
+			msg(corpora.RoleUser, textPart("Thanks")),
+		}},
 		{name: "tool response as user", msgs: []corpora.Message{
 			msg(corpora.RoleUser, textPart("q")),
 			msg(corpora.RoleAssistant, reasoningPart("r"), textPart("a")),
@@ -384,5 +391,66 @@ func TestPromptMarkersAvoidContent(t *testing.T) {
 	}
 	if got := strconv.QuoteToASCII(pm.picOpen); got != `"\U000f0010"` {
 		t.Errorf("first free marker %s, want U+F0010", got)
+	}
+}
+
+// llamaCppTemplates is the models/templates folder of the llama.cpp source that
+// `make llama-server` unpacks (the real chat templates of the models), or skips.
+func llamaCppTemplates(t *testing.T) string {
+	t.Helper()
+	cache := os.Getenv("STRATA_EVAL_CACHE")
+	if cache == "" {
+		home, _ := os.UserHomeDir()
+		cache = filepath.Join(home, ".cache", "strata-eval")
+	}
+	dirs, _ := filepath.Glob(filepath.Join(cache, "llama-server", "*", "src", "models", "templates"))
+	if len(dirs) == 0 {
+		t.Skipf("no llama.cpp source under %s/llama-server (make llama-server unpacks it): the models' own templates are not there", cache)
+	}
+	return dirs[0]
+}
+
+// TestBuiltinsMatchModelTemplates renders each case with a built-in template and with the
+// model's own template (Jinja, as llama-server feeds it): the same prompt, or an error from
+// both where the model's template refuses the conversation.
+func TestBuiltinsMatchModelTemplates(t *testing.T) {
+	dir := llamaCppTemplates(t)
+	for _, p := range []struct{ builtin, file, bos, eos string }{
+		{"qwen", "Qwen-Qwen3-0.6B.jinja", "", "<|im_end|>"},
+		{"llama3", "meta-llama-Llama-3.1-8B-Instruct.jinja", "<|begin_of_text|>", "<|eot_id|>"},
+		{"llama3", "meta-llama-Llama-3.2-3B-Instruct.jinja", "<|begin_of_text|>", "<|eot_id|>"},
+		{"llama3", "meta-llama-Llama-3.3-70B-Instruct.jinja", "<|begin_of_text|>", "<|eot_id|>"},
+		{"mistral", "Mistral-Small-3.2-24B-Instruct-2506.jinja", "<s>", "</s>"},
+		{"gemma", "google-gemma-2-2b-it.jinja", "<bos>", "<eos>"},
+	} {
+		src, err := os.ReadFile(filepath.Join(dir, p.file))
+		if err != nil {
+			t.Errorf("%s: %v", p.file, err)
+			continue
+		}
+		jt, err := NewJinjaTemplate(p.file, string(src), p.bos, p.eos)
+		if err != nil {
+			t.Fatal(err)
+		}
+		builtin, _ := TemplateByName(p.builtin)
+		for _, tc := range templateCases() {
+			if p.builtin == "gemma" && (len(tc.msgs) == 0 || tc.msgs[0].Role == corpora.RoleSystem) {
+				continue // Gemma 2 takes no system message; the built-in is Gemma 3's
+			}
+			js, jerr := jt.Render(tc.msgs, tc.tools)
+			bs, berr := builtin.Render(tc.msgs, tc.tools)
+			if (jerr != nil) != (berr != nil) {
+				t.Errorf("%s / %s: model template error %v, built-in error %v", p.file, tc.name, jerr, berr)
+				continue
+			}
+			if jerr != nil {
+				continue
+			}
+			// The image marker is the family's; a text model's template names none.
+			got := strings.ReplaceAll(RenderString(bs), llamaImageMarker, jt.marker)
+			if want := RenderString(js); got != want {
+				t.Errorf("%s / %s: built-in %s renders\n%q\nthe model's template\n%q", p.file, tc.name, p.builtin, got, want)
+			}
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/strata-eval/strata-eval/corpora"
 )
@@ -89,7 +90,7 @@ func TestBuiltinTemplatesRenderPlainChat(t *testing.T) {
 	tests := []struct{ name, want string }{
 		{"chatml", "<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\n Hi there \n<|im_end|>\n<|im_start|>assistant\nHello!<|im_end|>\n<|im_start|>user\nBye<|im_end|>\n<|im_start|>assistant\n"},
 		{"qwen", "<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\n Hi there \n<|im_end|>\n<|im_start|>assistant\nHello!<|im_end|>\n<|im_start|>user\nBye<|im_end|>\n<|im_start|>assistant\n"},
-		{"llama3", "<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nCutting Knowledge Date: December 2023\nToday Date: 26 Jul 2024\n\nBe brief.<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nHi there<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\nHello!<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nBye<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n"},
+		{"llama3", "<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nCutting Knowledge Date: December 2023\nToday Date: "+time.Now().Format("02 Jan 2006")+"\n\nBe brief.<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nHi there<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\nHello!<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nBye<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n"},
 		{"gemma", "<bos><start_of_turn>user\nBe brief.\n\nHi there<end_of_turn>\n<start_of_turn>model\nHello!<end_of_turn>\n<start_of_turn>user\nBye<end_of_turn>\n<start_of_turn>model\n"},
 		{"mistral", "<s>[SYSTEM_PROMPT]Be brief.[/SYSTEM_PROMPT][INST] Hi there \n[/INST]Hello!</s>[INST]Bye[/INST]"},
 	}
@@ -111,11 +112,21 @@ func TestBuiltinTemplatesRenderPlainChat(t *testing.T) {
 	}
 }
 
+// TestBuiltinTemplatesWithTools renders an MCP exchange with two parallel calls: the ChatML
+// templates render it; Llama 3 (one call a turn), Gemma (no tool turns) and Mistral (9-character
+// call ids) refuse it as their model templates do.
 func TestBuiltinTemplatesWithTools(t *testing.T) {
 	msgs, tools, _ := toolConversation()
+	refusals := map[string]string{"llama3": "single tool-calls", "gemma": "must alternate", "mistral": "length 9"}
 	for _, name := range TemplateNames() {
 		tmpl, _ := TemplateByName(name)
 		segs, err := tmpl.Render(msgs, tools)
+		if want, ok := refusals[name]; ok {
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("%s: error %v, want one saying %q", name, err, want)
+			}
+			continue
+		}
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
