@@ -142,7 +142,7 @@ func (t *JinjaTemplate) data(req *serverRequest, contents []string, mark func(st
 		"add_generation_prompt": jinja.NewBool(true),
 		"datetime":              str(now.Format("Jan 02 2006")),
 		"date_string":           str(now.Format("02 Jan 2006")),
-		serverToJSONFilter:       jinja.NewCallable(serverToJSONFilter, serverToJSONCallable),
+		serverToJSONFilter:      jinja.NewCallable(serverToJSONFilter, serverToJSONCallable),
 	}
 	if len(req.tools) > 0 {
 		tl := make([]jinja.Value, 0, len(req.tools))
