@@ -78,6 +78,14 @@ func templateCases() []templateCase {
 			msg(corpora.RoleAssistant, reasoningPart("\nGot it.\n"), textPart("\n\nIt is 22°C.")),
 			msg(corpora.RoleUser, textPart("Thanks")),
 		}},
+		{name: "reasoning_content in a tool loop", tools: weather, msgs: []corpora.Message{
+			msg(corpora.RoleSystem, textPart("You are terse.")),
+			msg(corpora.RoleUser, textPart("Weather in Oslo and Rome?")),
+			msg(corpora.RoleAssistant, reasoningPart("\nTwo cities: two calls.\n"), textPart("\n\nChecking."), call("c1", "get_weather", `{"location":"Oslo"}`)),
+			toolMsg("c1", textPart("rain")),
+			msg(corpora.RoleAssistant, reasoningPart("Now Rome."), call("c2", "get_weather", `{"location":"Rome"}`)),
+			toolMsg("c2", textPart("sun")),
+		}},
 		{name: "private-use content and pictures", msgs: []corpora.Message{
 			msg(corpora.RoleUser, textPart("ls \ue000\ue001 \U000F0000\U000F0001 done"), imagePart(userImg), textPart("\ue0010\ue000")),
 			msg(corpora.RoleAssistant, call("c1", "shot", `{"glyph":"\ue000"}`)),
@@ -360,6 +368,15 @@ func TestJinjaContentByConstruction(t *testing.T) {
 			case "tool result response":
 				if !containsString(content, "response") {
 					t.Errorf("%s: content %q lacks the tool result", tmpl.Name(), content)
+				}
+			case "think in a tool loop", "reasoning_content in a tool loop":
+				// Found by construction, not lost to the whole-prompt fallback.
+				want := map[string][]string{"think in a tool loop": {"first", "second", "sunny", "rain"},
+					"reasoning_content in a tool loop": {"Two cities: two calls.", "Checking.", "rain", "Now Rome."}}[tc.name]
+				for _, w := range want {
+					if !containsString(content, w) {
+						t.Errorf("%s / %s: content %q lacks %q", tc.name, tmpl.Name(), content, w)
+					}
 				}
 			}
 		}
