@@ -387,6 +387,9 @@ func (c serverCall) argsJSON(indent int) string {
 // another text part is preceded by "\n" when the text so far is not empty; no newline
 // before or after a picture.
 func joinContent(items []contentItem, picture func(i int) string) string {
+	if len(items) == 1 && items[0].image == nil {
+		return items[0].text // no copy of a long tool text
+	}
 	var b strings.Builder
 	lastPicture := false
 	for i, it := range items {
