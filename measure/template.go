@@ -15,8 +15,10 @@ import (
 //   - Image != nil: a picture. Text holds the family's marker text for display only; it is
 //     not counted as text, because markers and image rows are counted by the image-row
 //     component.
-//   - Otherwise: content (message text, tool arguments and results, tool declarations),
-//     tokenized as ordinary text in which special-token strings are just characters.
+//   - Otherwise: content (message text and reasoning, tool arguments and results, tool
+//     declarations), tokenized as ordinary text in which special-token strings are just
+//     characters. What a template writes itself (turn framing, <think> blocks, JSON syntax)
+//     and pieces it cuts out of a content string are framing (docs/pipeline.md §13.3).
 type Segment struct {
 	Text    string
 	Image   *corpora.Image

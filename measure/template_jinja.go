@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ardanlabs/jinja"
+	gguf "github.com/gpustack/gguf-parser-go"
 	"github.com/strata-eval/strata-eval/corpora"
 )
 
@@ -272,7 +273,8 @@ func jinjaNode(n jsonNode, str func(string) jinja.Value) jinja.Value {
 // LoadChatTemplate reads a model's chat template: from a `.gguf` file
 // (tokenizer.chat_template), a tokenizer_config.json (chat_template, a string or the
 // "default" entry of a list), a directory holding tokenizer_config.json, or a `.jinja` file.
-// It also returns the bos and eos token texts when the source names them.
+// It also returns the bos and eos token texts when the source names them (a GGUF's are its
+// vocabulary's BOS and EOS tokens).
 func LoadChatTemplate(path string) (source, bos, eos string, err error) {
 	if info, serr := os.Stat(path); serr == nil && info.IsDir() {
 		path = filepath.Join(path, "tokenizer_config.json")
@@ -283,11 +285,22 @@ func LoadChatTemplate(path string) (source, bos, eos string, err error) {
 		if err != nil {
 			return "", "", "", err
 		}
-		src, err := ggufString(f.Header.MetadataKV, "tokenizer.chat_template")
+		kvs := f.Header.MetadataKV
+		src, err := ggufString(kvs, "tokenizer.chat_template")
 		if err != nil {
 			return "", "", "", fmt.Errorf("%s: %w", path, err)
 		}
-		return src, "", "", nil
+		// The texts of the vocabulary's BOS and EOS tokens, which llama-server hands the
+		// template as bos_token and eos_token.
+		tokens, _ := ggufStrings(kvs, "tokenizer.ggml.tokens")
+		text := func(key string) string {
+			kv, ok := kvs.Get(key)
+			if !ok || kv.ValueType != gguf.GGUFMetadataValueTypeUint32 || int(kv.ValueUint32()) >= len(tokens) {
+				return ""
+			}
+			return tokens[kv.ValueUint32()]
+		}
+		return src, text("tokenizer.ggml.bos_token_id"), text("tokenizer.ggml.eos_token_id"), nil
 	case strings.EqualFold(filepath.Ext(path), ".json"):
 		data, err := os.ReadFile(path)
 		if err != nil {

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/strata-eval/strata-eval/corpora"
+	"github.com/strata-eval/strata-eval/internal/tinymodel"
 )
 
 // templateCase is a request whose rendering the reference renderers check.
@@ -469,5 +470,54 @@ func TestBuiltinsMatchModelTemplates(t *testing.T) {
 				t.Errorf("%s / %s: built-in %s renders\n%q\nthe model's template\n%q", p.file, tc.name, p.builtin, got, want)
 			}
 		}
+	}
+}
+
+// TestLoadChatTemplateGGUFTokens reads the tiny model's template with its BOS and EOS texts.
+func TestLoadChatTemplateGGUFTokens(t *testing.T) {
+	tokPath, err := tinymodel.FindTokenizer()
+	if err != nil {
+		t.Skip(err.Error())
+	}
+	root, err := tinymodel.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	model, err := tinymodel.EnsureQwen3(filepath.Join(root, ".cache", "tinymodel"), tokPath, tinymodel.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, bos, eos, err := LoadChatTemplate(model)
+	if err != nil || !strings.Contains(src, "<|im_start|>") || bos != "<|endoftext|>" || eos != "<|im_end|>" {
+		t.Errorf("template %d bytes, bos %q, eos %q, %v", len(src), bos, eos, err)
+	}
+}
+
+// TestJinjaMarkersChangeTheRendering: a template that measures its content renders
+// differently with markers; the prompt is then the plain rendering, all of it framing.
+func TestJinjaMarkersChangeTheRendering(t *testing.T) {
+	src := "{% for m in messages %}<|im_start|>{{ m.role }}({{ m.content|length }})\n{{ m.content }}<|im_end|>\n{% endfor %}"
+	jt, err := NewJinjaTemplate("length.jinja", src, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	img := &corpora.Image{Data: []byte("png"), Origin: corpora.OriginUser}
+	segs, err := jt.Render([]corpora.Message{msg(corpora.RoleUser, textPart("hello <|im_end|>"), imagePart(img))}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := RenderString(segs), "<|im_start|>user(19)\nhello <|im_end|>"+qwenImageMarker+"<|im_end|>\n"; got != want {
+		t.Errorf("rendered %q, want %q", got, want)
+	}
+	pictures := 0
+	for _, s := range segs {
+		if s.Image != nil {
+			pictures++
+		} else if !s.Special {
+			t.Errorf("content segment %q: the markers changed the rendering, all of it is framing", s.Text)
+		}
+	}
+	if pictures != 1 {
+		t.Errorf("%d pictures, want 1", pictures)
 	}
 }
