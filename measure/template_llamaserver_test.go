@@ -36,7 +36,7 @@ func llamaServerBinary(t *testing.T) string {
 
 // startLlamaServer starts llama-server on loopback with the tiny Qwen3 model and returns its
 // URL; the server is stopped when the test ends.
-func startLlamaServer(t *testing.T, bin, model string) string {
+func startLlamaServer(t *testing.T, bin, model string, args ...string) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -46,7 +46,7 @@ func startLlamaServer(t *testing.T, bin, model string) string {
 	l.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	var logs bytes.Buffer
-	cmd := exec.CommandContext(ctx, bin, "-m", model, "--host", "127.0.0.1", "--port", fmt.Sprint(port), "-c", "8192", "-np", "1", "-t", "1")
+	cmd := exec.CommandContext(ctx, bin, append([]string{"-m", model, "--host", "127.0.0.1", "--port", fmt.Sprint(port), "-c", "8192", "-np", "1", "-t", "1"}, args...)...)
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	if err := cmd.Start(); err != nil {
 		cancel()
@@ -151,12 +151,10 @@ func serverOnlyCases() []templateCase {
 	}
 }
 
-// TestLlamaServerRendersLikeUs sends each case to a real llama-server (release v0.5.0, the
-// tiny Qwen3 model, its Qwen3 template) and checks that /apply-template gives the prompt we
-// render, with the GGUF's template and the built-in qwen, and that the server's /tokenize of
-// it has as many tokens as we count.
-func TestLlamaServerRendersLikeUs(t *testing.T) {
-	bin := llamaServerBinary(t)
+// serverModel returns the llama-server binary and the tiny model, or skips.
+func serverModel(t *testing.T) (bin, model string) {
+	t.Helper()
+	bin = llamaServerBinary(t)
 	tokPath, err := tinymodel.FindTokenizer()
 	if err != nil {
 		t.Skip(err.Error())
@@ -165,10 +163,19 @@ func TestLlamaServerRendersLikeUs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	model, err := tinymodel.EnsureQwen3(filepath.Join(root, ".cache", "tinymodel"), tokPath, tinymodel.Options{})
+	model, err = tinymodel.EnsureQwen3(filepath.Join(root, ".cache", "tinymodel"), tokPath, tinymodel.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return bin, model
+}
+
+// TestLlamaServerRendersLikeUs sends each case to a real llama-server (release v0.5.0, the
+// tiny Qwen3 model, its Qwen3 template) and checks that /apply-template gives the prompt we
+// render, with the GGUF's template and the built-in qwen, and that the server's /tokenize of
+// it has as many tokens as we count.
+func TestLlamaServerRendersLikeUs(t *testing.T) {
+	bin, model := serverModel(t)
 	url := startLlamaServer(t, bin, model)
 	ggufTemplate, err := TemplateFromSpec(model)
 	if err != nil {
@@ -252,4 +259,79 @@ func hasPicture(items []contentItem) bool {
 		}
 	}
 	return false
+}
+
+// TestLlamaServerRendersModelTemplates starts llama-server with the models' own templates
+// (--chat-template-file, the tiny model's vocabulary) and checks that /apply-template gives the
+// prompt of the Jinja renderer and of the built-in template for that model — or that both the
+// server and we refuse the conversation. The server hands the template the tiny vocabulary's
+// BOS and EOS texts; the built-ins write their model's, which the test maps.
+func TestLlamaServerRendersModelTemplates(t *testing.T) {
+	bin, model := serverModel(t)
+	dir := llamaCppTemplates(t)
+	_, bos, eos, err := LoadChatTemplate(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []struct{ builtin, file, bos, eos string }{
+		{"llama3", "meta-llama-Llama-3.1-8B-Instruct.jinja", "<|begin_of_text|>", ""},
+		{"mistral", "Mistral-Small-3.2-24B-Instruct-2506.jinja", "<s>", "</s>"},
+		{"gemma", "google-gemma-2-2b-it.jinja", "<bos>", ""},
+	} {
+		path := filepath.Join(dir, p.file)
+		src, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		jt, err := NewJinjaTemplate(p.file, string(src), bos, eos)
+		if err != nil {
+			t.Fatal(err)
+		}
+		builtin, _ := TemplateByName(p.builtin)
+		url := startLlamaServer(t, bin, model, "--chat-template-file", path)
+		compared := 0
+		for _, tc := range append(templateCases(), serverOnlyCases()...) {
+			if p.builtin == "gemma" && len(tc.msgs) > 0 && tc.msgs[0].Role == corpora.RoleSystem {
+				continue // Gemma 2 takes no system message; the built-in is Gemma 3's
+			}
+			pictures := false
+			for _, m := range tc.msgs {
+				pictures = pictures || hasPicture(flattenContent(m))
+			}
+			if pictures {
+				continue
+			}
+			var applied struct {
+				Prompt string `json:"prompt"`
+			}
+			status, raw := postJSON(t, url+"/apply-template", serverBody(t, tc.msgs, tc.tools), &applied)
+			js, jerr := jt.Render(tc.msgs, tc.tools)
+			bs, berr := builtin.Render(tc.msgs, tc.tools)
+			if status != http.StatusOK {
+				if tc.name == "arguments respelled" {
+					continue // empty arguments: the server refuses them, we render {}
+				}
+				if jerr == nil || berr == nil {
+					t.Errorf("%s / %s: the server refuses (%d %s), Jinja error %v, built-in error %v", p.file, tc.name, status, raw, jerr, berr)
+				}
+				continue
+			}
+			if jerr != nil || berr != nil {
+				t.Errorf("%s / %s: the server renders, Jinja error %v, built-in error %v", p.file, tc.name, jerr, berr)
+				continue
+			}
+			if got := RenderString(js); got != applied.Prompt {
+				t.Errorf("%s / %s: Jinja renders\n%q\nllama-server\n%q", p.file, tc.name, got, applied.Prompt)
+			}
+			got := strings.Replace(RenderString(bs), p.bos, bos, 1)
+			if p.eos != "" {
+				got = strings.ReplaceAll(got, p.eos, eos)
+			}
+			if got != applied.Prompt {
+				t.Errorf("%s / %s: built-in %s renders\n%q\nllama-server\n%q", p.file, tc.name, p.builtin, got, applied.Prompt)
+			}
+			compared++
+		}
+		t.Logf("%s: %d prompts compared with llama-server", p.file, compared)
+	}
 }

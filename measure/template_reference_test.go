@@ -412,20 +412,26 @@ func TestPromptMarkersAvoidContent(t *testing.T) {
 	}
 }
 
-// llamaCppTemplates is the models/templates folder of the llama.cpp source that
-// `make llama-server` unpacks (the real chat templates of the models), or skips.
+// llamaCppTemplates is the models/templates folder of llama.cpp's source (the models' own chat
+// templates): .cache/llama-templates, which make test-deps unpacks, else the source tree that
+// `make llama-server` builds from; or skips.
 func llamaCppTemplates(t *testing.T) string {
 	t.Helper()
+	root, _ := filepath.Abs("..")
+	dirs := []string{filepath.Join(root, ".cache", "llama-templates")}
 	cache := os.Getenv("STRATA_EVAL_CACHE")
 	if cache == "" {
 		home, _ := os.UserHomeDir()
 		cache = filepath.Join(home, ".cache", "strata-eval")
 	}
-	dirs, _ := filepath.Glob(filepath.Join(cache, "llama-server", "*", "src", "models", "templates"))
-	if len(dirs) == 0 {
-		t.Skipf("no llama.cpp source under %s/llama-server (make llama-server unpacks it): the models' own templates are not there", cache)
+	more, _ := filepath.Glob(filepath.Join(cache, "llama-server", "*", "src", "models", "templates"))
+	for _, d := range append(dirs, more...) {
+		if _, err := os.Stat(filepath.Join(d, "Qwen-Qwen3-0.6B.jinja")); err == nil {
+			return d
+		}
 	}
-	return dirs[0]
+	t.Skipf("llama.cpp's models/templates not found in %s (make test-deps unpacks it)", dirs[0])
+	return ""
 }
 
 // TestBuiltinsMatchModelTemplates renders each case with a built-in template and with the
