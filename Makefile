@@ -6,7 +6,7 @@ FUZZTIME  ?= 10s
 BENCHTIME ?= 1s
 COUNT     ?= 1
 
-.PHONY: all build run test test-deps llama-libs unit ci-replay bench bench-scale fuzz lint generate clean
+.PHONY: all build run test test-deps llama-libs llama-server test-llama-server unit ci-replay bench bench-scale fuzz lint generate clean
 
 all: build
 
@@ -28,6 +28,17 @@ test-deps:
 ## about 11 MB; LLAMA_LIBS_VARIANT=cuda for the CUDA build) into $(CACHE)/llama-libs/.
 llama-libs:
 	@sh internal/scripts/llama-libs.sh $(CACHE)
+
+## llama-server: builds llama.cpp's llama-server (the release node-llama-cpp@3.22.1 binds, from the
+## source that npm package ships; CPU, 10-40 min on 2 cores) into
+## $$HOME/.cache/strata-eval/llama-server/<release>/bin/. Not part of `make test` (docs/decisions.md).
+llama-server:
+	@sh internal/scripts/llama-server.sh
+
+## test-llama-server: builds llama-server when absent, then replays the corpora against it
+## with the http, offline and llama engines (the end-to-end test that `make test` skips without it).
+test-llama-server: test-deps llama-server
+	$(GO) test -count=1 -timeout 30m -run 'TestLiveLlamaServer' -v ./cmd/cli/
 
 unit:
 	$(GO) test -count=1 -timeout 20m ./...

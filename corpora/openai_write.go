@@ -14,8 +14,10 @@ import (
 // their signature, else by their label). Tool calls become tool_calls; tool messages keep
 // their tool_call_id and name; an assistant's recorded reasoning_content is kept (llama.cpp's
 // server renders it, see ReasoningContent). Other opaque parts (thinking signatures) and
-// tool-result parts are not part of this shape and are left out. Picture bytes are encoded straight to w.
-func WriteOpenAIChat(w io.Writer, msgs []Message) error {
+// tool-result parts are not part of this shape and are left out. Picture bytes are encoded
+// straight to w. Tools, when given, follow as the request's "tools" array (OpenAITools), as the
+// model receives them.
+func WriteOpenAIChat(w io.Writer, msgs []Message, tools ...ToolDef) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	d := &chatDumper{w: bw}
 	d.raw(`{"messages":[`)
@@ -25,7 +27,12 @@ func WriteOpenAIChat(w io.Writer, msgs []Message) error {
 		}
 		d.message(&msgs[i])
 	}
-	d.raw("]}\n")
+	d.raw("]")
+	if t := OpenAITools(tools); t != nil {
+		d.raw(`,"tools":`)
+		d.raw(string(t))
+	}
+	d.raw("}\n")
 	if d.err != nil {
 		return d.err
 	}
@@ -202,6 +209,37 @@ func plainMIME(m string) bool {
 		}
 	}
 	return true
+}
+
+// OpenAITools returns tools as the "tools" array of a Chat Completions request: each one a
+// function with its name, description and parameters (an empty object schema when the
+// recording has none, or none that is valid JSON); nil when there are no tools.
+func OpenAITools(tools []ToolDef) []byte {
+	if len(tools) == 0 {
+		return nil
+	}
+	type fn struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description,omitempty"`
+		Parameters  json.RawMessage `json:"parameters"`
+	}
+	type tool struct {
+		Type     string `json:"type"`
+		Function fn     `json:"function"`
+	}
+	out := make([]tool, 0, len(tools))
+	for _, t := range tools {
+		params := t.Parameters
+		if len(params) == 0 || !json.Valid(params) {
+			params = json.RawMessage(`{"type":"object","properties":{}}`)
+		}
+		out = append(out, tool{Type: "function", Function: fn{Name: t.Name, Description: t.Description, Parameters: params}})
+	}
+	b, err := marshalNoHTML(out)
+	if err != nil {
+		return nil
+	}
+	return b
 }
 
 // ReasoningContent returns the reasoning_content string an OpenAI Chat Completions assistant

@@ -116,6 +116,12 @@ func mcpDirFromWord(w string) mcpDir {
 	return mcpDirUnknown
 }
 
+// sniffMCPJSONL: an MCP stdio transcript starts with a STDIN:/STDOUT:/STDERR: prefix or holds
+// JSON-RPC frames (after the Inspector's sniff, whose exports hold JSON-RPC too).
+func sniffMCPJSONL(f fileHead) bool {
+	return f.startsWith("STDIN: ") || f.startsWith("STDOUT: ") || f.startsWith("STDERR: ") || f.has(`"jsonrpc"`)
+}
+
 // readMCPJSONL reads an MCP stdio transcript: one JSON-RPC frame (or 2025-03-26 batch array)
 // per line, optionally prefixed `STDIN: `/`STDOUT: `/`STDERR: ` (goose replays) or wrapped
 // in one envelope object ({ts, dir|direction|origin, msg|message|data|payload|frame}). It

@@ -71,7 +71,7 @@ func startLlamaServer(t *testing.T, bin, model string, args ...string) string {
 
 // serverBody is a chat request as the http engine writes it: the messages as
 // corpora.WriteOpenAIMessage writes them (tool results flattened to their text) and the tools
-// as {"type": "function", "function": {name, description (when set), parameters}}.
+// as corpora.OpenAITools writes them.
 func serverBody(t *testing.T, msgs []corpora.Message, tools []corpora.ToolDef) []byte {
 	t.Helper()
 	var b bytes.Buffer
@@ -94,24 +94,7 @@ func serverBody(t *testing.T, msgs []corpora.Message, tools []corpora.ToolDef) [
 		}
 	}
 	b.WriteString("]")
-	if len(tools) > 0 {
-		type fn struct {
-			Name        string          `json:"name"`
-			Description string          `json:"description,omitempty"`
-			Parameters  json.RawMessage `json:"parameters"`
-		}
-		var list []map[string]any
-		for _, td := range tools {
-			params := td.Parameters
-			if len(params) == 0 || !json.Valid(params) {
-				params = json.RawMessage(defaultToolParameters)
-			}
-			list = append(list, map[string]any{"type": "function", "function": fn{td.Name, td.Description, params}})
-		}
-		raw, err := json.Marshal(list)
-		if err != nil {
-			t.Fatal(err)
-		}
+	if raw := corpora.OpenAITools(tools); raw != nil {
 		b.WriteString(`,"tools":`)
 		b.Write(raw)
 	}

@@ -4,7 +4,7 @@
 package results
 
 import (
-	"github.com/strata-eval/strata-eval/replay"
+	"github.com/strata-eval/strata-eval/records"
 )
 
 // Schema is the version of the results.json layout.
@@ -32,7 +32,7 @@ type RunConfig struct {
 	Context     int               `json:"context"`
 	Turns       string            `json:"turns"`
 	MCPDelivery string            `json:"mcp_delivery,omitempty"`
-	Arms        []replay.Arm      `json:"arms"`
+	Arms        []records.Arm     `json:"arms"`
 	Flags       map[string]string `json:"flags"`
 	Shard       string            `json:"shard,omitempty"`
 	// Engine is the engine that counted (offline, http, llama); Model, API, Endpoints and
@@ -46,6 +46,10 @@ type RunConfig struct {
 	// of the verbatim arm (a fraction of the reference count).
 	Answer    bool    `json:"answer,omitempty"`
 	Tolerance float64 `json:"divergence_tolerance,omitempty"`
+	// Warnings are what the run found doubtful in its own configuration or the server's
+	// answers (a context larger than the server's, a tokenizer that is not the server's, a
+	// server that takes no pictures, a verbatim arm without its reference arm).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Input is one input file (or the embedded corpus) with its digest.
@@ -105,9 +109,9 @@ type ArmCase struct {
 	Verdict    string `json:"verdict,omitempty"` // the refusal message when it does not fit
 	// SeesPicture says whether pixels of at least one picture reach the model; Pictures lists
 	// every picture met.
-	SeesPicture bool                 `json:"sees_picture"`
-	Pictures    []Picture            `json:"pictures,omitempty"`
-	Gate        *replay.GateDecision `json:"gate,omitempty"`
+	SeesPicture bool                  `json:"sees_picture"`
+	Pictures    []Picture             `json:"pictures,omitempty"`
+	Gate        *records.GateDecision `json:"gate,omitempty"`
 
 	// Computed is the count of the project's tokenizer when the counts above come from a
 	// server; CountDiff is the server's prompt tokens minus the computed ones.
@@ -157,7 +161,7 @@ type Divergence struct {
 
 // Picture is what happened to one picture in one arm, with the rows it costs.
 type Picture struct {
-	replay.PictureRecord
+	records.PictureRecord
 	Rows    int    `json:"rows,omitempty"`
 	Markers int    `json:"markers,omitempty"`
 	Family  string `json:"family,omitempty"`

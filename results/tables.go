@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/strata-eval/strata-eval/replay"
+	"github.com/strata-eval/strata-eval/internal/thousands"
 )
 
 // Table is a titled grid of cells, built without I/O and rendered by the Write functions.
@@ -19,8 +19,8 @@ type Table struct {
 }
 
 // Thousands formats n with comma thousands separators: 1528438 → "1,528,438" (the same
-// digits the replay notes print, replay.FormatCount).
-func Thousands(n int64) string { return replay.FormatCount(n) }
+// digits the replay notes print: both use internal/thousands).
+func Thousands(n int64) string { return thousands.Format(n) }
 
 func plural(n int, one, many string) string {
 	if n == 1 {

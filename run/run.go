@@ -52,7 +52,10 @@ type Config struct {
 	// Tokenizer is the tokenizer's name as configured (reported; a .gguf gives the context).
 	Tokenizer string
 	// Context is the context size in tokens; 0 takes the server's, the model's or DefaultContext.
-	Context int
+	// A Context larger than a live server's n_ctx gives way to it, with a warning, unless
+	// ForceContext is set.
+	Context      int
+	ForceContext bool
 	// Answer asks the engine to answer each request; Expect holds the sidecar's expectations.
 	Answer bool
 	Expect map[string]corpora.Expectation
@@ -124,6 +127,9 @@ func Run(ctx context.Context, cfg Config) (*results.Report, error) {
 	if runErr != nil {
 		return rep, runErr
 	}
+	if err := m.live.runError(); err != nil {
+		return rep, err
+	}
 	return rep, load.Err()
 }
 
@@ -191,6 +197,9 @@ type indexedCase struct {
 	cancelled bool
 }
 
+// inFlight is an engine that keeps several requests in flight (the http engine).
+type inFlight interface{ Concurrency() int }
+
 type caseJob struct {
 	index int
 	req   corpora.Request
@@ -207,11 +216,17 @@ func (r *runner) execute(ctx context.Context) (*LoadResult, error) {
 	r.digests = startInputDigests(ctx, cfg.Paths)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	jobs := make(chan caseJob, cfg.Workers)
-	done := make(chan indexedCase, cfg.Workers)
+	workers := cfg.Workers
+	if c, ok := r.meter.engine.(inFlight); ok {
+		// a case sends its arms one after the other: -j cases under way would cap the
+		// requests in flight at -j, below the engine's --concurrency
+		workers = max(workers, c.Concurrency())
+	}
+	jobs := make(chan caseJob, workers)
+	done := make(chan indexedCase, workers)
 	r.scanBytes = map[string]int64{}
 	var wg sync.WaitGroup
-	for w := 0; w < cfg.Workers; w++ {
+	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -314,6 +329,11 @@ func (r *runner) replayCase(ctx context.Context, j caseJob) indexedCase {
 		c.Question, c.Expected = conv.Expect.Question, conv.Expect.Answer
 	}
 	ic := indexedCase{index: j.index}
+	if r.meter.live.goneErr() != nil {
+		c.Error = r.meter.live.giveUp()
+		ic.c = c
+		return ic
+	}
 	for _, arm := range r.cfg.Arms {
 		res, err := r.applier.Apply(ctx, arm, req)
 		if err != nil {
@@ -337,7 +357,7 @@ func (r *runner) replayCase(ctx context.Context, j caseJob) indexedCase {
 		r.scanBytes[arm.Name] += bytes
 		r.mu.Unlock()
 		if r.cfg.Dump != "" {
-			if err := dumpArm(r.cfg.Dump, c.ID, res); err != nil {
+			if err := dumpArm(r.cfg.Dump, c.ID, res, conv.Tools); err != nil {
 				c.Error = fmt.Sprintf("dump %s: %v", arm.Name, err)
 			}
 		}
@@ -353,10 +373,11 @@ func (r *runner) replayCase(ctx context.Context, j caseJob) indexedCase {
 	return ic
 }
 
-// dumpArm writes the request the arm hands the model and the record of its pictures.
-func dumpArm(dir, caseID string, res *replay.Result) error {
+// dumpArm writes the request the arm hands the model (with the declared tools) and the record
+// of its pictures.
+func dumpArm(dir, caseID string, res *replay.Result, tools []corpora.ToolDef) error {
 	base := filepath.Join(dir, fsutil.SafeName(caseID)+"."+fsutil.SafeName(res.Arm))
-	if err := fsutil.WriteAtomic(base+".request.json", func(w io.Writer) error { return replay.WriteOpenAIChat(w, res) }); err != nil {
+	if err := fsutil.WriteAtomic(base+".request.json", func(w io.Writer) error { return replay.WriteOpenAIChat(w, res, tools...) }); err != nil {
 		return err
 	}
 	return fsutil.WriteAtomic(base+".pictures.json", func(w io.Writer) error {
@@ -381,8 +402,8 @@ func (r *runner) report(load *LoadResult, wall time.Duration) *results.Report {
 	rep := &results.Report{Schema: results.Schema}
 	rep.Config = results.RunConfig{ToolVersion: cfg.ToolVersion, Tokenizer: r.meter.tokenizerName, Template: r.meter.templateName,
 		Vision: r.meter.visionName, Context: r.meter.context, Turns: cfg.Turns, MCPDelivery: cfg.MCPDelivery,
-		Arms: cfg.Arms, Flags: cfg.Flags, Shard: cfg.Shard.String(), Engine: r.meter.engine.Name(),
-		Answer: r.meter.answer, Server: r.meter.server}
+		Arms: replay.ArmRecords(cfg.Arms), Flags: cfg.Flags, Shard: cfg.Shard.String(), Engine: r.meter.engine.Name(),
+		Answer: r.meter.answer, Server: r.meter.server, Warnings: r.meter.live.report()}
 	if h, ok := r.meter.engine.(*engine.HTTP); ok {
 		rep.Config.Model, rep.Config.API, rep.Config.Endpoints = h.Model(), h.API(), h.Endpoints()
 		rep.Config.Tolerance = r.meter.tolerance
@@ -390,6 +411,9 @@ func (r *runner) report(load *LoadResult, wall time.Duration) *results.Report {
 		if _, ok := rep.Config.Flags["endpoint"]; ok {
 			rep.Config.Flags["endpoint"] = "[" + strings.Join(h.Endpoints(), ",") + "]"
 		}
+	}
+	if l, ok := r.meter.engine.(*engine.Llama); ok {
+		rep.Config.Model = filepath.Base(l.Info().Model)
 	}
 	for _, in := range load.Inputs {
 		rep.Config.Inputs = append(rep.Config.Inputs, r.digests.describe(in))

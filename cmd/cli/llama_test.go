@@ -57,6 +57,9 @@ func TestReplayLlamaEngine(t *testing.T) {
 	if r.Config.Engine != "llama" || !strings.Contains(r.Config.Server, "llama.cpp") || !strings.Contains(r.Config.Server, "backend") {
 		t.Errorf("config names engine %q, server %q", r.Config.Engine, r.Config.Server)
 	}
+	if r.Config.Model != filepath.Base(model) {
+		t.Errorf("config.model %q, want the GGUF's name %q", r.Config.Model, filepath.Base(model))
+	}
 	if len(r.Cases) != 2 {
 		t.Fatalf("%d cases, want 2", len(r.Cases))
 	}

@@ -33,14 +33,16 @@ type ReplayOptions struct {
 	MinTokens   int
 	MaxTokens   int
 	Context     int
-	Config      string
-	Turns       string
-	Workers     int
-	Out         string
-	Format      string
-	MCPDelivery string
-	Dump        string
-	Arms        []string
+	// ForceContext keeps --ctx when a live server's context is smaller.
+	ForceContext bool
+	Config       string
+	Turns        string
+	Workers      int
+	Out          string
+	Format       string
+	MCPDelivery  string
+	Dump         string
+	Arms         []string
 	// Engine is offline (default), http or llama; Endpoints are the servers of the http engine.
 	Engine    string
 	Endpoints []string
@@ -83,10 +85,11 @@ results.json, results.md, results.csv and cases.jsonl (streamed case by case).`)
 	f.StringVar(&opts.Vision, "vision", defaultVision, "vision family that decides image rows when no --mmproj is given")
 	f.IntVar(&opts.MinTokens, "image-min-tokens", 0, "llama-server --image-min-tokens (0: the projector's default)")
 	f.IntVar(&opts.MaxTokens, "image-max-tokens", 0, "llama-server --image-max-tokens (0: the projector's default)")
-	f.IntVar(&opts.Context, "ctx", 0, "context size in tokens (default: the model GGUF's, else 262144)")
+	f.IntVar(&opts.Context, "ctx", 0, "context size in tokens (default: the server's n_ctx, the model GGUF's, else 262144; a live server's smaller n_ctx wins)")
+	f.BoolVar(&opts.ForceContext, "force-ctx", false, "keep --ctx even when the http engine's server reports a smaller n_ctx")
 	f.StringVar(&opts.Config, "config", "", "YAML file defining more arms")
 	f.StringVar(&opts.Turns, "turns", "last", "which requests of a conversation: last or all")
-	f.IntVarP(&opts.Workers, "jobs", "j", 2, "workers")
+	f.IntVarP(&opts.Workers, "jobs", "j", 2, "workers (the http engine runs at least --concurrency, so that -j does not cap the requests in flight)")
 	f.StringVar(&opts.Out, "out", "", "folder for results.json, results.md, results.csv and cases.jsonl")
 	f.StringVar(&opts.Format, "format", "table", "stdout format: table, markdown, csv or json")
 	f.StringVar(&opts.MCPDelivery, "mcp-delivery", replay.MCPAuto, "how MCP results reach the server: structured, stringified or auto")
@@ -95,7 +98,7 @@ results.json, results.md, results.csv and cases.jsonl (streamed case by case).`)
 	f.StringVar(&opts.Engine, "engine", "offline", "engine that counts (and answers): "+strings.Join(engineNames(), ", "))
 	f.StringArrayVar(&opts.Endpoints, "endpoint", nil, "server URL of the http engine (repeatable: cases are spread over them)")
 	f.StringVar(&opts.Shard, "shard", "", "replay only shard i of n (\"i/n\", 0-based), split by a stable hash of the case id")
-	f.BoolVar(&opts.Resume, "resume", false, "skip cases already written to --out's cases.jsonl")
+	f.BoolVar(&opts.Resume, "resume", false, "skip cases already written to --out's cases.jsonl (failed ones are replayed)")
 	addLiveFlags(f, &opts.Live)
 	f.BoolVar(&opts.NoTimings, "no-timings", false, "leave the scan-time table out of stdout, so that it is the same on every run")
 	return c
@@ -141,11 +144,16 @@ func runReplay(ctx context.Context, opts *ReplayOptions) error {
 		casesPath := filepath.Join(opts.Out, "cases.jsonl")
 		flags := os.O_CREATE | os.O_WRONLY | os.O_TRUNC
 		if opts.Resume {
-			if cfg.Previous, err = run.ReadCases(casesPath); err != nil {
+			var failed int
+			if cfg.Previous, failed, err = run.ResumeCases(casesPath); err != nil {
 				return err
 			}
 			flags = os.O_CREATE | os.O_WRONLY | os.O_APPEND
-			fmt.Fprintf(opts.IO.ErrOut, "strata-eval: resuming: %d case(s) already in %s\n", len(cfg.Previous), casesPath)
+			fmt.Fprintf(opts.IO.ErrOut, "strata-eval: resuming: %d case(s) already in %s", len(cfg.Previous), casesPath)
+			if failed > 0 {
+				fmt.Fprintf(opts.IO.ErrOut, "; %d failed case(s) replayed again", failed)
+			}
+			fmt.Fprintln(opts.IO.ErrOut)
 		}
 		f, err := os.OpenFile(casesPath, flags, 0o644)
 		if err != nil {
@@ -188,7 +196,7 @@ func (o *ReplayOptions) runConfig() (run.Config, error) {
 		return run.Config{}, err
 	}
 	cfg := run.Config{Paths: o.Paths, Format: format, Turns: o.Turns, Workers: o.Workers, MCPDelivery: o.MCPDelivery,
-		Dump: o.Dump, Arms: arms, Offline: off, Engine: eng, Tokenizer: o.Tokenizer, Context: o.Context,
+		Dump: o.Dump, Arms: arms, Offline: off, Engine: eng, Tokenizer: o.Tokenizer, Context: o.Context, ForceContext: o.ForceContext,
 		Answer: o.Live.Answer, Tolerance: o.Live.Tolerance, Reference: o.Live.Reference,
 		Notes: o.IO.ErrOut, ToolVersion: Version, Flags: o.flags, Now: o.now}
 	if o.Live.Expect != "" {
