@@ -35,6 +35,9 @@ type JinjaTemplate struct {
 	marker string
 	bos    string
 	eos    string
+	// noSystem and stringArgs are what llama-server's capability probe finds (see probe): the
+	// template shows no system message, or no arguments given as an object.
+	noSystem, stringArgs bool
 }
 
 // NewJinjaTemplate compiles a chat template. The image marker is guessed from the source
@@ -54,7 +57,48 @@ func NewJinjaTemplate(name, source, bos, eos string) (*JinjaTemplate, error) {
 			break
 		}
 	}
-	return &JinjaTemplate{name: name, source: source, tmpl: tmpl, marker: marker, bos: bos, eos: eos}, nil
+	t := &JinjaTemplate{name: name, source: source, tmpl: tmpl, marker: marker, bos: bos, eos: eos}
+	t.probe()
+	return t, nil
+}
+
+// probe finds what llama-server's capability check (common/jinja/caps.cpp) finds and then
+// works around: a template that does not show a system message gets it merged into the next
+// message; one that does not show arguments given as an object gets them as the recorded text.
+// The server asks whether the template read the value; the probe, whether the value reached
+// the output.
+func (t *JinjaTemplate) probe() {
+	const sys, arg = "System message \U000F0000", "value \U000F0000"
+	render := func(msgs []corpora.Message, tools []corpora.ToolDef) string {
+		req := newServerRequest(msgs, tools)
+		contents := make([]string, len(req.msgs))
+		for i, m := range req.msgs {
+			contents[i] = joinContent(m.content, nil)
+		}
+		out, err := t.tmpl.RenderValues(t.data(&req, contents, nil, time.Now()))
+		if err != nil {
+			return ""
+		}
+		return out
+	}
+	text := func(role corpora.Role, s string) corpora.Message {
+		return corpora.Message{Role: role, Parts: []corpora.Part{{Kind: corpora.PartText, Text: s}}}
+	}
+	t.noSystem = !strings.Contains(render([]corpora.Message{text(corpora.RoleSystem, sys), text(corpora.RoleUser, "User message")}, nil), sys)
+	argsJSON, _ := json.Marshal(map[string]string{"arg": arg})
+	calls := []corpora.Message{
+		text(corpora.RoleUser, "User message"),
+		{Role: corpora.RoleAssistant, Parts: []corpora.Part{{Kind: corpora.PartToolCall, ToolCall: &corpora.ToolCall{ID: "call00001", Name: "tool1", Arguments: string(argsJSON)}}}},
+		{Role: corpora.RoleTool, ToolCallID: "call00001", Parts: []corpora.Part{{Kind: corpora.PartText, Text: "Tool response"}}},
+		text(corpora.RoleAssistant, "The tool response was 'tool response'"),
+		text(corpora.RoleUser, "User message"),
+	}
+	tools := []corpora.ToolDef{{Name: "tool1", Description: "Tool description",
+		Parameters: json.RawMessage(`{"type":"object","properties":{"arg":{"type":"string","description":"Arg description"}},"required":["arg"]}`)}}
+	// Printing the object itself reads none of its members (the server then passes the text).
+	out := render(calls, tools)
+	used := strings.Contains(out, arg) && !strings.Contains(out, "{'arg': ")
+	t.stringArgs = out != "" && strings.Contains(out, "tool1") && !used
 }
 
 // Name is the template's name (the file it came from).
@@ -67,6 +111,13 @@ func (t *JinjaTemplate) Render(msgs []corpora.Message, tools []corpora.ToolDef) 
 	contents := make([]string, len(req.msgs))
 	for i, m := range req.msgs {
 		contents[i] = pm.content(m.content)
+	}
+	if t.noSystem && len(req.msgs) > 0 && req.msgs[0].role == corpora.RoleSystem {
+		// llama-server's workaround: the system text and "\n" lead the next message.
+		if len(req.msgs) > 1 {
+			contents[1] = contents[0] + "\n" + contents[1]
+		}
+		req.msgs, contents = req.msgs[1:], contents[1:]
 	}
 	now := time.Now()
 	plain, err := t.tmpl.RenderValues(t.data(&req, contents, nil, now))
@@ -118,10 +169,10 @@ func (t *JinjaTemplate) data(req *serverRequest, contents []string, mark func(st
 			for _, c := range m.calls {
 				fn := jinja.NewDict()
 				fn.AsDict().Set("name", str(c.name))
-				if c.argsOK {
+				if c.argsOK && !t.stringArgs {
 					fn.AsDict().Set("arguments", jinjaNode(c.args, content))
 				} else {
-					fn.AsDict().Set("arguments", str(c.argsText))
+					fn.AsDict().Set("arguments", content(c.argsText))
 				}
 				call := jinja.NewDict()
 				call.AsDict().Set("type", str("function"))

@@ -274,9 +274,9 @@ func TestLlamaServerRendersModelTemplates(t *testing.T) {
 		url := startLlamaServer(t, bin, model, "--chat-template-file", path)
 		compared := 0
 		for _, tc := range append(templateCases(), serverOnlyCases()...) {
-			if p.builtin == "gemma" && len(tc.msgs) > 0 && tc.msgs[0].Role == corpora.RoleSystem {
-				continue // Gemma 2 takes no system message; the built-in is Gemma 3's
-			}
+			// Gemma 2 shows no system message: llama-server merges it into the next message,
+			// and so does the Jinja renderer; the built-in is Gemma 3's, which shows it.
+			jinjaOnly := p.builtin == "gemma" && len(tc.msgs) > 0 && tc.msgs[0].Role == corpora.RoleSystem
 			pictures := false
 			for _, m := range tc.msgs {
 				pictures = pictures || hasPicture(flattenContent(m))
@@ -290,6 +290,9 @@ func TestLlamaServerRendersModelTemplates(t *testing.T) {
 			status, raw := postJSON(t, url+"/apply-template", serverBody(t, tc.msgs, tc.tools), &applied)
 			js, jerr := jt.Render(tc.msgs, tc.tools)
 			bs, berr := builtin.Render(tc.msgs, tc.tools)
+			if jinjaOnly {
+				berr, bs = jerr, js
+			}
 			if status != http.StatusOK {
 				if tc.name == "arguments respelled" {
 					continue // empty arguments: the server refuses them, we render {}
@@ -306,8 +309,11 @@ func TestLlamaServerRendersModelTemplates(t *testing.T) {
 			if got := RenderString(js); got != applied.Prompt {
 				t.Errorf("%s / %s: Jinja renders\n%q\nllama-server\n%q", p.file, tc.name, got, applied.Prompt)
 			}
-			got := strings.Replace(RenderString(bs), p.bos, bos, 1)
-			if p.eos != "" {
+			got := RenderString(bs)
+			if !jinjaOnly {
+				got = strings.Replace(got, p.bos, bos, 1)
+			}
+			if p.eos != "" && !jinjaOnly {
 				got = strings.ReplaceAll(got, p.eos, eos)
 			}
 			if got != applied.Prompt {
@@ -316,5 +322,50 @@ func TestLlamaServerRendersModelTemplates(t *testing.T) {
 			compared++
 		}
 		t.Logf("%s: %d prompts compared with llama-server", p.file, compared)
+	}
+}
+
+// TestLlamaServerProbesTemplates starts llama-server with templates whose capabilities its
+// probe judges (arguments printed as they come, no system message shown) and checks that we
+// render what it renders.
+func TestLlamaServerProbesTemplates(t *testing.T) {
+	bin, model := serverModel(t)
+	_, bos, eos, err := LoadChatTemplate(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, src := range map[string]string{
+		"plain arguments":   "{% for m in messages %}{{ m.role }}: {{ m.content }}{% if m.tool_calls %}{% for c in m.tool_calls %} CALL {{ c.function.name }} {{ c.function.arguments }}{% endfor %}{% endif %}\n{% endfor %}",
+		"arguments as JSON": "{% for m in messages %}{{ m.role }}: {{ m.content }}{% if m.tool_calls %}{% for c in m.tool_calls %} CALL {{ c.function.name }} {{ c.function.arguments | tojson }}{% endfor %}{% endif %}\n{% endfor %}",
+		"no system":         "{% for m in messages %}{% if m.role != 'system' %}[{{ m.role }}] {{ m.content }}\n{% endif %}{% endfor %}",
+	} {
+		path := filepath.Join(t.TempDir(), "t.jinja")
+		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		jt, err := NewJinjaTemplate(name, src, bos, eos)
+		if err != nil {
+			t.Fatal(err)
+		}
+		url := startLlamaServer(t, bin, model, "--chat-template-file", path)
+		msgs := []corpora.Message{
+			msg(corpora.RoleSystem, textPart("Be brief.")),
+			msg(corpora.RoleUser, textPart("hi")),
+			msg(corpora.RoleAssistant, call("c1", "f", `{"a":1.0,"b":"x"}`)),
+			toolMsg("c1", textPart("ok")),
+		}
+		var applied struct {
+			Prompt string `json:"prompt"`
+		}
+		if status, raw := postJSON(t, url+"/apply-template", serverBody(t, msgs, nil), &applied); status != http.StatusOK {
+			t.Fatalf("%s: HTTP %d: %s", name, status, raw)
+		}
+		segs, err := jt.Render(msgs, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := RenderString(segs); got != applied.Prompt {
+			t.Errorf("%s: we render\n%q\nllama-server\n%q", name, got, applied.Prompt)
+		}
 	}
 }
