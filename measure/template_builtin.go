@@ -153,6 +153,23 @@ func (qwenTemplate) Render(msgs []corpora.Message, tools []corpora.ToolDef) ([]S
 	return w.segs, nil
 }
 
+// listedParts returns a message's text parts when llama-server hands its content to a
+// template that shows lists of parts (Gemma 3, Mistral Small 3.2) as such a list: two or more
+// text parts and no picture. Otherwise nil: the content is the joined text.
+func listedParts(m serverMessage) []string {
+	var parts []string
+	for _, it := range m.content {
+		if it.image != nil {
+			return nil
+		}
+		parts = append(parts, it.text)
+	}
+	if len(parts) < 2 {
+		return nil
+	}
+	return parts
+}
+
 // qwenLastQuery is Qwen3's last_query_index: the last user message, passing over trailing
 // user messages that are tool responses wrapped in <tool_response>…</tool_response>;
 // len(msgs)-1 when there is none.
@@ -301,6 +318,9 @@ func (gemmaTemplate) Render(msgs []corpora.Message, tools []corpora.ToolDef) ([]
 	prefix := ""
 	if len(rest) > 0 && rest[0].role == corpora.RoleSystem {
 		prefix, rest = pm.content(rest[0].content), rest[1:]
+		if parts := listedParts(req.msgs[0]); parts != nil {
+			prefix = parts[0] // the template takes the first part of a list
+		}
 	}
 	for i, m := range rest {
 		if (m.role == corpora.RoleUser) != (i%2 == 0) {
@@ -315,7 +335,13 @@ func (gemmaTemplate) Render(msgs []corpora.Message, tools []corpora.ToolDef) ([]
 			put(prefix)
 			w.special("\n\n")
 		}
-		put(strings.TrimSpace(pm.content(m.content)))
+		if parts := listedParts(m); parts != nil {
+			for _, p := range parts {
+				put(strings.TrimSpace(p)) // each part trimmed, none between them
+			}
+		} else {
+			put(strings.TrimSpace(pm.content(m.content)))
+		}
 		w.special("<end_of_turn>\n")
 	}
 	w.special("<start_of_turn>model\n")
@@ -350,12 +376,18 @@ func (mistralTemplate) Render(msgs []corpora.Message, tools []corpora.ToolDef) (
 	system, haveSystem := "", false
 	if len(rest) > 0 && rest[0].role == corpora.RoleSystem {
 		system, haveSystem, rest = pm.content(rest[0].content), true, rest[1:]
+		if parts := listedParts(req.msgs[0]); parts != nil {
+			system = parts[0] // the template takes the first part of a list
+		}
 	}
 	contents := make([]string, len(rest))
 	lastUser := -1
 	n := 0
 	for i, m := range rest {
 		contents[i] = pm.content(m.content)
+		if parts := listedParts(m); parts != nil && m.role != corpora.RoleTool {
+			contents[i] = strings.Join(parts, "") // the template writes the parts one after another
+		}
 		if m.role == corpora.RoleUser {
 			lastUser = i
 		}

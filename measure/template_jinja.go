@@ -36,8 +36,10 @@ type JinjaTemplate struct {
 	bos    string
 	eos    string
 	// noSystem and stringArgs are what llama-server's capability probe finds (see probe): the
-	// template shows no system message, or no arguments given as an object.
-	noSystem, stringArgs bool
+	// template shows no system message, or no arguments given as an object; typedContent and
+	// stringContent, whether it shows content given as a list of text parts, or as a string.
+	noSystem, stringArgs        bool
+	typedContent, stringContent bool
 }
 
 // NewJinjaTemplate compiles a chat template. The image marker is guessed from the source
@@ -83,6 +85,24 @@ func (t *JinjaTemplate) probe() {
 	}
 	text := func(role corpora.Role, s string) corpora.Message {
 		return corpora.Message{Role: role, Parts: []corpora.Part{{Kind: corpora.PartText, Text: s}}}
+	}
+	user := func(content jinja.Value) string {
+		d := jinja.NewDict()
+		d.AsDict().Set("role", jinja.NewString("user"))
+		d.AsDict().Set("content", content)
+		data := t.data(&serverRequest{}, nil, nil, time.Now())
+		data["messages"] = jinja.NewList([]jinja.Value{d})
+		out, err := t.tmpl.RenderValues(data)
+		if err != nil {
+			return ""
+		}
+		return out
+	}
+	t.stringContent = strings.Contains(user(jinja.NewString(sys)), sys)
+	typed := user(textParts([]string{sys}, jinja.NewString))
+	t.typedContent = strings.Contains(typed, sys) && !strings.Contains(typed, "'type': 'text'")
+	if !t.stringContent && !t.typedContent {
+		t.stringContent = true // neither: the server leaves content as it is
 	}
 	t.noSystem = !strings.Contains(render([]corpora.Message{text(corpora.RoleSystem, sys), text(corpora.RoleUser, "User message")}, nil), sys)
 	argsJSON, _ := json.Marshal(map[string]string{"arg": arg})
@@ -154,7 +174,7 @@ func (t *JinjaTemplate) data(req *serverRequest, contents []string, mark func(st
 		d := jinja.NewDict()
 		md := d.AsDict()
 		md.Set("role", str(string(m.role)))
-		md.Set("content", content(contents[i]))
+		md.Set("content", t.contentValue(m, contents[i], content))
 		if m.reasoning != "" {
 			md.Set("reasoning_content", content(m.reasoning))
 		}
@@ -292,6 +312,40 @@ func jinjaToNode(v jinja.Value) jsonNode {
 		return n
 	}
 	return jsonNode{kind: jsonNull}
+}
+
+// contentValue is a message's content as llama-server hands it to the template: a message
+// with two or more text parts and no picture is a list of {"type": "text", "text": …} parts
+// when the template shows such lists; otherwise the joined text, itself wrapped in a list for a
+// template that shows lists only.
+func (t *JinjaTemplate) contentValue(m serverMessage, joined string, content func(string) jinja.Value) jinja.Value {
+	var texts []string
+	for _, it := range m.content {
+		if it.image != nil {
+			texts = nil
+			break
+		}
+		texts = append(texts, it.text)
+	}
+	switch {
+	case len(texts) >= 2 && t.typedContent:
+		return textParts(texts, content)
+	case t.typedContent && !t.stringContent:
+		return textParts([]string{joined}, content)
+	}
+	return content(joined)
+}
+
+// textParts is a list of text content parts.
+func textParts(texts []string, content func(string) jinja.Value) jinja.Value {
+	parts := make([]jinja.Value, len(texts))
+	for i, s := range texts {
+		d := jinja.NewDict()
+		d.AsDict().Set("type", jinja.NewString("text"))
+		d.AsDict().Set("text", content(s))
+		parts[i] = d
+	}
+	return jinja.NewList(parts)
 }
 
 // jinjaNode converts a JSON value to Jinja values; str makes the string values.

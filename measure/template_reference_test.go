@@ -101,6 +101,12 @@ func templateCases() []templateCase {
 			msg(corpora.RoleAssistant, textPart("Sunny.")),
 			msg(corpora.RoleUser, textPart("Thanks")),
 		}},
+		{name: "text parts", msgs: []corpora.Message{
+			msg(corpora.RoleSystem, textPart("Rule one."), textPart("Rule two.")),
+			msg(corpora.RoleUser, textPart("one"), textPart(" two "), textPart("")),
+			msg(corpora.RoleAssistant, textPart("ok"), textPart("then")),
+			msg(corpora.RoleUser, textPart(""), textPart("three")),
+		}},
 		{name: "tool response as user", msgs: []corpora.Message{
 			msg(corpora.RoleUser, textPart("q")),
 			msg(corpora.RoleAssistant, reasoningPart("r"), textPart("a")),
