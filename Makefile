@@ -6,12 +6,16 @@ FUZZTIME  ?= 10s
 BENCHTIME ?= 1s
 COUNT     ?= 1
 
-.PHONY: all build run test test-deps llama-libs llama-server test-llama-server unit ci-replay bench bench-scale fuzz lint generate clean
+.PHONY: all build run test test-deps llama-libs llama-server test-llama-server unit ci-replay bench bench-scale bench-hugeline fuzz lint generate clean
 
 all: build
 
+# The commit and its date for `strata-eval version` when the build records no VCS stamp.
+LDFLAGS := -X github.com/strata-eval/strata-eval/cmd/cli.Commit=$(shell git rev-parse HEAD 2>/dev/null) \
+	-X github.com/strata-eval/strata-eval/cmd/cli.BuildDate=$(shell git log -1 --format=%cI 2>/dev/null)
+
 build:
-	$(GO) build -o $(BIN) ./cmd/strata-eval
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/strata-eval
 
 ## run: replay the embedded sample corpus offline and print the before/after tables.
 run:
@@ -53,6 +57,12 @@ bench:
 ## bench-scale: replay a generated 1 GiB corpus with -j 1 and -j 2: wall time, MB/s, peak RSS.
 bench-scale: build
 	@bash internal/scripts/bench-scale.sh $(BIN)
+
+## bench-hugeline: peak RSS and time of replaying one JSON line of 49 MB (a 37 MB PNG in one MCP
+## result) and of 1.04 GB (a 780 MB PNG), generated in a temporary folder (BenchmarkHugeLine).
+bench-hugeline:
+	$(GO) test -run='^$$' -bench='^BenchmarkHugeLine$$' -benchtime=1x -count=$(COUNT) ./cmd/cli
+	HUGELINE_PICTURE_BYTES=780000000 $(GO) test -run='^$$' -bench='^BenchmarkHugeLine$$' -benchtime=1x -count=$(COUNT) -timeout 30m ./cmd/cli
 
 fuzz:
 	FUZZTIME=$(FUZZTIME) bash internal/scripts/fuzz-all.sh

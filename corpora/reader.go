@@ -75,7 +75,7 @@ func formatList() string {
 	return strings.Join(s, ", ")
 }
 
-// ParseFormat checks a --format value; "" and "auto" mean detection.
+// ParseFormat checks an --input-format value; "" and "auto" mean detection.
 func ParseFormat(s string) (Format, error) {
 	if s == "" || s == "auto" {
 		return "", nil
@@ -90,7 +90,7 @@ func ParseFormat(s string) (Format, error) {
 const sniffSize = 64 << 10
 
 // ErrUnknownFormat is returned when detection cannot tell a file's format.
-var ErrUnknownFormat = errors.New("cannot tell the format of this file; use --format")
+var ErrUnknownFormat = errors.New("cannot tell the format of this file; name it with --input-format")
 
 // fileHead is what detection sees of a file: its base name in lower case, its first bytes,
 // and those bytes without leading white space and byte-order mark.
@@ -128,14 +128,21 @@ func ReadFile(ctx context.Context, path string, format Format, e Emitter) error 
 	return Read(ctx, path, f, format, e)
 }
 
-// Read reads a recording named name from r; format "" detects it.
+// ErrEmpty is returned for a file that holds nothing but white space, whatever its format.
+var ErrEmpty = errors.New("empty: the file holds no recording")
+
+// Read reads a recording named name from r; format "" detects it. An empty file is an error
+// (ErrEmpty) with or without a format.
 func Read(ctx context.Context, name string, r io.Reader, format Format, e Emitter) error {
 	br := bufio.NewReaderSize(r, sniffSize)
+	head, err := br.Peek(sniffSize)
+	if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) {
+		return &ReadError{Loc: Location{File: name}, Err: err}
+	}
+	if err == io.EOF && len(bytes.TrimLeft(head, " \t\r\n\ufeff")) == 0 {
+		return &ReadError{Loc: Location{File: name}, Err: ErrEmpty}
+	}
 	if format == "" {
-		head, err := br.Peek(sniffSize)
-		if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) {
-			return &ReadError{Loc: Location{File: name}, Err: err}
-		}
 		format, err = Detect(name, head)
 		if err != nil {
 			return &ReadError{Loc: Location{File: name}, Err: err}

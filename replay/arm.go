@@ -116,20 +116,28 @@ func (d Diagnostic) String() string { return d.Loc.String() + ": " + d.Message }
 func (r *Result) Diagnostics() []Diagnostic {
 	var out []Diagnostic
 	for _, p := range r.Pictures {
-		if !p.Problem {
-			continue
+		if d, ok := PictureDiagnostic(r.Arm, p); ok {
+			out = append(out, d)
 		}
-		what := "picture"
-		if p.Type != "" {
-			what = p.Type + " picture"
-		}
-		where := fmt.Sprintf("message %d", p.MessageIndex)
-		if p.Length > 0 {
-			where += fmt.Sprintf(", base64 run at byte %d of the tool text (%d characters)", p.Offset, p.Length)
-		}
-		out = append(out, Diagnostic{Loc: p.Loc, Message: fmt.Sprintf("arm %s: %s (%s): %s: %s", r.Arm, what, where, p.Outcome, p.Reason)})
 	}
 	return out
+}
+
+// PictureDiagnostic returns the located diagnostic of a picture record of an arm marked as a
+// problem (ok false when it is none).
+func PictureDiagnostic(arm string, p PictureRecord) (Diagnostic, bool) {
+	if !p.Problem {
+		return Diagnostic{}, false
+	}
+	what := "picture"
+	if p.Type != "" {
+		what = p.Type + " picture"
+	}
+	where := fmt.Sprintf("message %d", p.MessageIndex)
+	if p.Length > 0 {
+		where += fmt.Sprintf(", base64 run at byte %d of the tool text (%d characters)", p.Offset, p.Length)
+	}
+	return Diagnostic{Loc: p.Loc, Message: fmt.Sprintf("arm %s: %s (%s): %s: %s", arm, what, where, p.Outcome, p.Reason)}, true
 }
 
 // ScanTiming is the time to scan and lift one tool message.

@@ -4,6 +4,8 @@
 package results
 
 import (
+	"strings"
+
 	"github.com/strata-eval/strata-eval/records"
 )
 
@@ -78,10 +80,33 @@ type Case struct {
 	// Scorer judges the answers against Expected (exact, normalized, contains, …).
 	Scorer string    `json:"scorer,omitempty"`
 	Arms   []ArmCase `json:"arms"`
-	Error  string    `json:"error,omitempty"`
+	// Error joins every error met on the case ("arm after: …; arm agent: …"); Errors keeps
+	// each one with the arm it came from. The arms that did not fail are in Arms all the same.
+	Error  string     `json:"error,omitempty"`
+	Errors []ArmError `json:"errors,omitempty"`
 	// Order is the case's position among every request of the inputs, counted before --shard
 	// filters them, so that merged shards can be put back in the order of a single run.
 	Order int `json:"order"`
+}
+
+// ArmError is an error one arm met on a case ("" Arm: the case as a whole, e.g. scoring).
+type ArmError struct {
+	Arm     string `json:"arm,omitempty"`
+	Message string `json:"message"`
+}
+
+// AddError records an error of arm (or of the whole case when arm is "") and updates Error.
+func (c *Case) AddError(arm, message string) {
+	c.Errors = append(c.Errors, ArmError{Arm: arm, Message: message})
+	var parts []string
+	for _, e := range c.Errors {
+		if e.Arm == "" {
+			parts = append(parts, e.Message)
+		} else {
+			parts = append(parts, "arm "+e.Arm+": "+e.Message)
+		}
+	}
+	c.Error = strings.Join(parts, "; ")
 }
 
 // Count sources.
@@ -191,6 +216,9 @@ type ArmSummary struct {
 	AbsCountDiff int64 `json:"abs_count_diff,omitempty"`
 	// Divergent counts the cases of a verbatim arm flagged as diverging from the reference.
 	Divergent int `json:"divergent,omitempty"`
+	// LeftOut counts the cases measured in this arm but left out of the figures above because
+	// another arm failed on them: every arm is summarised over the same cases.
+	LeftOut int `json:"left_out,omitempty"`
 }
 
 // Timings are the time measurements of a run.

@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/strata-eval/strata-eval/corpora"
@@ -28,8 +29,10 @@ import (
 
 // Config is one replay run.
 type Config struct {
-	// Paths are the input files and folders; none reads the embedded sample corpus.
+	// Paths are the input files and folders; none reads the embedded sample corpus; "-" reads
+	// Stdin.
 	Paths []string
+	Stdin io.Reader
 	// Format is the input format ("" or corpora.FormatAuto: detected per file).
 	Format corpora.Format
 	// Turns is "last" (the last request of each conversation) or "all" (every request).
@@ -83,6 +86,9 @@ type Config struct {
 type Progress struct {
 	// Done is the number of cases finished (in input order), resumed ones included.
 	Done int
+	// TotalBytes is the size of every input file, known once the paths are listed (0 for the
+	// embedded corpus and stdin: unknown); ReadBytes the size of the files read to the end.
+	TotalBytes, ReadBytes int64
 }
 
 // Run replays the inputs of cfg and returns the report. The report is returned whenever the
@@ -144,6 +150,51 @@ type runner struct {
 	scanBytes map[string]int64
 	// digests are the inputs' sizes and sha256, computed while the cases replay.
 	digests *inputDigests
+	// sizes count the bytes of the inputs read, for Progress.
+	sizes *inputSizes
+}
+
+// inputSizes counts the bytes of the input files read to the end: a file is done when the
+// conversations of the next one begin (files are read in order), or when the reading ends.
+type inputSizes struct {
+	total   int64
+	size    map[string]int64
+	current string
+	read    atomic.Int64
+}
+
+// newInputSizes lists the sizes of the files under paths (none known for the embedded corpus
+// or stdin).
+func newInputSizes(paths []string) *inputSizes {
+	s := &inputSizes{size: map[string]int64{}}
+	ex, err := expandPaths(paths)
+	if err != nil {
+		return s
+	}
+	for _, f := range ex.files {
+		if f.Stdin {
+			return &inputSizes{size: map[string]int64{}} // a stream of unknown length: no total
+		}
+		if info, err := os.Stat(f.Path); err == nil && info.Mode().IsRegular() {
+			s.size[f.Path] = info.Size()
+			s.total += info.Size()
+		}
+	}
+	return s
+}
+
+// reading notes that file is being read ("" when the reading ended): the file read before it
+// is done. Called from the loading goroutine only.
+func (s *inputSizes) reading(file string) {
+	if file == s.current {
+		return
+	}
+	s.read.Add(s.size[s.current])
+	delete(s.size, s.current)
+	s.current = file
+	if file == "" {
+		s.read.Store(s.total)
+	}
 }
 
 // inputDigests hashes the input files in the background while they are replayed, so that the
@@ -158,18 +209,20 @@ type inputDigests struct {
 // stops early when ctx is cancelled.
 func startInputDigests(ctx context.Context, paths []string) *inputDigests {
 	d := &inputDigests{done: make(chan struct{}), byPath: map[string]results.Input{}}
-	files, err := expandPaths(paths)
+	ex, err := expandPaths(paths)
 	if len(paths) == 0 || err != nil {
 		close(d.done)
 		return d
 	}
 	go func() {
 		defer close(d.done)
-		for _, f := range files {
+		for _, f := range ex.files {
 			if ctx.Err() != nil {
 				return
 			}
-			d.byPath[f.Path] = describeInput(f.Path)
+			if !f.Stdin {
+				d.byPath[f.Path] = describeInput(f.Path)
+			}
 		}
 	}()
 	return d
@@ -214,6 +267,7 @@ type caseJob struct {
 func (r *runner) execute(ctx context.Context) (*LoadResult, error) {
 	cfg := r.cfg
 	r.digests = startInputDigests(ctx, cfg.Paths)
+	r.sizes = newInputSizes(cfg.Paths)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	workers := cfg.Workers
@@ -261,7 +315,7 @@ func (r *runner) execute(ctx context.Context) (*LoadResult, error) {
 				next++
 				r.cases = append(r.cases, c)
 				if cfg.Progress != nil {
-					cfg.Progress(Progress{Done: next})
+					cfg.Progress(Progress{Done: next, TotalBytes: r.sizes.total, ReadBytes: r.sizes.read.Load()})
 				}
 				if cfg.CasesOut != nil && writeErr == nil && !c.resumed && !c.cancelled {
 					writeErr = writeJSONLine(cfg.CasesOut, c.c)
@@ -270,7 +324,8 @@ func (r *runner) execute(ctx context.Context) (*LoadResult, error) {
 		}
 	}()
 	n, order := 0, 0
-	load, loadErr := Load(ctx, cfg.Paths, cfg.Format, cfg.Notes, func(c *corpora.Conversation) error {
+	load, loadErr := LoadFrom(ctx, cfg.Paths, cfg.Stdin, cfg.Format, cfg.Notes, func(c *corpora.Conversation) error {
+		r.sizes.reading(c.Source.File)
 		reqs := c.Requests()
 		if cfg.Turns == "last" && len(reqs) > 0 {
 			reqs = reqs[len(reqs)-1:]
@@ -295,6 +350,7 @@ func (r *runner) execute(ctx context.Context) (*LoadResult, error) {
 		}
 		return nil
 	})
+	r.sizes.reading("")
 	close(jobs)
 	wg.Wait()
 	close(done)
@@ -330,19 +386,19 @@ func (r *runner) replayCase(ctx context.Context, j caseJob) indexedCase {
 	}
 	ic := indexedCase{index: j.index}
 	if r.meter.live.goneErr() != nil {
-		c.Error = r.meter.live.giveUp()
+		c.AddError("", r.meter.live.giveUp())
 		ic.c = c
 		return ic
 	}
 	for _, arm := range r.cfg.Arms {
 		res, err := r.applier.Apply(ctx, arm, req)
 		if err != nil {
-			c.Error = fmt.Sprintf("arm %s: %v", arm.Name, err)
+			c.AddError(arm.Name, err.Error())
 			continue
 		}
 		ac, err := r.meter.measure(ctx, arm, res, conv.Tools)
 		if err != nil {
-			c.Error = fmt.Sprintf("arm %s: %v", arm.Name, err)
+			c.AddError(arm.Name, err.Error())
 			continue
 		}
 		c.Arms = append(c.Arms, ac)
@@ -358,13 +414,13 @@ func (r *runner) replayCase(ctx context.Context, j caseJob) indexedCase {
 		r.mu.Unlock()
 		if r.cfg.Dump != "" {
 			if err := dumpArm(r.cfg.Dump, c.ID, res, conv.Tools); err != nil {
-				c.Error = fmt.Sprintf("dump %s: %v", arm.Name, err)
+				c.AddError(arm.Name, fmt.Sprintf("dump: %v", err))
 			}
 		}
 	}
 	r.meter.diverge(&c, r.cfg.Arms)
-	if err := r.meter.score(&c, conv.Expect); err != nil && c.Error == "" {
-		c.Error = err.Error()
+	if err := r.meter.score(&c, conv.Expect); err != nil {
+		c.AddError("", err.Error())
 	}
 	// A case cut short by Ctrl-C is reported but not written to cases.jsonl, so that
 	// --resume runs it again.
@@ -396,6 +452,28 @@ func dumpArm(dir, caseID string, res *replay.Result, tools []corpora.ToolDef) er
 	})
 }
 
+// caseProblems are the problems a measured case reports: the located diagnostic of every
+// picture an arm did not attach because it failed the picture check (docs/pipeline.md §4.6; the
+// case is measured all the same), and every error an arm met.
+func caseProblems(c results.Case) []*corpora.ReadError {
+	var out []*corpora.ReadError
+	for _, ac := range c.Arms {
+		for _, p := range ac.Pictures {
+			if d, ok := replay.PictureDiagnostic(ac.Arm, p.PictureRecord); ok {
+				out = append(out, &corpora.ReadError{Loc: d.Loc, Err: fmt.Errorf("case %s: %s", c.ID, d.Message)})
+			}
+		}
+	}
+	for _, e := range c.Errors {
+		msg := e.Message
+		if e.Arm != "" {
+			msg = "arm " + e.Arm + ": " + msg
+		}
+		out = append(out, &corpora.ReadError{Loc: corpora.Location{File: c.File}, Err: fmt.Errorf("case %s: %s", c.ID, msg)})
+	}
+	return out
+}
+
 // report assembles the report of the run.
 func (r *runner) report(load *LoadResult, wall time.Duration) *results.Report {
 	cfg := r.cfg
@@ -416,6 +494,10 @@ func (r *runner) report(load *LoadResult, wall time.Duration) *results.Report {
 		rep.Config.Model = filepath.Base(l.Info().Model)
 	}
 	for _, in := range load.Inputs {
+		if in == StdinInput && load.Stdin != nil {
+			rep.Config.Inputs = append(rep.Config.Inputs, *load.Stdin)
+			continue
+		}
 		rep.Config.Inputs = append(rep.Config.Inputs, r.digests.describe(in))
 	}
 	var names []string
@@ -426,13 +508,11 @@ func (r *runner) report(load *LoadResult, wall time.Duration) *results.Report {
 	for _, ic := range r.cases {
 		rep.Cases = append(rep.Cases, ic.c)
 		timings = append(timings, ic.timing...)
-		if ic.c.Error != "" {
-			load.Problems = append(load.Problems, &corpora.ReadError{Loc: corpora.Location{File: ic.c.File}, Err: fmt.Errorf("case %s: %s", ic.c.ID, ic.c.Error)})
-		}
+		load.Problems = append(load.Problems, caseProblems(ic.c)...)
 	}
 	rep.Summary = results.Summarize(rep.Cases, names)
 	for _, p := range load.Problems {
-		rep.Problems = append(rep.Problems, results.Problem{Where: p.Loc.String(), Message: p.Err.Error()})
+		rep.Problems = append(rep.Problems, results.Problem{Where: p.Loc.String(), Message: corpora.RedactText(p.Err.Error())})
 	}
 	rep.Timings = results.Timings{Scan: results.SummarizeScans(timings, r.scanBytes, names), Cases: timings,
 		WallNanos: int64(wall)}

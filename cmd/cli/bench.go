@@ -80,7 +80,7 @@ corpus (--corpus PATH, --sample-corpus). Per payload it reports ns/op (min, medi
 buffer, a bandwidth reference: a plain read of every byte (strings.Count of a zero byte, the
 runtime's vectorised loop). scan/read is
 the scan's time as a multiple of that read, a figure that travels between machines better than
-nanoseconds do (budget: scan_over_read{payload:png_2MB}: p(50) < 4).
+nanoseconds do (budget: scan_over_read{payload:json_2MB}: p(50) < 2).
 
 Payload classes (--size CLASS=SIZE, sizes in B, KB, MB; 1 MB = 10⁶ bytes):
 ` + classHelp.String() + `

@@ -63,7 +63,8 @@ func TestHeadlineGolden(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errOut.String())
 	}
-	golden(t, filepath.Join(goldenDir, "testdata", "golden", "headline.md"), out.Bytes())
+	// the header names the tokenizer as given: an absolute path that differs between machines
+	golden(t, filepath.Join(goldenDir, "testdata", "golden", "headline.md"), bytes.ReplaceAll(out.Bytes(), []byte(tok), []byte("TOKENIZER")))
 	results, err := os.ReadFile(filepath.Join(dir, "results.json"))
 	if err != nil {
 		t.Fatal(err)

@@ -26,13 +26,8 @@ type ReplayOptions struct {
 	IO          *IOStreams
 	Paths       []string
 	InputFormat string
-	Tokenizer   string
-	Template    string
-	MMProj      string
-	Vision      string
-	MinTokens   int
-	MaxTokens   int
-	Context     int
+	// CounterFlags are the tokenizer, template, vision family and context (shared with count).
+	CounterFlags
 	// ForceContext keeps --ctx when a live server's context is smaller.
 	ForceContext bool
 	Config       string
@@ -54,6 +49,8 @@ type ReplayOptions struct {
 	Resume bool
 	// NoTimings leaves the scan-time table out of stdout (results.json keeps the timings).
 	NoTimings bool
+	// Summary prints only the summary tables (summary, scan time, problems) on stdout.
+	Summary bool
 	// flags records every flag as given, for the results' config block.
 	flags map[string]string
 	// now is the clock (tests inject a fixed one).
@@ -63,14 +60,18 @@ type ReplayOptions struct {
 func newReplayCmd(io *IOStreams) *cobra.Command {
 	opts := &ReplayOptions{IO: io, now: time.Now}
 	c := &cobra.Command{
-		Use:   "replay [PATH...]",
+		Use:   "replay [PATH|-...]",
 		Short: "Replay recorded conversations through the before and after pipelines and measure them",
 		Long: helpWithExit(`Reads recorded conversations (files or folders; with no PATH the embedded sample corpus),
 turns each into the requests a server would receive (the last one, or every one with --turns all),
 runs every request through each arm (before, after, agent, and those of --config) and measures
 text tokens, image rows, prompt tokens, the context-window verdict, whether the model sees each
-picture, and the time to scan each tool message. Tables go to stdout; --out DIR also writes
-results.json, results.md, results.csv and cases.jsonl (streamed case by case).`),
+picture, and the time to scan each tool message. Tables go to stdout, after a header naming the
+tokenizer, template, vision family, context and engine, fitted to the terminal's width (else
+$COLUMNS, else 120); --summary prints the summary tables only. --out DIR also writes
+results.json, results.md, results.csv, cases.jsonl (streamed case by case) and report.html (one
+self-contained page: the summary, before/after charts per arm and per case, every picture).
+PATH - reads a recording from stdin.`),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Paths = args
 			opts.flags = flagValues(cmd.Flags())
@@ -79,18 +80,12 @@ results.json, results.md, results.csv and cases.jsonl (streamed case by case).`)
 	}
 	f := c.Flags()
 	f.StringVar(&opts.InputFormat, "input-format", "auto", "input format (auto or one of: "+formatNames()+")")
-	f.StringVar(&opts.Tokenizer, "tokenizer", "o200k_base", "tokenizer: o200k_base, cl100k_base, a .gguf model file or a tokenizer.json")
-	f.StringVar(&opts.Template, "template", "", "chat template: qwen, chatml, llama3, gemma, mistral, or a file holding a Jinja chat template (.gguf, tokenizer_config.json, .jinja); default: the --tokenizer file's own template, else qwen")
-	f.StringVar(&opts.MMProj, "mmproj", "", "projector GGUF (mmproj) that decides image rows")
-	f.StringVar(&opts.Vision, "vision", defaultVision, "vision family that decides image rows when no --mmproj is given")
-	f.IntVar(&opts.MinTokens, "image-min-tokens", 0, "llama-server --image-min-tokens (0: the projector's default)")
-	f.IntVar(&opts.MaxTokens, "image-max-tokens", 0, "llama-server --image-max-tokens (0: the projector's default)")
-	f.IntVar(&opts.Context, "ctx", 0, "context size in tokens (default: the server's n_ctx, the model GGUF's, else 262144; a live server's smaller n_ctx wins)")
+	addCounterFlags(f, &opts.CounterFlags, "context size in tokens (default: the server's n_ctx, the model GGUF's, else 262144; a live server's smaller n_ctx wins)")
 	f.BoolVar(&opts.ForceContext, "force-ctx", false, "keep --ctx even when the http engine's server reports a smaller n_ctx")
 	f.StringVar(&opts.Config, "config", "", "YAML file defining more arms")
 	f.StringVar(&opts.Turns, "turns", "last", "which requests of a conversation: last or all")
 	f.IntVarP(&opts.Workers, "jobs", "j", 2, "workers (the http engine runs at least --concurrency, so that -j does not cap the requests in flight)")
-	f.StringVar(&opts.Out, "out", "", "folder for results.json, results.md, results.csv and cases.jsonl")
+	f.StringVar(&opts.Out, "out", "", "folder for results.json, results.md, results.csv, cases.jsonl and report.html")
 	f.StringVar(&opts.Format, "format", "table", "stdout format: table, markdown, csv or json")
 	f.StringVar(&opts.MCPDelivery, "mcp-delivery", replay.MCPAuto, "how MCP results reach the server: structured, stringified or auto")
 	f.StringVar(&opts.Dump, "dump", "", "folder for the request each arm hands the model and its picture records")
@@ -101,11 +96,36 @@ results.json, results.md, results.csv and cases.jsonl (streamed case by case).`)
 	f.BoolVar(&opts.Resume, "resume", false, "skip cases already written to --out's cases.jsonl (failed ones are replayed)")
 	addLiveFlags(f, &opts.Live)
 	f.BoolVar(&opts.NoTimings, "no-timings", false, "leave the scan-time table out of stdout, so that it is the same on every run")
+	f.BoolVar(&opts.Summary, "summary", false, "print only the summary tables: no table per case, no pictures table (--out writes everything)")
 	return c
 }
 
 // defaultVision is the family used when neither --mmproj nor --vision is given.
 const defaultVision = "llamacpp/qwen3vl"
+
+// CounterFlags say how the offline engine counts: tokenizer, chat template, vision family (or
+// projector) with its token limits, and the context size.
+type CounterFlags struct {
+	Tokenizer string
+	Template  string
+	MMProj    string
+	Vision    string
+	MinTokens int
+	MaxTokens int
+	Context   int
+}
+
+// addCounterFlags registers the flags of CounterFlags; ctxHelp says where the default context
+// comes from for the command.
+func addCounterFlags(f *pflag.FlagSet, c *CounterFlags, ctxHelp string) {
+	f.StringVar(&c.Tokenizer, "tokenizer", "o200k_base", "tokenizer: o200k_base, cl100k_base, a .gguf model file or a tokenizer.json")
+	f.StringVar(&c.Template, "template", "", "chat template: qwen, chatml, llama3, gemma, mistral, or a file holding a Jinja chat template (.gguf, tokenizer_config.json, .jinja); default: the --tokenizer file's own template, else qwen")
+	f.StringVar(&c.MMProj, "mmproj", "", "projector GGUF (mmproj) that decides image rows")
+	f.StringVar(&c.Vision, "vision", defaultVision, "vision family that decides image rows when no --mmproj is given")
+	f.IntVar(&c.MinTokens, "image-min-tokens", 0, "llama-server --image-min-tokens (0: the projector's default)")
+	f.IntVar(&c.MaxTokens, "image-max-tokens", 0, "llama-server --image-max-tokens (0: the projector's default)")
+	f.IntVar(&c.Context, "ctx", 0, ctxHelp)
+}
 
 func flagValues(fs *pflag.FlagSet) map[string]string {
 	m := map[string]string{}
@@ -163,7 +183,7 @@ func runReplay(ctx context.Context, opts *ReplayOptions) error {
 		cfg.CasesOut = f
 	}
 	progress := newCaseProgress(opts.IO.ErrOut, opts.IO.ErrIsTerminal)
-	cfg.Progress = func(run.Progress) { progress.done() }
+	cfg.Progress = progress.update
 	report, runErr := run.Run(ctx, cfg)
 	progress.finish()
 	if report == nil {
@@ -195,7 +215,7 @@ func (o *ReplayOptions) runConfig() (run.Config, error) {
 	if err != nil {
 		return run.Config{}, err
 	}
-	cfg := run.Config{Paths: o.Paths, Format: format, Turns: o.Turns, Workers: o.Workers, MCPDelivery: o.MCPDelivery,
+	cfg := run.Config{Paths: o.Paths, Stdin: o.IO.In, Format: format, Turns: o.Turns, Workers: o.Workers, MCPDelivery: o.MCPDelivery,
 		Dump: o.Dump, Arms: arms, Offline: off, Engine: eng, Tokenizer: o.Tokenizer, Context: o.Context, ForceContext: o.ForceContext,
 		Answer: o.Live.Answer, Tolerance: o.Live.Tolerance, Reference: o.Live.Reference,
 		Notes: o.IO.ErrOut, ToolVersion: Version, Flags: o.flags, Now: o.now}
@@ -218,7 +238,7 @@ func writeReport(opts *ReplayOptions, r *results.Report) error {
 		untimed.Timings = results.Timings{}
 		shown = &untimed
 	}
-	if err := results.Write(opts.IO.Out, shown, opts.Format); err != nil {
+	if err := results.WriteWith(opts.IO.Out, shown, opts.Format, results.WriteOptions{Width: opts.IO.TableWidth(), Summary: opts.Summary}); err != nil {
 		return err
 	}
 	if opts.Out == "" {
@@ -235,5 +255,5 @@ func writeReport(opts *ReplayOptions, r *results.Report) error {
 			return err
 		}
 	}
-	return nil
+	return fsutil.WriteAtomic(filepath.Join(opts.Out, "report.html"), func(w io.Writer) error { return results.WriteHTML(w, r) })
 }

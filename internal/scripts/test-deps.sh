@@ -27,3 +27,24 @@ if command -v npm >/dev/null 2>&1 && command -v git >/dev/null 2>&1 && [ ! -d "$
   fi
   rm -rf "$tmp"
 fi
+
+# Chromium, for the test that opens report.html in a real headless browser
+# (cmd/cli TestHTMLReportInChromium): Debian's chromium package, installed as root or with
+# sudo -n when it is absent. Without it the test skips and says why; nothing else needs it.
+if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1 &&
+  ! command -v google-chrome >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+  as_root=()
+  if [ "$(id -u)" -ne 0 ]; then
+    if sudo -n true 2>/dev/null; then as_root=(sudo -n); else as_root=(); fi
+  fi
+  if [ "$(id -u)" -eq 0 ] || [ ${#as_root[@]} -gt 0 ]; then
+    echo "test-deps: installing chromium (apt-get) for the HTML report test" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    "${as_root[@]}" apt-get install -y --no-install-recommends chromium >/dev/null 2>&1 ||
+      { "${as_root[@]}" apt-get update >/dev/null 2>&1 &&
+        "${as_root[@]}" apt-get install -y --no-install-recommends chromium >/dev/null 2>&1; } ||
+      echo "test-deps: could not install chromium; the HTML report test will skip" >&2
+  else
+    echo "test-deps: chromium absent and neither root nor sudo -n: the HTML report test will skip (apt-get install -y chromium)" >&2
+  fi
+fi
