@@ -65,10 +65,11 @@ func NewJinjaTemplate(name, source, bos, eos string) (*JinjaTemplate, error) {
 }
 
 // probe finds what llama-server's capability check (common/jinja/caps.cpp) finds and then
-// works around: a template that does not show a system message gets it merged into the next
-// message; one that does not show arguments given as an object gets them as the recorded text.
-// The server asks whether the template read the value; the probe, whether the value reached
-// the output.
+// acts on: whether the template shows content given as a string and as a list of text parts
+// (see contentValue); a template that does not show a system message gets it merged into the
+// next message; one that does not read arguments given as an object gets them as the recorded
+// text. The server asks whether the template read the value; the probe, whether the value
+// reached the output (a list or dict printed whole does not count).
 func (t *JinjaTemplate) probe() {
 	const sys, arg = "System message \U000F0000", "value \U000F0000"
 	render := func(msgs []corpora.Message, tools []corpora.ToolDef) string {
