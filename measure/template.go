@@ -120,17 +120,18 @@ func flattenContent(m corpora.Message) []contentItem {
 			if r == nil {
 				return
 			}
-			if len(r.Parts) > 0 && !r.IsText {
+			// As the engines send a tool result (engine.flattenToolResults): its parts, its
+			// text, else the MCP result as recorded.
+			switch {
+			case len(r.Parts) > 0 && !r.IsText:
 				for _, q := range r.Parts {
 					add(q)
 				}
-				return
+			case r.Text != "" || r.IsText:
+				out = append(out, contentItem{text: r.Text})
+			case r.MCP != nil && len(r.MCP.Raw) > 0:
+				out = append(out, contentItem{text: string(r.MCP.Raw)})
 			}
-			if r.RPCError != nil && r.Text == "" {
-				out = append(out, contentItem{text: r.RPCError.Message})
-				return
-			}
-			out = append(out, contentItem{text: r.Text})
 		}
 	}
 	for _, p := range m.Parts {

@@ -370,3 +370,23 @@ func TestTemplateFromSpecErrors(t *testing.T) {
 		t.Errorf("rendered %q, %v", RenderString(segs), err)
 	}
 }
+
+// TestToolResultContentAsSent: a tool result is rendered as the engines send it — its text,
+// else the MCP result as recorded; a JSON-RPC error alone sends no text.
+func TestToolResultContentAsSent(t *testing.T) {
+	raw := `{"content":[{"type":"text","text":"hi"}]}`
+	for _, tc := range []struct {
+		r    corpora.ToolResult
+		want string
+	}{
+		{corpora.ToolResult{Text: "plain", IsText: true}, "plain"},
+		{corpora.ToolResult{MCP: &corpora.CallToolResult{Raw: []byte(raw)}}, raw},
+		{corpora.ToolResult{RPCError: &corpora.RPCError{Code: -32603, Message: "boom"}}, ""},
+	} {
+		r := tc.r
+		m := corpora.Message{Role: corpora.RoleTool, Parts: []corpora.Part{{Kind: corpora.PartToolResult, ToolResult: &r}}}
+		if got := joinContent(flattenContent(m), nil); got != tc.want {
+			t.Errorf("%+v: content %q, want %q", tc.r, got, tc.want)
+		}
+	}
+}
