@@ -12,9 +12,11 @@ import (
 // a model server receives them: a message with a single text part has a string content; one
 // with pictures has a content array whose pictures are image_url parts with data URLs (typed by
 // their signature, else by their label). Tool calls become tool_calls; tool messages keep
-// their tool_call_id and name. Opaque parts (thinking signatures) and tool-result parts are
-// not part of this shape and are left out. Picture bytes are encoded straight to w. Tools,
-// when given, follow as the request's "tools" array (OpenAITools), as the model receives them.
+// their tool_call_id and name; an assistant's recorded reasoning_content is kept (llama.cpp's
+// server renders it, see ReasoningContent). Other opaque parts (thinking signatures) and
+// tool-result parts are not part of this shape and are left out. Picture bytes are encoded
+// straight to w. Tools, when given, follow as the request's "tools" array (OpenAITools), as the
+// model receives them.
 func WriteOpenAIChat(w io.Writer, msgs []Message, tools ...ToolDef) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	d := &chatDumper{w: bw}
@@ -142,6 +144,12 @@ func (d *chatDumper) message(m *Message) {
 		}
 		d.raw("]")
 	}
+	if m.Role == RoleAssistant {
+		if r := ReasoningContent(m); r != "" {
+			d.raw(`,"reasoning_content":`)
+			d.str(r)
+		}
+	}
 	if len(calls) > 0 {
 		d.raw(`,"tool_calls":[`)
 		for i, c := range calls {
@@ -232,4 +240,20 @@ func OpenAITools(tools []ToolDef) []byte {
 		return nil
 	}
 	return b
+}
+
+// ReasoningContent returns the reasoning_content string an OpenAI Chat Completions assistant
+// message was recorded with (kept as an opaque part at …/reasoning_content), or "". Only that
+// key counts: it is the one llama.cpp's server reads and passes to the chat template.
+func ReasoningContent(m *Message) string {
+	for _, p := range m.Parts {
+		if p.Kind != PartOpaque || !strings.HasSuffix(p.Loc.Pointer, "/reasoning_content") {
+			continue
+		}
+		var s string
+		if json.Unmarshal([]byte(p.Text), &s) == nil && s != "" {
+			return s
+		}
+	}
+	return ""
 }

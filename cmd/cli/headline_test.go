@@ -69,11 +69,11 @@ func TestHeadlineGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []byte("request exceeds the context window: prompt (1517650 tokens) leaves no room to answer in the context (262144); requests are never truncated")
+	want := []byte("request exceeds the context window: prompt (1517651 tokens) leaves no room to answer in the context (262144); requests are never truncated")
 	if !bytes.Contains(results, want) {
 		t.Errorf("results.json lacks the refusal %q", want)
 	}
-	for _, s := range []string{"2,038,152 characters of text", "1,517,650 tokens → refused", "tokens of text + 1,002 image rows", "sees the picture"} {
+	for _, s := range []string{"2,038,152 characters of text", "1,517,651 tokens → refused", "tokens of text + 1,002 image rows", "sees the picture"} {
 		if !bytes.Contains(out.Bytes(), []byte(s)) {
 			t.Errorf("headline table lacks %q", s)
 		}

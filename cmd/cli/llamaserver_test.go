@@ -104,76 +104,11 @@ func tail(s string, n int) string {
 	return s
 }
 
-// knownServerDiffs are the arm requests where llama-server's prompt is not yet the computed
-// one, keyed "case arm" (the case id relative to the repository root), with server − computed:
-// the rendering half of issue 11 (tool-call arguments re-serialised as llama-server does, …)
-// brings them to 0 and removes them from here. The test fails when a listed difference changes,
-// so the list cannot go stale.
-var knownServerDiffs = map[string]int{
-	"chatbox-exported-data-2026-11-30.json#a7a6d3b2-1ecb-47ec-b68b-046875d62394/fork/37b3ef5d-25f5-4b79-84b4-017f7faa94ef/0@4 before": +1,
-	"chatbox-exported-data-2026-11-30.json#a7a6d3b2-1ecb-47ec-b68b-046875d62394@5 before":                                             +1,
-	"corpora/testdata/mcp/goose-mcp-replay-server-everything-2026.1.14.txt@10 after":                                                  +11,
-	"corpora/testdata/mcp/goose-mcp-replay-server-everything-2026.1.14.txt@10 agent":                                                  +11,
-	"corpora/testdata/mcp/goose-mcp-replay-server-everything-2026.1.14.txt@10 before":                                                 +11,
-	"corpora/testdata/mcp/goose-mcp-replay-server-everything-2026.1.14.txt@2 after":                                                   +1,
-	"corpora/testdata/mcp/goose-mcp-replay-server-everything-2026.1.14.txt@2 agent":                                                   +1,
-	"corpora/testdata/mcp/goose-mcp-replay-server-everything-2026.1.14.txt@2 before":                                                  +1,
-	"corpora/testdata/mcp/goose-mcp-replay-server-everything-2026.1.14.txt@4 after":                                                   +4,
-	"corpora/testdata/mcp/goose-mcp-replay-server-everything-2026.1.14.txt@4 agent":                                                   +4,
-	"corpora/testdata/mcp/goose-mcp-replay-server-everything-2026.1.14.txt@4 before":                                                  +4,
-	"corpora/testdata/mcp/goose-mcp-replay-server-everything-2026.1.14.txt@6 after":                                                   +7,
-	"corpora/testdata/mcp/goose-mcp-replay-server-everything-2026.1.14.txt@6 agent":                                                   +7,
-	"corpora/testdata/mcp/goose-mcp-replay-server-everything-2026.1.14.txt@6 before":                                                  +7,
-	"corpora/testdata/mcp/goose-mcp-replay-server-everything-2026.1.14.txt@8 after":                                                   +8,
-	"corpora/testdata/mcp/goose-mcp-replay-server-everything-2026.1.14.txt@8 agent":                                                   +8,
-	"corpora/testdata/mcp/goose-mcp-replay-server-everything-2026.1.14.txt@8 before":                                                  +8,
-	"corpora/testdata/mcp/goose-mcp-replay-server-everything.txt@2 after":                                                             +1,
-	"corpora/testdata/mcp/goose-mcp-replay-server-everything.txt@2 agent":                                                             +1,
-	"corpora/testdata/mcp/goose-mcp-replay-server-everything.txt@2 before":                                                            +1,
-	"corpora/testdata/mcp/goose-mcp-replay-server-everything.txt@4 after":                                                             +4,
-	"corpora/testdata/mcp/goose-mcp-replay-server-everything.txt@4 agent":                                                             +4,
-	"corpora/testdata/mcp/goose-mcp-replay-server-everything.txt@4 before":                                                            +4,
-	"corpora/testdata/mcp/goose-mcp-replay-server-everything.txt@6 after":                                                             +7,
-	"corpora/testdata/mcp/goose-mcp-replay-server-everything.txt@6 agent":                                                             +7,
-	"corpora/testdata/mcp/goose-mcp-replay-server-everything.txt@6 before":                                                            +7,
-	"corpora/testdata/mcp/goose-mcp-replay-server-everything.txt@8 after":                                                             +8,
-	"corpora/testdata/mcp/goose-mcp-replay-server-everything.txt@8 agent":                                                             +8,
-	"corpora/testdata/mcp/goose-mcp-replay-server-everything.txt@8 before":                                                            +8,
-	"corpora/testdata/mcp/inspector-v2-network-logging-modern.json@2 after":                                                           +3,
-	"corpora/testdata/mcp/inspector-v2-network-logging-modern.json@2 agent":                                                           +3,
-	"corpora/testdata/mcp/inspector-v2-network-logging-modern.json@2 before":                                                          +3,
-	"corpora/testdata/mcp/inspector-v2-network-logging-modern.json@4 after":                                                           +4,
-	"corpora/testdata/mcp/inspector-v2-network-logging-modern.json@4 agent":                                                           +4,
-	"corpora/testdata/mcp/inspector-v2-network-logging-modern.json@4 before":                                                          +4,
-	"corpora/testdata/real/langchaingo-anthropic-tool-result.httprr#1@3 after":                                                        +1,
-	"corpora/testdata/real/langchaingo-anthropic-tool-result.httprr#1@3 agent":                                                        +1,
-	"corpora/testdata/real/langchaingo-anthropic-tool-result.httprr#1@3 before":                                                       +1,
-	"mcp-server-screenshot.log#screenshot@2 before":                                                                                   +1,
-	"mcp-stdio-2024-11-05.jsonl@2 before":                                                                                             +1,
-	"mcp-stdio-2025-06-18.jsonl@10 before":                                                                                            +5,
-	"mcp-stdio-2025-06-18.jsonl@12 before":                                                                                            +6,
-	"mcp-stdio-2025-06-18.jsonl@14 before":                                                                                            +6,
-	"mcp-stdio-2025-06-18.jsonl@2 before":                                                                                             +1,
-	"mcp-stdio-2025-06-18.jsonl@4 before":                                                                                             +2,
-	"mcp-stdio-2025-06-18.jsonl@6 before":                                                                                             +3,
-	"mcp-stdio-2025-06-18.jsonl@8 before":                                                                                             +4,
-	"mcp-stdio-2025-11-25.jsonl@2 before":                                                                                             +1,
-	"openai-chat-aisdk5-calltoolresult.json#0@5 before":                                                                               +1,
-	"openai-chat-chatbox-screenshot.json#0@4 after":                                                                                   +1,
-	"openai-chat-chatbox-screenshot.json#0@4 agent":                                                                                   +1,
-	"openai-chat-chatbox-screenshot.json#0@4 before":                                                                                  +1,
-	"openai-chat-chatbox-screenshot.json#0@6 before":                                                                                  +1,
-	"openai-chat-not-a-picture.json#0@5 after":                                                                                        +2,
-	"openai-chat-not-a-picture.json#0@5 agent":                                                                                        +2,
-	"openai-chat-not-a-picture.json#0@5 before":                                                                                       +2,
-	"openai-chat-text-only.json#0@4 after":                                                                                            +1,
-	"openai-chat-text-only.json#0@4 agent":                                                                                            +1,
-	"openai-chat-text-only.json#0@4 before":                                                                                           +1,
-	"openai-chat-tiny-png.json#0@4 after":                                                                                             +1,
-	"openai-chat-tiny-png.json#0@4 agent":                                                                                             +1,
-	"openai-chat-tiny-png.json#0@4 before":                                                                                            +1,
-	"openai-responses-bmp-dataurl.json#0@3 before":                                                                                    +1,
-}
+// knownServerDiffs are the arm requests where llama-server's prompt is not the computed one,
+// keyed "case arm" (the case id relative to the repository root), with server − computed:
+// none since the renderer renders what llama-server renders (issue 11). The test fails when a
+// listed difference changes, so the list cannot go stale.
+var knownServerDiffs = map[string]int{}
 
 // TestLiveLlamaServer replays the sample corpus and the real recordings (corpora/testdata/real
 // and corpora/testdata/mcp) against a real llama-server of the release the llama engine binds,

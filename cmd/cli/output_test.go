@@ -56,7 +56,7 @@ func TestReplaySummary(t *testing.T) {
 	if strings.Contains(sum, "\ncase ") || strings.Contains(sum, "\npictures\n") {
 		t.Errorf("--summary prints case or picture tables:\n%s", sum)
 	}
-	if !strings.Contains(sum, "\nsummary\n") || !strings.Contains(sum, "30,923") || !strings.Contains(sum, "2,899,543") {
+	if !strings.Contains(sum, "\nsummary\n") || !strings.Contains(sum, "30,942") || !strings.Contains(sum, "2,899,562") {
 		t.Errorf("--summary lacks the summary table:\n%s", sum)
 	}
 	_, fullSummary, _ := strings.Cut(full, "\nsummary\n")

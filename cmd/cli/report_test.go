@@ -177,7 +177,7 @@ func TestHTMLReportInChromium(t *testing.T) {
 		}
 		if c.ID == "openai-chat-chatbox-screenshot.json#0@6" {
 			if scales["prompt_tokens"] != "log" {
-				t.Errorf("headline case: prompt tokens on a %q scale, want log (1,395,283 vs 1,807)", scales["prompt_tokens"])
+				t.Errorf("headline case: prompt tokens on a %q scale, want log (1,395,284 vs 1,808)", scales["prompt_tokens"])
 			}
 			if b := bars["prompt_tokens"]; !(b["before"][1] > b["after"][1] && b["after"][1] > 0) {
 				t.Errorf("headline case: before drawn %v, after %v", b["before"][1], b["after"][1])
