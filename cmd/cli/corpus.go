@@ -30,6 +30,7 @@ func newCorpusCmd(io *IOStreams) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "corpus",
 		Short: "Look at recorded conversations",
+		Long:  helpWithExit(`Commands that read recorded conversations without replaying them.`, ExitInputs),
 	}
 	c.AddCommand(newInspectCmd(io))
 	return c
@@ -45,7 +46,7 @@ requests, tool results, structured pictures (MCP image blocks and image resource
 runs of --min-run or more characters in tool text, user attachments, unavailable references
 (Chatbox storage keys, remote URLs: never fetched) and bytes, the table fitted to the terminal's
 width (else $COLUMNS, else 120) with the counts that are not zero in one cell. With no PATH, the embedded sample
-corpus; - reads a recording from stdin. --json prints the full normalised form with every picture's location and sha256.`),
+corpus; - reads a recording from stdin. --json prints the full normalised form with every picture's location and sha256.`, ExitInputs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Paths = args
 			return runInspect(cmd.Context(), opts)
