@@ -129,7 +129,7 @@ func (l *Lifter) plan(text string, check bool) TextLift {
 		switch {
 		case !r.Decodable():
 			p.Outcome, p.Problem = OutcomeText, true
-			p.Reason = fmt.Sprintf("the run starts like a %s picture but is not valid base64 (%s characters); left as text", typ, FormatCount(int64(r.Chars)))
+			p.Reason = fmt.Sprintf("the run starts like an %s picture but is not valid base64 (%s characters); left as text", typ, FormatCount(int64(r.Chars)))
 		case l.noVision:
 			p.Outcome, p.Reason = OutcomeOmitted, ReasonNoVisionEncoder
 		case p.Bytes > l.maxBytes:

@@ -306,7 +306,7 @@ func TestBadBase64RunStaysText(t *testing.T) {
 	if len(got.Pictures) != 1 || got.Pictures[0].Outcome != OutcomeText || !got.Pictures[0].Problem || len(got.Images()) != 0 {
 		t.Fatalf("pictures %+v", got.Pictures)
 	}
-	if !strings.Contains(got.Pictures[0].Reason, "not valid base64") {
+	if !strings.Contains(got.Pictures[0].Reason, "starts like an image/png picture but is not valid base64") {
 		t.Errorf("reason %q", got.Pictures[0].Reason)
 	}
 }

@@ -60,6 +60,45 @@ func mcpWithImage(data []byte) []byte {
 	return []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"screenshot","arguments":{}}}` + "\n" + string(res) + "\n")
 }
 
+// mimeOf is the type a hostile picture's name starts with ("gif-5000-frames" → image/gif).
+func mimeOf(name string) string {
+	kind, _, _ := strings.Cut(name, "-")
+	return "image/" + kind
+}
+
+// userWithImage is an OpenAI Chat request whose user message attaches the picture as a data URI
+// (a native image part).
+func userWithImage(data []byte, mime string) []byte {
+	b, _ := json.Marshal(map[string]any{"model": "m", "messages": []any{
+		map[string]any{"role": "user", "content": []any{
+			map[string]any{"type": "text", "text": "what is this?"},
+			map[string]any{"type": "image_url", "image_url": map[string]any{"url": "data:" + mime + ";base64," + base64.StdEncoding.EncodeToString(data)}},
+		}},
+	}})
+	return b
+}
+
+// anthropicWithImage is an Anthropic Messages request whose tool_result holds the picture as an
+// image block.
+func anthropicWithImage(data []byte, mime string) []byte {
+	b, _ := json.Marshal(map[string]any{"model": "claude-x", "max_tokens": 1024, "messages": []any{
+		map[string]any{"role": "user", "content": "take a screenshot"},
+		map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "tool_use", "id": "t1", "name": "screenshot", "input": map[string]any{}}}},
+		map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result", "tool_use_id": "t1", "content": []any{
+			map[string]any{"type": "image", "source": map[string]any{"type": "base64", "media_type": mime, "data": base64.StdEncoding.EncodeToString(data)}}}}}},
+	}})
+	return b
+}
+
+// mcpWithBlob is an MCP transcript whose result embeds the picture as an image/* resource blob.
+func mcpWithBlob(data []byte, mime string) []byte {
+	res, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "result": map[string]any{"content": []any{
+		map[string]any{"type": "text", "text": "the screen"},
+		map[string]any{"type": "resource", "resource": map[string]any{"uri": "file:///shot", "mimeType": mime, "blob": base64.StdEncoding.EncodeToString(data)}},
+	}}})
+	return []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"screenshot","arguments":{}}}` + "\n" + string(res) + "\n")
+}
+
 func offlineForTest(t *testing.T) *engine.Offline {
 	t.Helper()
 	off, err := engine.NewOffline(engine.OfflineConfig{Tokenizer: "o200k_base", Vision: "llamacpp/qwen3vl"})
@@ -69,9 +108,10 @@ func offlineForTest(t *testing.T) *engine.Offline {
 	return off
 }
 
-// TestHostilePicturesEveryPath replays a corpus of hostile pictures made by code, in tool text
-// and in MCP image blocks, and checks for each: a located problem naming the picture, the
-// placeholder where it stood in the after arm, the case measured in every arm, and exit code 3.
+// TestHostilePicturesEveryPath replays a corpus of hostile pictures made by code, in tool text,
+// MCP image blocks, MCP image/* resource blobs, Anthropic tool_result image blocks and user
+// image parts, and checks for each: a located problem naming the picture, the placeholder where
+// it stood in the after arm, the case measured in every arm, and exit code 3.
 func TestHostilePicturesEveryPath(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "in")
@@ -87,6 +127,12 @@ func TestHostilePicturesEveryPath(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(in, "mcp-"+name+".jsonl"), mcpWithImage(b), 0o644); err != nil {
 			t.Fatal(err)
 		}
+		for file, body := range map[string][]byte{"blob-" + name + ".jsonl": mcpWithBlob(b, mimeOf(name)),
+			"anthropic-" + name + ".json": anthropicWithImage(b, mimeOf(name)), "user-" + name + ".json": userWithImage(b, mimeOf(name))} {
+			if err := os.WriteFile(filepath.Join(in, file), body, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 	// a run that starts like a PNG but cannot be base64 (4k+1 characters) stays as it was
 	badRun := "iVBORw0KGgo" + strings.Repeat("A", 1025-11)
@@ -100,7 +146,7 @@ func TestHostilePicturesEveryPath(t *testing.T) {
 	if !errors.As(err, &inputs) {
 		t.Fatalf("Run: %v, want an *InputsError (exit 3)", err)
 	}
-	if want := 2*len(pics) + 1; len(rep.Cases) != want {
+	if want := 5*len(pics) + 1; len(rep.Cases) != want {
 		t.Fatalf("%d cases, want %d", len(rep.Cases), want)
 	}
 	for _, c := range rep.Cases {

@@ -50,7 +50,7 @@ func newBenchCmd(io *IOStreams) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "bench",
 		Short: "Time parts of the pipeline",
-		Long:  helpWithExit(`Benchmarks of the pipeline's hot paths, outside go test.`),
+		Long:  helpWithExit(`Benchmarks of the pipeline's hot paths, outside go test.`, ExitInputs),
 	}
 	c.AddCommand(newBenchScanCmd(io))
 	return c
@@ -83,10 +83,10 @@ the scan's time as a multiple of that read, a figure that travels between machin
 nanoseconds do (budget: scan_over_read{payload:json_2MB}: p(50) < 2).
 
 Payload classes (--size CLASS=SIZE, sizes in B, KB, MB; 1 MB = 10⁶ bytes):
-` + classHelp.String() + `
+`+classHelp.String()+`
 --format gobench prints Go benchmark lines (BenchmarkScan/<payload>, BenchmarkRead/<payload>)
 for benchstat old.txt new.txt; --json prints the report (schema strata-eval/bench/v1) for
-budget check and compare.`),
+budget check and compare.`, ExitInputs),
 		Args: wrapArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runBenchScan(cmd.Context(), opts)

@@ -29,7 +29,7 @@ func newBudgetCmd(io *IOStreams) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "budget",
 		Short: "Hold measured figures to budgets (CI)",
-		Long:  helpWithExit(`Commands that hold the figures of results files to the budgets of a YAML file.`),
+		Long:  helpWithExit(`Commands that hold the figures of results files to the budgets of a YAML file.`, ExitInputs, ExitBudget),
 	}
 	c.AddCommand(newBudgetCheckCmd(io))
 	return c
@@ -55,7 +55,7 @@ delta(AGG)), an operator (<, <=, >, >=, ==, !=) and a number with an optional un
 s, %). A malformed budget exits 2 naming its line and column; a crossed budget exits 4.
 
 Metrics [filter keys]:
-` + metricsHelp()),
+`+metricsHelp(), ExitInputs, ExitBudget),
 		Args: wrapArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Results = args

@@ -34,7 +34,7 @@ every case whose figures changed. Repeated timings are compared with the Mann-Wh
 (shown as ~ when the difference is not significant at --alpha), paired pass/fail verdicts with
 McNemar's test. Cases present in only one file are named on stderr. --format markdown suits a
 pull-request comment. Exits 5 when correctness regressed significantly, 4 when --budgets is given
-and a budget is crossed (evaluated on NEW, with OLD as the baseline of delta).`),
+and a budget is crossed (evaluated on NEW, with OLD as the baseline of delta).`, ExitInputs, ExitBudget, ExitRegression),
 		Args: wrapArgs(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Old, opts.New = args[0], args[1]

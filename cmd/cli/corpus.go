@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -29,6 +30,7 @@ func newCorpusCmd(io *IOStreams) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "corpus",
 		Short: "Look at recorded conversations",
+		Long:  helpWithExit(`Commands that read recorded conversations without replaying them.`, ExitInputs),
 	}
 	c.AddCommand(newInspectCmd(io))
 	return c
@@ -42,8 +44,9 @@ func newInspectCmd(io *IOStreams) *cobra.Command {
 		Long: helpWithExit(`Reads recorded conversations and prints one row per conversation: format, messages,
 requests, tool results, structured pictures (MCP image blocks and image resource blobs), base64
 runs of --min-run or more characters in tool text, user attachments, unavailable references
-(Chatbox storage keys, remote URLs: never fetched) and bytes. With no PATH, the embedded sample
-corpus; - reads a recording from stdin. --json prints the full normalised form with every picture's location and sha256.`),
+(Chatbox storage keys, remote URLs: never fetched) and bytes, the table fitted to the terminal's
+width (else $COLUMNS, else 120) with the counts that are not zero in one cell. With no PATH, the embedded sample
+corpus; - reads a recording from stdin. --json prints the full normalised form with every picture's location and sha256.`, ExitInputs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Paths = args
 			return runInspect(cmd.Context(), opts)
@@ -154,17 +157,11 @@ func runInspect(ctx context.Context, opts *InspectOptions) error {
 			return err
 		}
 	} else {
-		t := results.Table{Title: "conversations", Header: []string{"conversation", "format", "messages", "requests",
-			"tool results", "MCP pictures", "base64 runs", "tool image parts", "user attachments", "unavailable", "bytes"}}
-		t.Right = []bool{false, false, true, true, true, true, true, true, true, true, true}
-		for _, in := range all {
-			s := in.Summary
-			t.Rows = append(t.Rows, []string{s.ID, s.Format, strconv.Itoa(s.Messages), strconv.Itoa(s.Requests),
-				strconv.Itoa(s.ToolResults), strconv.Itoa(s.StructuredPictures), strconv.Itoa(s.Base64Runs),
-				strconv.Itoa(s.ToolImageParts), strconv.Itoa(s.UserAttachments), strconv.Itoa(s.Unavailable),
-				results.Thousands(s.Bytes)})
-		}
-		if err := results.WriteTables(opts.IO.Out, []results.Table{t}, false); err != nil {
+		t := inspectTable(all)
+		// fitted to the terminal like replay's tables; --json keeps the full ids
+		cols := results.TextColumns(t)
+		cols[1].Flexible = false // a format name is short and reads badly wrapped
+		if err := results.WriteTables(opts.IO.Out, []results.Table{results.FitTable(t, opts.IO.TableWidth(), cols)}, false); err != nil {
 			return err
 		}
 	}
@@ -172,6 +169,33 @@ func runInspect(ctx context.Context, opts *InspectOptions) error {
 		return &run.InputsError{Problems: problems}
 	}
 	return nil
+}
+
+// inspectTable is the table of corpus inspect: one row per conversation, the picture counts in
+// one cell (only those that are not zero), so that it fits a terminal; --json has every count.
+func inspectTable(all []inspected) results.Table {
+	t := results.Table{Title: "conversations", Header: []string{"conversation", "format", "messages", "requests", "tool results", "pictures", "bytes"}}
+	t.Right = []bool{false, false, true, true, true, false, true}
+	for _, in := range all {
+		s := in.Summary
+		var pics []string
+		for _, n := range []struct {
+			what  string
+			count int
+		}{{"MCP", s.StructuredPictures}, {"base64 runs", s.Base64Runs}, {"tool image parts", s.ToolImageParts},
+			{"user attachments", s.UserAttachments}, {"unavailable", s.Unavailable}} {
+			if n.count > 0 {
+				pics = append(pics, n.what+" "+strconv.Itoa(n.count))
+			}
+		}
+		cell := strings.Join(pics, ", ")
+		if cell == "" {
+			cell = "-"
+		}
+		t.Rows = append(t.Rows, []string{results.ShortID(s.ID), s.Format, strconv.Itoa(s.Messages), strconv.Itoa(s.Requests),
+			strconv.Itoa(s.ToolResults), cell, results.Thousands(s.Bytes)})
+	}
+	return t
 }
 
 // inspectConversation counts what a conversation holds and lists its pictures.

@@ -50,7 +50,7 @@ of every picture the model sees, prompt tokens and whether they fit --ctx. The f
 replay reports for the same arm.
 
 For plain text (or with --text), the tokens of the text itself, and of the text sent as one user
-message through the chat template.`),
+message through the chat template.`, ExitInputs),
 		Args: wrapArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Path = args[0]

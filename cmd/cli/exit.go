@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/strata-eval/strata-eval/run"
 )
@@ -18,14 +19,26 @@ const (
 	ExitRegression = 5 // a correctness regression was found
 )
 
-// exitCodesHelp is the EXIT STATUS section shared by the help texts.
-const exitCodesHelp = `EXIT STATUS
-  0  ok
-  1  runtime error
-  2  usage error (bad flag, malformed config or budget file)
-  3  some inputs could not be read (the rest was processed and written)
-  4  a budget was crossed
-  5  a correctness regression was found`
+// exitMeanings are the lines of the EXIT STATUS sections, by code.
+var exitMeanings = []string{
+	ExitOK:         "ok",
+	ExitError:      "runtime error",
+	ExitUsage:      "usage error (bad flag, malformed config or budget file)",
+	ExitInputs:     "some inputs could not be read (the rest was processed and written)",
+	ExitBudget:     "a budget was crossed",
+	ExitRegression: "a correctness regression was found",
+}
+
+// exitSection is an EXIT STATUS section: 0, 1 and 2, which every command may exit with, then
+// codes, those the command itself gives.
+func exitSection(codes ...int) string {
+	var b strings.Builder
+	b.WriteString("EXIT STATUS")
+	for _, c := range append([]int{ExitOK, ExitError, ExitUsage}, codes...) {
+		fmt.Fprintf(&b, "\n  %d  %s", c, exitMeanings[c])
+	}
+	return b.String()
+}
 
 // ExitError carries an exit code with an error; the message is printed once, on stderr.
 type exitError struct {

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
 )
 
 // helpBudgets returns the example budgets of `budget check --help` (the indented lines under
@@ -81,5 +83,53 @@ func TestHelpBudgetFiguresHold(t *testing.T) {
 	figure, _ := strconv.ParseFloat(string(row[1]), 64)
 	if figure >= bound {
 		t.Errorf("the help's budget scan_over_read{payload:%s} < %v is crossed by the figure of docs/performance.md (%v×)", m[1], bound, figure)
+	}
+}
+
+// TestHelpExitCodes: the help of every command ends with an EXIT STATUS section listing 0, 1 and
+// 2 and then the codes that command gives: 3 where it reads inputs, 4 where it evaluates
+// budgets, 5 for compare's regression; version reads nothing.
+func TestHelpExitCodes(t *testing.T) {
+	want := map[string][]int{
+		"strata-eval": {3, 4, 5}, "replay": {3}, "count": {3}, "rows": {3}, "rescore": {3}, "corpus": {3}, "corpus inspect": {3},
+		"results": {3}, "results merge": {3}, "bench": {3}, "bench scan": {3}, "budget": {3, 4}, "budget check": {3, 4},
+		"compare": {3, 4, 5}, "version": nil,
+	}
+	var walk func(c *cobra.Command)
+	seen := 0
+	walk = func(c *cobra.Command) {
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+		path := strings.TrimPrefix(c.CommandPath(), "strata-eval ")
+		if c.Name() == "help" || strings.HasPrefix(path, "completion") {
+			return
+		}
+		codes, ok := want[path]
+		if !ok {
+			t.Errorf("%s: no expected exit codes in this test", path)
+			return
+		}
+		seen++
+		_, section, found := strings.Cut(c.Long, "EXIT STATUS\n")
+		if !found {
+			t.Errorf("%s: the help has no EXIT STATUS section", path)
+			return
+		}
+		var got []string
+		for _, line := range strings.Split(section, "\n") {
+			got = append(got, strings.Fields(line)[0])
+		}
+		var w []string
+		for _, code := range append([]int{ExitOK, ExitError, ExitUsage}, codes...) {
+			w = append(w, strconv.Itoa(code))
+		}
+		if strings.Join(got, ",") != strings.Join(w, ",") {
+			t.Errorf("%s: EXIT STATUS lists %v, want %v", path, got, w)
+		}
+	}
+	walk(NewRootCmd(&IOStreams{}))
+	if seen != len(want) {
+		t.Errorf("checked %d commands, want %d", seen, len(want))
 	}
 }

@@ -6,7 +6,11 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/strata-eval/strata-eval/results"
 )
 
 // manifest is the part of corpora/samples/manifest.json these tests read: what the sample
@@ -91,13 +95,47 @@ func TestInspectSamplesAgainstManifest(t *testing.T) {
 	}
 }
 
-// TestInspectGolden holds the inspect table of the embedded corpus.
+// TestInspectGolden holds the inspect table of the embedded corpus (at the width of a pipe or
+// CI log, whatever $COLUMNS says).
 func TestInspectGolden(t *testing.T) {
 	var out, errOut bytes.Buffer
-	if code := Run(context.Background(), []string{"corpus", "inspect"}, &IOStreams{Out: &out, ErrOut: &errOut}); code != ExitOK {
+	if code := Run(context.Background(), []string{"corpus", "inspect"}, &IOStreams{Out: &out, ErrOut: &errOut, OutWidth: results.DefaultWidth}); code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errOut.String())
 	}
 	golden(t, "inspect.txt", out.Bytes())
+}
+
+// TestInspectFitsTheWidth: the inspect table fits the terminal as replay's do, naming Chatbox
+// sessions by their short id, with the picture counts that are not zero in one cell; --json
+// keeps the full ids and every count.
+func TestInspectFitsTheWidth(t *testing.T) {
+	for _, width := range []int{100, 120, 160} {
+		var out, errOut bytes.Buffer
+		if code := Run(context.Background(), []string{"corpus", "inspect"}, &IOStreams{Out: &out, ErrOut: &errOut, OutWidth: width}); code != ExitOK {
+			t.Fatalf("width %d: exit %d: %s", width, code, errOut.String())
+		}
+		for i, line := range strings.Split(out.String(), "\n") {
+			if n := utf8.RuneCountInString(line); n > width {
+				t.Errorf("width %d: line %d has %d characters: %s", width, i+1, n, line)
+			}
+		}
+		text := out.String()
+		if strings.Contains(text, "1ecb-47ec-b68b-046875d62394") || !strings.Contains(text, "a7a6d3b2") {
+			t.Errorf("width %d: the Chatbox session ids are not shortened:\n%s", width, text)
+		}
+		if !strings.Contains(text, "MCP 3,") || (width == 160 && !strings.Contains(text, "MCP 3, base64 runs 1")) || !strings.Contains(text, "2,091,659") {
+			t.Errorf("width %d: the counts of mcp-stdio-2025-06-18.jsonl or the bytes of the Chatbox session are missing:\n%s", width, text)
+		}
+	}
+	var out, errOut bytes.Buffer
+	if code := Run(context.Background(), []string{"corpus", "inspect", "--json"}, &IOStreams{Out: &out, ErrOut: &errOut, OutWidth: 100}); code != ExitOK {
+		t.Fatalf("--json: exit %d: %s", code, errOut.String())
+	}
+	for _, s := range []string{"a7a6d3b2-1ecb-47ec-b68b-046875d62394", `"structured_pictures": 3`, `"unavailable_references": 2`} {
+		if !strings.Contains(out.String(), s) {
+			t.Errorf("--json lacks %s", s)
+		}
+	}
 }
 
 // TestInspectRealSamples reads the recordings written by real software (copies in

@@ -31,6 +31,7 @@ func newResultsCmd(io *IOStreams) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "results",
 		Short: "Work with results files of replay runs",
+		Long:  helpWithExit(`Commands that work with the results files of replay runs.`, ExitInputs),
 	}
 	c.AddCommand(newResultsMergeCmd(io))
 	return c
@@ -48,7 +49,7 @@ summary recomputed; timings are kept per case and the wall time is the longest s
 The runs must agree on tokenizer, template, vision, context, turns, MCP delivery and arms, and
 on the digest of every input they share. When the runs are shards i/n and a shard is missing
 the merge fails unless --partial is given. OUT receives results.json, results.md and
-results.csv (written atomically); the summary tables go to stdout.`),
+results.csv (written atomically); the summary tables go to stdout.`, ExitInputs),
 		Args: wrapArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Paths = args

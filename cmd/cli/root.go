@@ -76,7 +76,7 @@ func NewRootCmd(io *IOStreams) *cobra.Command {
 Anthropic request logs) through a before and an after pipeline and measures prompt tokens,
 image rows per picture, context-window verdicts and scan latency.
 
-` + exitCodesHelp,
+` + exitSection(ExitInputs, ExitBudget, ExitRegression),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -99,7 +99,8 @@ func wrapArgs(v cobra.PositionalArgs) cobra.PositionalArgs {
 	}
 }
 
-// helpWithExit appends the EXIT STATUS section to a command's long help.
-func helpWithExit(long string) string {
-	return strings.TrimSpace(long) + "\n\n" + exitCodesHelp
+// helpWithExit appends the EXIT STATUS section to a command's long help: 0, 1 and 2, then the
+// codes the command gives besides.
+func helpWithExit(long string, codes ...int) string {
+	return strings.TrimSpace(long) + "\n\n" + exitSection(codes...)
 }

@@ -36,7 +36,7 @@ the total, with the size the preprocessor resizes it to and its tiles, for one o
 families (--vision, repeatable; all for every family; --mmproj for a projector GGUF). Each
 argument is a size (1280x800 or 1280×800) or a picture file (PNG, JPEG, GIF, BMP, WebP), whose
 size is read from its header after the picture check replay applies. The figures are those
-replay gives every picture it measures (docs/pipeline.md §10).`),
+replay gives every picture it measures (docs/pipeline.md §10).`, ExitInputs),
 		Args: wrapArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Pictures = args

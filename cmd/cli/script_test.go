@@ -10,9 +10,19 @@ import (
 
 // TestMain registers strata-eval as an in-process command for the txtar scripts.
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	testscript.Main(withoutColumns{m}, map[string]func(){
 		"strata-eval": func() { os.Exit(Run(context.Background(), os.Args[1:], SystemStreams())) },
 	})
+}
+
+// withoutColumns runs the tests without the $COLUMNS of the shell that started go test, so that
+// a test that names no width gets tables at results.DefaultWidth, as in CI; a test or script
+// that wants a width sets OutWidth or $COLUMNS itself.
+type withoutColumns struct{ m *testing.M }
+
+func (w withoutColumns) Run() int {
+	os.Unsetenv("COLUMNS")
+	return w.m.Run()
 }
 
 // TestScripts runs the end-to-end CLI scripts in testdata/script through the binary.

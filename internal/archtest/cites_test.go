@@ -1,0 +1,58 @@
+package archtest
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// sectionCite matches a citation of a page's section in the code: "docs/pipeline.md §4.6".
+var sectionCite = regexp.MustCompile(`([A-Za-z0-9_./-]+\.md) §`)
+
+// TestCitedPagesExist: every page the code cites by section (a .md name, then § and a number) is in the repository
+// (at the root or in docs/), so that a reader can follow it; the product's spec notes are not.
+func TestCitedPagesExist(t *testing.T) {
+	root := filepath.Join("..", "..")
+	cites := 0
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); path != root && (name == "testdata" || strings.HasPrefix(name, ".") || name == "node_modules") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, m := range sectionCite.FindAllStringSubmatch(string(src), -1) {
+			cites++
+			page := m[1]
+			if !exists(filepath.Join(root, page)) && !exists(filepath.Join(root, "docs", page)) {
+				rel, _ := filepath.Rel(root, path)
+				t.Errorf("%s cites %s, which is not in the repository (cite docs/pipeline.md or docs/decisions.md)", rel, m[0])
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cites < 10 {
+		t.Fatalf("found only %d section citations: is the walk rooted at the module?", cites)
+	}
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
