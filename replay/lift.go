@@ -2,7 +2,6 @@ package replay
 
 import (
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/hex"
 	"fmt"
 	"strings"
@@ -288,7 +287,7 @@ func describeRun(text string, r Run) (pictureFacts, bool) {
 	head := make([]byte, 0, min(int(r.DecodedLen()), headerKeep))
 	var out [3072]byte
 	err := runChunks(text, r, func(src []byte) error {
-		n, err := base64.RawStdEncoding.Decode(out[:], src)
+		n, err := rawStdDecoder.Decode(out[:], src)
 		h.Write(out[:n])
 		if len(head) < cap(head) {
 			head = append(head, out[:min(n, cap(head)-len(head))]...)

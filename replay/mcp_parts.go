@@ -2,7 +2,6 @@ package replay
 
 import (
 	"bytes"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -287,7 +286,7 @@ const mcpHeadBytes = 64 << 10
 // that does not is ignored once more data follows; a last group of one character is an error,
 // and one of two or three characters without its padding is "Incorrect padding".
 func decodeLenientBase64(s string) ([]byte, error) {
-	if d, err := base64.StdEncoding.DecodeString(s); err == nil {
+	if d, err := decodeStdString(s); err == nil {
 		return d, nil // the common case: strict base64 decodes the same
 	}
 	out := make([]byte, 0, len(s)/4*3+3)
