@@ -69,6 +69,7 @@ type Lifter struct {
 	maxBytes    int64
 	noVision    bool
 	limits      PictureLimits
+	checks      *CheckMemo
 	lifted      int
 	checkNanos  int64
 }
@@ -86,6 +87,13 @@ func NewLifter(s Settings) *Lifter {
 	if l.maxBytes <= 0 {
 		l.maxBytes = DefaultMaxPictureBytes
 	}
+	return l
+}
+
+// WithCheckMemo makes the Lifter answer the picture check from m for pictures checked before
+// (nil: check every picture); it returns l.
+func (l *Lifter) WithCheckMemo(m *CheckMemo) *Lifter {
+	l.checks = m
 	return l
 }
 
@@ -169,7 +177,7 @@ func (l *Lifter) checkRun(text string, p *TextPicture) bool {
 		p.Reason = fmt.Sprintf("the %s picture's base64 cannot be decoded: %v", p.Type, err)
 		return false
 	}
-	info, err := CheckPicture(data, l.limits)
+	info, err := l.checks.Check(data, l.limits)
 	if err != nil {
 		p.Reason = err.Error()
 		return false
