@@ -6,7 +6,7 @@ FUZZTIME  ?= 10s
 BENCHTIME ?= 1s
 COUNT     ?= 1
 
-.PHONY: all build run test test-deps llama-libs unit ci-replay bench bench-scale fuzz lint generate clean
+.PHONY: all build run test test-deps llama-libs unit ci-replay bench bench-scale scale-same fuzz lint generate clean
 
 all: build
 
@@ -42,6 +42,11 @@ bench:
 ## bench-scale: replay a generated 1 GiB corpus with -j 1 and -j 2: wall time, MB/s, peak RSS.
 bench-scale: build
 	@bash internal/scripts/bench-scale.sh $(BIN)
+
+## scale-same: the CSV of a generated 200 MB corpus is byte-identical through this build and BASE (default main).
+BASE ?= main
+scale-same: build
+	@bash internal/scripts/scale-same.sh $(BIN) $(BASE)
 
 fuzz:
 	FUZZTIME=$(FUZZTIME) bash internal/scripts/fuzz-all.sh
