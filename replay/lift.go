@@ -69,7 +69,7 @@ type Lifter struct {
 	maxBytes    int64
 	noVision    bool
 	limits      PictureLimits
-	checks      *CheckMemo
+	memo        *PictureMemo
 	lifted      int
 	checkNanos  int64
 }
@@ -90,10 +90,10 @@ func NewLifter(s Settings) *Lifter {
 	return l
 }
 
-// WithCheckMemo makes the Lifter answer the picture check from m for pictures checked before
+// WithPictureMemo makes the Lifter answer the picture check from m for pictures checked before
 // (nil: check every picture); it returns l.
-func (l *Lifter) WithCheckMemo(m *CheckMemo) *Lifter {
-	l.checks = m
+func (l *Lifter) WithPictureMemo(m *PictureMemo) *Lifter {
+	l.memo = m
 	return l
 }
 
@@ -177,7 +177,7 @@ func (l *Lifter) checkRun(text string, p *TextPicture) bool {
 		p.Reason = fmt.Sprintf("the %s picture's base64 cannot be decoded: %v", p.Type, err)
 		return false
 	}
-	info, err := l.checks.Check(data, l.limits)
+	info, err := l.memo.Check(data, l.limits)
 	if err != nil {
 		p.Reason = err.Error()
 		return false
@@ -310,8 +310,9 @@ func describeRun(text string, r Run) (pictureFacts, bool) {
 	return f, true
 }
 
-// textPictureRecord makes the record of a picture met in a tool's text.
-func textPictureRecord(text string, p TextPicture, msgIndex int, loc corpora.Location) PictureRecord {
+// textPictureRecord makes the record of a picture met in a tool's text (its sha256 and size
+// remembered in memo, when not nil).
+func textPictureRecord(text string, p TextPicture, msgIndex int, loc corpora.Location, memo *PictureMemo) PictureRecord {
 	rec := PictureRecord{
 		Loc:          loc,
 		MessageIndex: msgIndex,
@@ -329,9 +330,9 @@ func textPictureRecord(text string, p TextPicture, msgIndex int, loc corpora.Loc
 	var f pictureFacts
 	ok := false
 	if p.Image != nil && p.Image.Data != nil {
-		f, ok = describePictureBytes(p.Image.Data), true
+		f, ok = memo.describeBytes(p.Image.Data), true
 	} else {
-		f, ok = describeRun(text, p.Run)
+		f, ok = memo.describeRun(text, p.Run)
 	}
 	if ok {
 		rec.SHA256, rec.Width, rec.Height = f.sha256, f.width, f.height

@@ -65,8 +65,8 @@ type MCPRenderOptions struct {
 	// ToolName is the name of the tool that answered ("mcp__<server>__<tool>" names the
 	// server that resource-link notes point to).
 	ToolName string
-	// Checks remembers picture-check verdicts across results (nil: check every picture).
-	Checks *CheckMemo
+	// Pictures remembers picture-check verdicts across results (nil: check every picture).
+	Pictures *PictureMemo
 }
 
 // HasPictureBlocks says whether an MCP result carries picture blocks: image blocks, or
@@ -188,7 +188,7 @@ func renderMCP(res *corpora.CallToolResult, s Settings, opt MCPRenderOptions, li
 			p.Reason = fmt.Sprintf("larger than %s bytes", FormatCount(maxBytes))
 			items = append(items, mcpItem{text: LegacyPictureNote(p.Type, p.Bytes), loc: loc})
 		default:
-			info, err := opt.Checks.Check(p.Data, PictureLimits{})
+			info, err := opt.Pictures.Check(p.Data, PictureLimits{})
 			switch {
 			case err != nil:
 				p.Outcome, p.Reason, p.Problem = OutcomeOmitted, err.Error(), true

@@ -116,7 +116,7 @@ func Run(ctx context.Context, cfg Config) (*results.Report, error) {
 	}
 	r := &runner{cfg: &cfg, meter: m,
 		applier: replay.Applier{ClientSide: replay.AgentClientSide, MCPDelivery: cfg.MCPDelivery,
-			Checks: replay.NewCheckMemo()}}
+			Pictures: replay.NewPictureMemo()}}
 	load, runErr := r.execute(ctx)
 	if load == nil {
 		return nil, runErr

@@ -2,8 +2,9 @@
 # scale-same: the counts of a generated corpus (default 200 MB) are the same through two builds.
 # It builds BASE (a git ref, default main) from `git archive` into a temporary folder, replays the
 # corpus offline with BIN and with the base build (writing --out as a real run does), and
-# compares the CSV on stdout and results.csv byte for byte (cases.jsonl and results.json carry
-# timings and are not compared). Exit 0 when both are identical, 1 when they differ.
+# compares the CSV on stdout and results.csv byte for byte, and the pictures' sha256, width and
+# height in cases.jsonl, in order (the rest of cases.jsonl and results.json carry timings).
+# Exit 0 when all are identical, 1 when any differs.
 #   usage: scale-same.sh BIN [BASE]      env: SCALE_BYTES SCALE_SEED SCALE_JOBS SCALE_TMP
 set -euo pipefail
 bin="${1:?usage: scale-same.sh BIN [BASE]}"
@@ -28,8 +29,9 @@ for side in base new; do
   [ "$side" = base ] && b="$tmp/base-bin"
   echo "== replaying with $side ($b), -j $jobs"
   "$b" replay -j "$jobs" --format csv --out "$tmp/out-$side" "$tmp/corpus" >"$tmp/$side.csv"
+  grep -o '"sha256":"[0-9a-f]*"\|"width":[0-9]*\|"height":[0-9]*' "$tmp/out-$side/cases.jsonl" >"$tmp/$side.pictures" || true
 done
-for f in stdout:base.csv:new.csv results.csv:out-base/results.csv:out-new/results.csv; do
+for f in stdout:base.csv:new.csv results.csv:out-base/results.csv:out-new/results.csv pictures:base.pictures:new.pictures; do
   IFS=: read -r name a b <<<"$f"
   if cmp -s "$tmp/$a" "$tmp/$b"; then
     printf '%s: identical (%s lines, sha256 %s)\n' "$name" "$(wc -l <"$tmp/$a")" "$(sha256sum "$tmp/$a" | cut -c1-16)"
