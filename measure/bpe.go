@@ -52,6 +52,13 @@ type bpeEngine struct {
 type b64ShortCounts struct {
 	two   [1 << 12]uint8
 	three [1 << 18]uint8
+	// pairRank is the rank of each two-character base64 token (noRank: no token), and
+	// tripleTok a bit per three-character piece that is a token: what countB64Four needs
+	// besides the whole piece (rankByConcatenation only).
+	pairRank  [1 << 12]uint32
+	tripleTok [1 << 18 / 64]uint64
+	// bytesOK says every byte of the alphabet is a token.
+	bytesOK bool
 }
 
 // b64Code maps a byte to its 6-bit base64 code, or 0xff.
@@ -90,11 +97,63 @@ func (e *bpeEngine) countB64Short(piece string) (int, bool) {
 	return int(n), n != 0
 }
 
+// countB64Four returns the token count of a piece of four base64 characters under tiktoken's
+// rule (rankByConcatenation, the whole piece looked up first), without merging; ok is false for
+// any other piece or rule. TestB64FourEqualsMerging compares it with the merge on all 64⁴
+// pieces. With the bytes a, b, c, d, all of them tokens:
+//
+//   - the whole piece is a token: 1;
+//   - no pair ab, bc, cd is a token: 4;
+//   - else the pair of lowest rank merges first (the leftmost on equal ranks, which only equal
+//     pairs have), and one more merge happens, leaving 2 parts, exactly when a pair is left
+//     that is a token: after ab, abc or cd; after bc, abc or bcd; after cd, ab or bcd. The
+//     part it makes is abc, bcd or ab+cd, never the whole piece, which is no token, so no
+//     third merge can follow. Otherwise 3.
+func (e *bpeEngine) countB64Four(piece string) (int, bool) {
+	if len(piece) != 4 || e.mode != rankByConcatenation || !e.wholePieceFirst {
+		return 0, false
+	}
+	a, b, c, d := b64Code[piece[0]], b64Code[piece[1]], b64Code[piece[2]], b64Code[piece[3]]
+	if (a|b|c|d)&0xc0 != 0 { // a byte outside the alphabet (code 0xff)
+		return 0, false
+	}
+	e.b64Once.Do(e.fillB64Counts)
+	t := e.b64Counts
+	if !t.bytesOK {
+		return 0, false
+	}
+	if _, ok := e.index.lookup(piece); ok {
+		return 1, true
+	}
+	ab, bc, cd := t.pairRank[uint32(a)<<6|uint32(b)], t.pairRank[uint32(b)<<6|uint32(c)], t.pairRank[uint32(c)<<6|uint32(d)]
+	abc := t.tripleTok[(uint32(a)<<12|uint32(b)<<6|uint32(c))>>6]>>(c&63)&1 != 0
+	bcd := t.tripleTok[(uint32(b)<<12|uint32(c)<<6|uint32(d))>>6]>>(d&63)&1 != 0
+	var second bool
+	switch {
+	case ab == noRank && bc == noRank && cd == noRank:
+		return 4, true
+	case ab <= bc && ab <= cd:
+		second = abc || cd != noRank
+	case bc <= cd:
+		second = abc || bcd
+	default:
+		second = ab != noRank || bcd
+	}
+	if second {
+		return 2, true
+	}
+	return 3, true
+}
+
 // fillB64Counts counts every two- and three-character base64 piece once.
 func (e *bpeEngine) fillB64Counts() {
 	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 	t := new(b64ShortCounts)
 	s := new(bpeScratch)
+	t.bytesOK = true
+	for i := 0; i < len(alphabet); i++ {
+		t.bytesOK = t.bytesOK && e.byteOK[alphabet[i]]
+	}
 	var buf [3]byte
 	for i := 0; i < 64; i++ {
 		for j := 0; j < 64; j++ {
@@ -102,10 +161,17 @@ func (e *bpeEngine) fillB64Counts() {
 			if n, ok := e.countPieceUncached(string(buf[:2]), s); ok {
 				t.two[i<<6|j] = uint8(n)
 			}
+			t.pairRank[i<<6|j] = noRank
+			if id, ok := e.index.lookup(string(buf[:2])); ok && e.mode == rankByConcatenation {
+				t.pairRank[i<<6|j] = id
+			}
 			for k := 0; k < 64; k++ {
 				buf[2] = alphabet[k]
 				if n, ok := e.countPieceUncached(string(buf[:3]), s); ok {
 					t.three[i<<12|j<<6|k] = uint8(n)
+				}
+				if _, ok := e.index.lookup(string(buf[:3])); ok {
+					t.tripleTok[(i<<12|j<<6|k)>>6] |= 1 << (k & 63)
 				}
 			}
 		}
@@ -245,6 +311,10 @@ func (e *bpeEngine) countPiece(piece string, s *bpeScratch) (int, bool) {
 	}
 	if len(piece) <= 3 {
 		if n, ok := e.countB64Short(piece); ok {
+			return n, true
+		}
+	} else if len(piece) == 4 {
+		if n, ok := e.countB64Four(piece); ok {
 			return n, true
 		}
 	}
