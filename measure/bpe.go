@@ -59,6 +59,8 @@ type b64ShortCounts struct {
 	tripleTok [1 << 18 / 64]uint64
 	// bytesOK says every byte of the alphabet is a token.
 	bytesOK bool
+	// short holds the counts of pieces of one, two and three characters at b64ShortIndex.
+	short [1 + 1<<6 + 1<<12 + 1<<18]uint8
 }
 
 // b64Code maps a byte to its 6-bit base64 code, or 0xff.
@@ -145,15 +147,22 @@ func (e *bpeEngine) countB64Four(piece string) (int, bool) {
 	return 3, true
 }
 
+// b64BytesOK says every base64 character has a byte token.
+func (e *bpeEngine) b64BytesOK() bool {
+	for c := range 256 {
+		if b64Code[c] != 0xff && !e.byteOK[c] {
+			return false
+		}
+	}
+	return true
+}
+
 // fillB64Counts counts every two- and three-character base64 piece once.
 func (e *bpeEngine) fillB64Counts() {
 	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 	t := new(b64ShortCounts)
 	s := new(bpeScratch)
-	t.bytesOK = true
-	for i := 0; i < len(alphabet); i++ {
-		t.bytesOK = t.bytesOK && e.byteOK[alphabet[i]]
-	}
+	t.bytesOK = e.b64BytesOK()
 	var buf [3]byte
 	for i := 0; i < 64; i++ {
 		for j := 0; j < 64; j++ {
@@ -176,6 +185,12 @@ func (e *bpeEngine) fillB64Counts() {
 			}
 		}
 	}
+	t.short[0] = 0
+	for i := 0; i < 64; i++ {
+		t.short[b64ShortIndex(1, uint32(i))] = 1
+	}
+	copy(t.short[b64ShortIndex(2, 0):], t.two[:])
+	copy(t.short[b64ShortIndex(3, 0):], t.three[:])
 	e.b64Counts = t
 }
 
