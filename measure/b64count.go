@@ -152,6 +152,73 @@ func (e *bpeEngine) countLongB64(piece string, s *bpeScratch) int {
 	if n, ok := e.countB64Four(piece); ok {
 		return n
 	}
+	if len(piece) <= maxB64Merge {
+		return e.countB64Merge(piece)
+	}
 	n, _ := e.countPiece(piece, s)
 	return n
+}
+
+// maxB64Merge is the longest piece countB64Merge takes.
+const maxB64Merge = 16
+
+// countB64Merge counts a piece of 5 to maxB64Merge base64 characters (b64Counts filled, every
+// character a byte token, tiktoken's rule) by the merge mergeScan does, lowest rank first and
+// leftmost on ties, with the parts in arrays on the stack and the ranks of two- and
+// three-character spans read from b64Counts; longer spans are looked up in the index.
+// TestB64MergeEqualsMergeScan compares it with mergeScan.
+func (e *bpeEngine) countB64Merge(piece string) int {
+	if _, ok := e.index.lookup(piece); ok {
+		return 1
+	}
+	t := e.b64Counts
+	n := len(piece)
+	var codes [maxB64Merge]uint32
+	var start [maxB64Merge + 1]int32
+	var ranks [maxB64Merge]uint32
+	for i := 0; i < n; i++ {
+		codes[i] = uint32(b64Code[piece[i]])
+		start[i] = int32(i)
+	}
+	start[n] = int32(n)
+	spanRank := func(a, c int32) uint32 {
+		switch c - a {
+		case 2:
+			return t.pairRank[codes[a]<<6|codes[a+1]]
+		case 3:
+			return t.tripleRank[codes[a]<<12|codes[a+1]<<6|codes[a+2]]
+		}
+		if id, ok := e.index.lookup(piece[a:c]); ok {
+			return id
+		}
+		return noRank
+	}
+	for i := 0; i+1 < n; i++ {
+		ranks[i] = t.pairRank[codes[i]<<6|codes[i+1]]
+	}
+	ranks[n-1] = noRank
+	parts := n
+	for parts > 1 {
+		best, at := uint32(noRank), -1
+		for i := 0; i+1 < parts; i++ {
+			if ranks[i] < best {
+				best, at = ranks[i], i
+			}
+		}
+		if at < 0 {
+			break
+		}
+		copy(start[at+1:parts], start[at+2:parts+1])
+		copy(ranks[at+1:parts-1], ranks[at+2:parts])
+		parts--
+		if at+1 < parts {
+			ranks[at] = spanRank(start[at], start[at+2])
+		} else {
+			ranks[at] = noRank
+		}
+		if at > 0 {
+			ranks[at-1] = spanRank(start[at-1], start[at+1])
+		}
+	}
+	return parts
 }

@@ -95,3 +95,50 @@ func FuzzB64Count(f *testing.F) {
 		checkB64Pieces(t, tok, text)
 	})
 }
+
+// TestB64MergeEqualsMergeScan compares countB64Merge with the general merge on random pieces of
+// every length it takes, on pieces cut from random base64 by the pre-tokenizer, and on pieces
+// of repeated characters and pairs (equal ranks: the leftmost merges first).
+func TestB64MergeEqualsMergeScan(t *testing.T) {
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+	for _, tok := range chunkTokenizers(t) {
+		if !tok.b64Fast {
+			continue
+		}
+		e, s := tok.engine, new(bpeScratch)
+		e.b64Once.Do(e.fillB64Counts)
+		r := rand.New(rand.NewPCG(11, 12))
+		var pieces []string
+		for n := 5; n <= maxB64Merge; n++ {
+			for range 40_000 {
+				b := make([]byte, n)
+				for i := range b {
+					b[i] = alphabet[r.IntN(64)]
+				}
+				pieces = append(pieces, string(b))
+			}
+			for _, unit := range []string{"a", "A", "ab", "Ab", "aB", "+/", "9", "abc", "zzq"} {
+				pieces = append(pieces, strings.Repeat(unit, n)[:n])
+			}
+		}
+		raw := make([]byte, 300_000)
+		for i := range raw {
+			raw[i] = byte(r.Uint32())
+		}
+		enc := base64.StdEncoding.EncodeToString(raw)
+		for p := 0; p < len(enc); {
+			end := tok.split(enc, p)
+			if end-p >= 5 && end-p <= maxB64Merge {
+				pieces = append(pieces, enc[p:end])
+			}
+			p = end
+		}
+		for _, piece := range pieces {
+			want, _ := e.encodePiece(s.out[:0], piece, s)
+			if got := e.countB64Merge(piece); got != len(want) {
+				t.Fatalf("%s: countB64Merge(%q) = %d; merging gives %d tokens", tok.Name(), piece, got, len(want))
+			}
+			s.out = want
+		}
+	}
+}

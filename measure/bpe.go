@@ -57,6 +57,9 @@ type b64ShortCounts struct {
 	// besides the whole piece (rankByConcatenation only).
 	pairRank  [1 << 12]uint32
 	tripleTok [1 << 18 / 64]uint64
+	// tripleRank is the rank of each three-character token (noRank: no token), for
+	// countB64Merge.
+	tripleRank [1 << 18]uint32
 	// bytesOK says every byte of the alphabet is a token.
 	bytesOK bool
 	// short holds the counts of pieces of one, two and three characters at b64ShortIndex.
@@ -179,8 +182,10 @@ func (e *bpeEngine) fillB64Counts() {
 				if n, ok := e.countPieceUncached(string(buf[:3]), s); ok {
 					t.three[i<<12|j<<6|k] = uint8(n)
 				}
-				if _, ok := e.index.lookup(string(buf[:3])); ok {
+				t.tripleRank[i<<12|j<<6|k] = noRank
+				if id, ok := e.index.lookup(string(buf[:3])); ok {
 					t.tripleTok[(i<<12|j<<6|k)>>6] |= 1 << (k & 63)
+					t.tripleRank[i<<12|j<<6|k] = id
 				}
 			}
 		}
@@ -328,10 +333,6 @@ func (e *bpeEngine) countPiece(piece string, s *bpeScratch) (int, bool) {
 		if n, ok := e.countB64Short(piece); ok {
 			return n, true
 		}
-	} else if len(piece) == 4 {
-		if n, ok := e.countB64Four(piece); ok {
-			return n, true
-		}
 	}
 	if s.memo == nil {
 		s.memo = new(pieceMemo)
@@ -341,7 +342,10 @@ func (e *bpeEngine) countPiece(piece string, s *bpeScratch) (int, bool) {
 	if slot.lo == lo && slot.hi == hi {
 		return int(slot.count), true
 	}
-	n, ok := e.countPieceUncached(piece, s)
+	n, ok := e.countB64Four(piece) // a memo miss of four characters: likely base64
+	if !ok {
+		n, ok = e.countPieceUncached(piece, s)
+	}
 	if ok {
 		*slot = memoSlot{lo: lo, hi: hi, count: uint32(n)}
 	}
