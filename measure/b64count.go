@@ -199,12 +199,7 @@ func (e *bpeEngine) countB64Merge(piece string) int {
 	ranks[n-1] = noRank
 	parts := n
 	for parts > 1 {
-		best, at := uint32(noRank), -1
-		for i := 0; i+1 < parts; i++ {
-			if ranks[i] < best {
-				best, at = ranks[i], i
-			}
-		}
+		at := lowestRank(ranks[:parts-1])
 		if at < 0 {
 			break
 		}

@@ -387,16 +387,10 @@ func (e *bpeEngine) mergeScan(dst []uint32, piece string, s *bpeScratch) []uint3
 	ranks[n-1] = noRank
 	parts := n
 	for parts > 1 {
-		best, bestAt := uint32(noRank), -1
-		for i := 0; i+1 < parts; i++ {
-			if ranks[i] < best {
-				best, bestAt = ranks[i], i
-			}
-		}
-		if bestAt < 0 {
+		i := lowestRank(ranks[:parts-1])
+		if i < 0 {
 			break
 		}
-		i := bestAt
 		ids[i] = merged[i]
 		copy(start[i+1:parts], start[i+2:parts+1])
 		copy(ids[i+1:parts-1], ids[i+2:parts])
@@ -413,6 +407,18 @@ func (e *bpeEngine) mergeScan(dst []uint32, piece string, s *bpeScratch) []uint3
 		}
 	}
 	return append(dst, ids[:parts]...)
+}
+
+// lowestRank returns the index of the lowest rank, the leftmost on ties, or -1 when every rank
+// is noRank.
+func lowestRank(ranks []uint32) int {
+	best, at := uint32(noRank), -1
+	for i, r := range ranks {
+		if r < best {
+			best, at = r, i
+		}
+	}
+	return at
 }
 
 // mergeHeap merges a long piece: parts form a doubly linked list, candidate pairs sit in a
