@@ -168,7 +168,7 @@ const maxB64Merge = 16
 // three-character spans read from b64Counts; longer spans are looked up in the index.
 // TestB64MergeEqualsMergeScan compares it with mergeScan.
 func (e *bpeEngine) countB64Merge(piece string) int {
-	if _, ok := e.index.lookup(piece); ok {
+	if _, ok := e.lookupB64(piece); ok {
 		return 1
 	}
 	t := e.b64Counts
@@ -188,7 +188,7 @@ func (e *bpeEngine) countB64Merge(piece string) int {
 		case 3:
 			return t.tripleRank[codes[a]<<12|codes[a+1]<<6|codes[a+2]]
 		}
-		if id, ok := e.index.lookup(piece[a:c]); ok {
+		if id, ok := e.lookupB64(piece[a:c]); ok {
 			return id
 		}
 		return noRank

@@ -62,6 +62,10 @@ type b64ShortCounts struct {
 	tripleRank [1 << 18]uint32
 	// bytesOK says every byte of the alphabet is a token.
 	bytesOK bool
+	// longTok is a filter of the tokens of more than maxShortToken base64 characters (a bit per
+	// hash of their length and first eight bytes, see b64LongBit): a clear bit proves a span is
+	// no token without the map look-up.
+	longTok [1 << 16 / 64]uint64
 	// short holds the counts of pieces of one, two and three characters at b64ShortIndex.
 	short [1 + 1<<6 + 1<<12 + 1<<18]uint8
 }
@@ -150,6 +154,33 @@ func (e *bpeEngine) countB64Four(piece string) (int, bool) {
 	return 3, true
 }
 
+// isB64 says every byte of s is a base64 character.
+func isB64(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if b64Code[s[i]] == 0xff {
+			return false
+		}
+	}
+	return true
+}
+
+// b64LongBit is the bit of b64Counts.longTok of a string of eight bytes or more.
+func b64LongBit(s string) uint32 {
+	h := (le64(s, 0) ^ uint64(len(s))<<58) * 0x9E3779B97F4A7C15
+	return uint32(h >> 48)
+}
+
+// lookupB64 is index.lookup for a span of base64 characters, with the long tokens filtered
+// by b64Counts.longTok first.
+func (e *bpeEngine) lookupB64(span string) (uint32, bool) {
+	if len(span) > maxShortToken {
+		if bit := b64LongBit(span); e.b64Counts.longTok[bit>>6]>>(bit&63)&1 == 0 {
+			return 0, false
+		}
+	}
+	return e.index.lookup(span)
+}
+
 // b64BytesOK says every base64 character has a byte token.
 func (e *bpeEngine) b64BytesOK() bool {
 	for c := range 256 {
@@ -188,6 +219,12 @@ func (e *bpeEngine) fillB64Counts() {
 					t.tripleRank[i<<12|j<<6|k] = id
 				}
 			}
+		}
+	}
+	for tok := range e.index.long {
+		if isB64(tok) {
+			bit := b64LongBit(tok)
+			t.longTok[bit>>6] |= 1 << (bit & 63)
 		}
 	}
 	t.short[0] = 0
