@@ -6,12 +6,16 @@ FUZZTIME  ?= 10s
 BENCHTIME ?= 1s
 COUNT     ?= 1
 
-.PHONY: all build run test test-deps llama-libs unit ci-replay bench bench-scale scale-same fuzz lint generate clean
+.PHONY: all build run test test-deps llama-libs llama-server test-llama-server unit ci-replay bench bench-scale scale-same bench-hugeline fuzz lint generate clean
 
 all: build
 
+# The commit and its date for `strata-eval version` when the build records no VCS stamp.
+LDFLAGS := -X github.com/strata-eval/strata-eval/cmd/cli.Commit=$(shell git rev-parse HEAD 2>/dev/null) \
+	-X github.com/strata-eval/strata-eval/cmd/cli.BuildDate=$(shell git log -1 --format=%cI 2>/dev/null)
+
 build:
-	$(GO) build -o $(BIN) ./cmd/strata-eval
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/strata-eval
 
 ## run: replay the embedded sample corpus offline and print the before/after tables.
 run:
@@ -28,6 +32,17 @@ test-deps:
 ## about 11 MB; LLAMA_LIBS_VARIANT=cuda for the CUDA build) into $(CACHE)/llama-libs/.
 llama-libs:
 	@sh internal/scripts/llama-libs.sh $(CACHE)
+
+## llama-server: builds llama.cpp's llama-server (the release node-llama-cpp@3.22.1 binds, from the
+## source that npm package ships; CPU, 10-40 min on 2 cores) into
+## $$HOME/.cache/strata-eval/llama-server/<release>/bin/. Not part of `make test` (docs/decisions.md).
+llama-server:
+	@sh internal/scripts/llama-server.sh
+
+## test-llama-server: builds llama-server when absent, then replays the corpora against it
+## with the http, offline and llama engines (the end-to-end test that `make test` skips without it).
+test-llama-server: test-deps llama-server
+	$(GO) test -count=1 -timeout 30m -run 'TestLiveLlamaServer' -v ./cmd/cli/
 
 unit:
 	$(GO) test -count=1 -timeout 20m ./...
@@ -47,6 +62,12 @@ bench-scale: build
 BASE ?= main
 scale-same: build
 	@bash internal/scripts/scale-same.sh $(BIN) $(BASE)
+
+## bench-hugeline: peak RSS and time of replaying one JSON line of 49 MB (a 37 MB PNG in one MCP
+## result) and of 1.04 GB (a 780 MB PNG), generated in a temporary folder (BenchmarkHugeLine).
+bench-hugeline:
+	$(GO) test -run='^$$' -bench='^BenchmarkHugeLine$$' -benchtime=1x -count=$(COUNT) ./cmd/cli
+	HUGELINE_PICTURE_BYTES=780000000 $(GO) test -run='^$$' -bench='^BenchmarkHugeLine$$' -benchtime=1x -count=$(COUNT) -timeout 30m ./cmd/cli
 
 fuzz:
 	FUZZTIME=$(FUZZTIME) bash internal/scripts/fuzz-all.sh

@@ -2,6 +2,7 @@ package corpora
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"runtime"
 	"strings"
@@ -149,5 +150,43 @@ func TestHostileLongLine(t *testing.T) {
 		if got := len(c.Conversations[0].Messages[0].Parts[0].Text); int64(got) != n {
 			t.Errorf("text of %d bytes read back as %d", n, got)
 		}
+	}
+}
+
+// TestHostileLocatedPlaces: one-line files broken inside the line name the byte (line:column),
+// and an empty file says so, with or without a format.
+func TestHostileLocatedPlaces(t *testing.T) {
+	chat := `{"model":"m","messages":[{"role":"user","content":"hi"},{"role":"tool","tool_call_id":"c","content":"%s"}]}`
+	nul := strings.Replace(chat, "%s", "a\x00b", 1)
+	deep := `{"model":"m","messages":` + strings.Repeat("[", 100000) + strings.Repeat("]", 100000) + `}`
+	utf := strings.Replace(chat, "%s", "x", 1) + "\n" + strings.Replace(chat, "%s", "bad \xff", 1) + "\n"
+	tests := []struct {
+		name, file, data string
+		format           Format
+		want             string // the problem's text starts with it
+	}{
+		{"NUL byte in a one-line file", "n.json", nul, FormatOpenAIChat, fmt.Sprintf("n.json:1:%d: ", strings.IndexByte(nul, 0)+1)},
+		{"NUL byte, format detected", "n.json", nul, "", fmt.Sprintf("n.json:1:%d: ", strings.IndexByte(nul, 0)+1)},
+		{"100,000-deep nesting", "d.json", deep, FormatOpenAIChat, "d.json:1:"},
+		{"invalid UTF-8 on line 2", "u.jsonl", utf, FormatOpenAIChat, fmt.Sprintf("u.jsonl:2:%d at /messages/1/content: invalid UTF-8", strings.IndexByte(utf[strings.IndexByte(utf, '\n')+1:], 0xff)+1)},
+		{"empty file", "e.json", "", "", "e.json: empty"},
+		{"empty file with a format", "e.json", "", FormatOpenAIChat, "e.json: empty"},
+		{"white space only, with a format", "e.jsonl", " \n\r\n", FormatMCPJSONL, "e.jsonl: empty"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var c Collector
+			err := Read(context.Background(), tt.file, strings.NewReader(tt.data), tt.format, &c)
+			var msgs []string
+			for _, p := range c.Problems {
+				msgs = append(msgs, p.Error())
+			}
+			if err != nil {
+				msgs = append(msgs, err.Error())
+			}
+			if len(msgs) != 1 || !strings.HasPrefix(msgs[0], tt.want) {
+				t.Errorf("problems %q, want one starting %q", msgs, tt.want)
+			}
+		})
 	}
 }

@@ -94,7 +94,7 @@ func TestJWWalk(t *testing.T) {
 	if b, _ := f.get("t").boolean(); !b || !f.get("n").isNull() {
 		t.Errorf("scalars wrong")
 	}
-	if _, err := f.get("t").text(); err == nil || !strings.Contains(err.Error(), "f:3 at /t: expected a string, found a boolean") {
+	if _, err := f.get("t").text(); err == nil || !strings.Contains(err.Error(), "f:3:57 at /t: expected a string, found a boolean") {
 		t.Errorf("type error = %v", err)
 	}
 	if rerr := jwCheck(jwNode{raw: []byte(`{"a":[1,2}`), loc: Location{File: "f", Line: 2}}); rerr == nil || rerr.Loc.Offset != 9 {

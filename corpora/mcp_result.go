@@ -103,6 +103,9 @@ func parseMCPBlock(raw []byte, loc Location) (Block, error) {
 			return blk, err
 		}
 	}
+	if l, ok := parseLargeMarker(blk.Data); ok {
+		blk.Data, blk.Large = "", l
+	}
 	if blk.Type == "resource_link" {
 		if v, ok := get("size"); ok && string(v) != "null" {
 			var n json.Number
@@ -159,6 +162,11 @@ func parseEmbeddedResource(raw []byte, loc Location) (*EmbeddedResource, error) 
 		}
 		if rerr := decodeStringMember(dst, m.Key, m.Value, loc, ""); rerr != nil {
 			return nil, rerr
+		}
+	}
+	if res.Blob != nil {
+		if l, ok := parseLargeMarker(*res.Blob); ok {
+			*res.Blob, res.LargeBlob = "", l
 		}
 	}
 	return res, nil

@@ -44,12 +44,16 @@ type Location struct {
 	Pointer string `json:"pointer,omitempty"` // RFC 6901 JSON Pointer inside the document (or the line)
 }
 
-// String renders the location as file:line:pointer for error messages.
+// String renders the location as file:line:column at pointer for error messages (the column
+// counts bytes from 1; without a line, file:byte N).
 func (l Location) String() string {
 	var b strings.Builder
 	b.WriteString(l.File)
 	if l.Line > 0 {
 		fmt.Fprintf(&b, ":%d", l.Line)
+		if l.Offset > 0 {
+			fmt.Fprintf(&b, ":%d", l.Offset+1) // the column, in bytes from 1
+		}
 	}
 	if l.Offset > 0 && l.Line == 0 {
 		fmt.Fprintf(&b, ":byte %d", l.Offset)
@@ -211,9 +215,12 @@ type CallToolResult struct {
 
 // Block is one MCP content block.
 type Block struct {
-	Type        string            `json:"type"` // text, image, audio, resource_link, resource, or unknown
-	Text        string            `json:"text,omitempty"`
-	Data        string            `json:"data,omitempty"` // base64 of image/audio, as recorded
+	Type string `json:"type"` // text, image, audio, resource_link, resource, or unknown
+	Text string `json:"text,omitempty"`
+	Data string `json:"data,omitempty"` // base64 of image/audio, as recorded
+	// Large stands for Data when the base64 was streamed past while reading (over
+	// LargeBase64Bytes decoded): Data is then empty.
+	Large       *LargeBase64      `json:"large,omitempty"`
 	MimeType    string            `json:"mimeType,omitempty"`
 	URI         string            `json:"uri,omitempty"` // resource_link
 	Name        string            `json:"name,omitempty"`
@@ -233,6 +240,9 @@ type EmbeddedResource struct {
 	MimeType string  `json:"mimeType,omitempty"`
 	Text     *string `json:"text,omitempty"`
 	Blob     *string `json:"blob,omitempty"`
+	// LargeBlob stands for a blob streamed past while reading (see Block.Large); Blob is then
+	// an empty string.
+	LargeBlob *LargeBase64 `json:"large_blob,omitempty"`
 }
 
 // Reference is content the recording names but does not carry: a Chatbox storageKey, a remote

@@ -12,9 +12,12 @@ import (
 // a model server receives them: a message with a single text part has a string content; one
 // with pictures has a content array whose pictures are image_url parts with data URLs (typed by
 // their signature, else by their label). Tool calls become tool_calls; tool messages keep
-// their tool_call_id and name. Opaque parts (thinking signatures) and tool-result parts are
-// not part of this shape and are left out. Picture bytes are encoded straight to w.
-func WriteOpenAIChat(w io.Writer, msgs []Message) error {
+// their tool_call_id and name; an assistant's recorded reasoning_content is kept (llama.cpp's
+// server renders it, see ReasoningContent). Other opaque parts (thinking signatures) and
+// tool-result parts are not part of this shape and are left out. Picture bytes are encoded
+// straight to w. Tools, when given, follow as the request's "tools" array (OpenAITools), as the
+// model receives them.
+func WriteOpenAIChat(w io.Writer, msgs []Message, tools ...ToolDef) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	d := &chatDumper{w: bw}
 	d.raw(`{"messages":[`)
@@ -24,7 +27,12 @@ func WriteOpenAIChat(w io.Writer, msgs []Message) error {
 		}
 		d.message(&msgs[i])
 	}
-	d.raw("]}\n")
+	d.raw("]")
+	if t := OpenAITools(tools); t != nil {
+		d.raw(`,"tools":`)
+		d.raw(string(t))
+	}
+	d.raw("}\n")
 	if d.err != nil {
 		return d.err
 	}
@@ -136,6 +144,12 @@ func (d *chatDumper) message(m *Message) {
 		}
 		d.raw("]")
 	}
+	if m.Role == RoleAssistant {
+		if r := ReasoningContent(m); r != "" {
+			d.raw(`,"reasoning_content":`)
+			d.str(r)
+		}
+	}
 	if len(calls) > 0 {
 		d.raw(`,"tool_calls":[`)
 		for i, c := range calls {
@@ -195,4 +209,51 @@ func plainMIME(m string) bool {
 		}
 	}
 	return true
+}
+
+// OpenAITools returns tools as the "tools" array of a Chat Completions request: each one a
+// function with its name, description and parameters (an empty object schema when the
+// recording has none, or none that is valid JSON); nil when there are no tools.
+func OpenAITools(tools []ToolDef) []byte {
+	if len(tools) == 0 {
+		return nil
+	}
+	type fn struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description,omitempty"`
+		Parameters  json.RawMessage `json:"parameters"`
+	}
+	type tool struct {
+		Type     string `json:"type"`
+		Function fn     `json:"function"`
+	}
+	out := make([]tool, 0, len(tools))
+	for _, t := range tools {
+		params := t.Parameters
+		if len(params) == 0 || !json.Valid(params) {
+			params = json.RawMessage(`{"type":"object","properties":{}}`)
+		}
+		out = append(out, tool{Type: "function", Function: fn{Name: t.Name, Description: t.Description, Parameters: params}})
+	}
+	b, err := marshalNoHTML(out)
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// ReasoningContent returns the reasoning_content string an OpenAI Chat Completions assistant
+// message was recorded with (kept as an opaque part at …/reasoning_content), or "". Only that
+// key counts: it is the one llama.cpp's server reads and passes to the chat template.
+func ReasoningContent(m *Message) string {
+	for _, p := range m.Parts {
+		if p.Kind != PartOpaque || !strings.HasSuffix(p.Loc.Pointer, "/reasoning_content") {
+			continue
+		}
+		var s string
+		if json.Unmarshal([]byte(p.Text), &s) == nil && s != "" {
+			return s
+		}
+	}
+	return ""
 }

@@ -12,6 +12,15 @@ func anthropicAPI() apiFormat {
 	return apiFormat{format: FormatAnthropic, isRequest: apiHas("messages"), parse: parseAnthropicRequest}
 }
 
+// sniffAnthropic: an Anthropic Messages body has tool_use/tool_result blocks, an
+// anthropic_version, media_type sources, a claude- model, or max_tokens with a top-level system
+// (not a system role).
+func sniffAnthropic(f fileHead) bool {
+	return f.has(`"tool_result"`) || f.has(`"tool_use"`) || f.has(`"anthropic_version"`) || f.has(`"media_type"`) ||
+		f.has(`"model":"claude-`) || f.has(`"model": "claude-`) ||
+		(f.has(`"max_tokens"`) && f.has(`"system"`) && !f.has(`"role":"system"`) && !f.has(`"role": "system"`))
+}
+
 func readAnthropic(ctx context.Context, name string, r io.Reader, e Emitter) error {
 	return newAPILogReader(name, anthropicAPI(), e).read(ctx, r)
 }

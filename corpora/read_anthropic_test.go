@@ -92,7 +92,7 @@ func TestReadAnthropicShapes(t *testing.T) {
 		{"string content and system", `{"model":"claude","max_tokens":10,"system":"s","messages":[{"role":"user","content":"hi"}]}`, "system,user", nil},
 		{"document and unknown blocks", `{"messages":[{"role":"user","content":[{"type":"document","source":{"type":"base64","media_type":"application/pdf","data":"JVBERi0="}},{"type":"document","source":{"type":"file","file_id":"file_1"}},{"type":"search_result","x":1}]}]}`, "user", nil},
 		{"tool_result without content", `{"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"t"}]}]}`, "tool", nil},
-		{"messages not an array", `{"messages":"hi"}`, "", []string{"a:1 at /messages: messages must be an array, found a string"}},
+		{"messages not an array", `{"messages":"hi"}`, "", []string{"a:1:13 at /messages: messages must be an array, found a string"}},
 		{"tool_result content of the wrong type", `{"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":5}]}]}`, "", []string{"at /messages/0/content/0/content: tool_result content must be"}},
 		{"bad base64 image", `{"messages":[{"role":"user","content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBO!!"}}]}]}`, "user", []string{"at /messages/0/content/0/source/data: image data: invalid base64 at byte 4"}},
 		{"is_error not a boolean", `{"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","is_error":"yes"}]}]}`, "", []string{"at /messages/0/content/0/is_error: expected a boolean"}},

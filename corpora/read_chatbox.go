@@ -13,6 +13,13 @@ import (
 // chatboxStorageKeyReason says why a Chatbox picture named by a storageKey has no bytes.
 const chatboxStorageKeyReason = "picture bytes are in Chatbox's blob store, not in the backup"
 
+// sniffChatbox: a Chatbox backup is named chatbox-exported-data-*, or holds its chat-sessions
+// list, or session keys beside its configVersion.
+func sniffChatbox(f fileHead) bool {
+	return strings.HasPrefix(f.base, "chatbox-exported-data") || f.has(`"chat-sessions`) ||
+		(f.has(`"session:`) && f.has(`"configVersion"`))
+}
+
 // readChatbox reads a Chatbox data backup (chatbox-exported-data-*.json): one JSON object of
 // storage keys, possibly hundreds of MB on one line. It streams the top-level keys with
 // json.Decoder.Token and decodes one session value at a time, so memory follows the largest
@@ -209,8 +216,25 @@ type chatboxList struct {
 // session converts one Session value and emits its conversations. keyID is the id from the
 // `session:<id>` key ("" for the legacy array). It returns only the emitter's error.
 func (rd *chatboxReader) session(raw json.RawMessage, loc Location, keyID string) error {
+	sess, raw, ok := rd.decodeSession(raw, loc, keyID)
+	if !ok {
+		return nil
+	}
+	w := rd.newSessionWalk(sess, loc)
+	if err := w.emit(w.baseID, w.title, w.main, w.main.messages, loc, int64(len(raw)), w.main.notes); err != nil {
+		return err
+	}
+	if err := w.threads(); err != nil {
+		return err
+	}
+	return w.forks()
+}
+
+// decodeSession decodes a session value (also one saved as a JSON string, the key-value
+// store's own encoding) and returns it with the JSON it was decoded from. A field of the wrong
+// type is reported and skipped; a value that is not a session is reported and not ok.
+func (rd *chatboxReader) decodeSession(raw json.RawMessage, loc Location, keyID string) (*chatboxSession, json.RawMessage, bool) {
 	if len(raw) > 0 && raw[0] == '"' {
-		// A value saved as a JSON string (the key-value store's own encoding).
 		var s string
 		if err := json.Unmarshal(raw, &s); err == nil {
 			raw = json.RawMessage(s)
@@ -221,7 +245,7 @@ func (rd *chatboxReader) session(raw json.RawMessage, loc Location, keyID string
 		var te *json.UnmarshalTypeError
 		if !errors.As(err, &te) {
 			rd.e.Problem(&ReadError{Loc: loc, Err: fmt.Errorf("session: %w", err)})
-			return nil
+			return nil, raw, false
 		}
 		// A field of the wrong type: report it and keep what decoded.
 		rd.e.Problem(&ReadError{Loc: loc, Err: fmt.Errorf("session field %q: %w (field skipped)", te.Field, err)})
@@ -229,81 +253,110 @@ func (rd *chatboxReader) session(raw json.RawMessage, loc Location, keyID string
 	if sess.ID == "" {
 		sess.ID = keyID
 	}
-	title := sess.Name
-	if title == "" {
-		title = rd.titles[sess.ID]
-	}
-	baseID := rd.name + "#" + sess.ID
-	lists := map[string]*chatboxList{} // message id → the list holding it (for forks)
-	listIndex := map[string]int{}
+	return &sess, raw, true
+}
 
-	main := rd.convertList(sess.Messages, loc.Child("messages"))
-	for i, id := range main.ids {
-		lists[id], listIndex[id] = main, i
+// chatboxSessionWalk emits the conversations of one session: its main list, each thread and
+// each fork. It knows which list holds each message id, so that a fork starts from the history
+// before the message it forks.
+type chatboxSessionWalk struct {
+	rd              *chatboxReader
+	sess            *chatboxSession
+	loc             Location
+	baseID, title   string
+	model, provider string // from the session settings ("" when they name none)
+	main            *chatboxList
+	lists           map[string]*chatboxList // message id → the list holding it (for forks)
+	listIndex       map[string]int          // message id → its index in that list
+}
+
+// newSessionWalk converts the session's main list and indexes its message ids.
+func (rd *chatboxReader) newSessionWalk(sess *chatboxSession, loc Location) *chatboxSessionWalk {
+	w := &chatboxSessionWalk{rd: rd, sess: sess, loc: loc, baseID: rd.name + "#" + sess.ID, title: sess.Name,
+		lists: map[string]*chatboxList{}, listIndex: map[string]int{}}
+	if w.title == "" {
+		w.title = rd.titles[sess.ID]
 	}
-	model, provider := main.model, main.provider
+	w.main = rd.convertList(sess.Messages, loc.Child("messages"))
+	for i, id := range w.main.ids {
+		w.lists[id], w.listIndex[id] = w.main, i
+	}
+	w.model, w.provider = w.main.model, w.main.provider
 	if sess.Settings != nil {
 		if sess.Settings.ModelID != "" {
-			model = sess.Settings.ModelID
+			w.model = sess.Settings.ModelID
 		}
 		if sess.Settings.Provider != "" {
-			provider = sess.Settings.Provider
+			w.provider = sess.Settings.Provider
 		}
 	}
-	emit := func(id, title string, l *chatboxList, msgs []Message, source Location, bytes int64, notes []string) error {
-		if len(msgs) == 0 {
-			return nil
-		}
-		if n := rd.ids[id]; n > 0 {
-			rd.ids[id]++
-			notes = append(notes, fmt.Sprintf("conversation id %s occurs more than once in the backup; this one is %s~%d", id, id, n+1))
-			id = fmt.Sprintf("%s~%d", id, n+1)
-		} else {
-			rd.ids[id] = 1
-		}
-		m, p := model, provider
-		if m == "" {
-			m = l.model
-		}
-		if p == "" {
-			p = l.provider
-		}
-		return rd.e.Conversation(&Conversation{ID: id, Format: FormatChatbox, Source: source, Title: title,
-			Model: m, Provider: p, Messages: msgs, Bytes: bytes, Notes: notes})
+	return w
+}
+
+// emit sends one conversation of the session (none when msgs is empty), keeping its id unique
+// in the backup; the model and provider are the session's, else the list's.
+func (w *chatboxSessionWalk) emit(id, title string, l *chatboxList, msgs []Message, source Location, bytes int64, notes []string) error {
+	if len(msgs) == 0 {
+		return nil
 	}
-	if err := emit(baseID, title, main, main.messages, loc, int64(len(raw)), main.notes); err != nil {
-		return err
+	rd := w.rd
+	if n := rd.ids[id]; n > 0 {
+		rd.ids[id]++
+		notes = append(notes, fmt.Sprintf("conversation id %s occurs more than once in the backup; this one is %s~%d", id, id, n+1))
+		id = fmt.Sprintf("%s~%d", id, n+1)
+	} else {
+		rd.ids[id] = 1
 	}
-	for ti, t := range sess.Threads {
-		tloc := loc.Child("threads").Child(ti)
-		tl := rd.convertList(t.Messages, tloc.Child("messages"))
+	m, p := w.model, w.provider
+	if m == "" {
+		m = l.model
+	}
+	if p == "" {
+		p = l.provider
+	}
+	return rd.e.Conversation(&Conversation{ID: id, Format: FormatChatbox, Source: source, Title: title,
+		Model: m, Provider: p, Messages: msgs, Bytes: bytes, Notes: notes})
+}
+
+// threads emits each thread of the session as its own conversation.
+func (w *chatboxSessionWalk) threads() error {
+	for ti, t := range w.sess.Threads {
+		tloc := w.loc.Child("threads").Child(ti)
+		tl := w.rd.convertList(t.Messages, tloc.Child("messages"))
 		for i, id := range tl.ids {
-			if _, ok := lists[id]; !ok {
-				lists[id], listIndex[id] = tl, i
+			if _, ok := w.lists[id]; !ok {
+				w.lists[id], w.listIndex[id] = tl, i
 			}
 		}
 		tid := t.ID
 		if tid == "" {
 			tid = fmt.Sprint(ti)
 		}
-		ttitle := title
+		ttitle := w.title
 		if t.Name != "" {
-			ttitle = strings.TrimSpace(title + " / " + t.Name)
+			ttitle = strings.TrimSpace(w.title + " / " + t.Name)
 		}
-		if err := emit(baseID+"/thread/"+tid, ttitle, tl, tl.messages, tloc, tl.bytes, tl.notes); err != nil {
+		if err := w.emit(w.baseID+"/thread/"+tid, ttitle, tl, tl.messages, tloc, tl.bytes, tl.notes); err != nil {
 			return err
 		}
 	}
-	if len(sess.MessageForksHash) == 0 || string(sess.MessageForksHash) == "null" {
+	return nil
+}
+
+// forks emits each list of messageForksHash that is not the live branch as its own
+// conversation: the history before the forked message, then the fork's messages.
+func (w *chatboxSessionWalk) forks() error {
+	hash := w.sess.MessageForksHash
+	if len(hash) == 0 || string(hash) == "null" {
 		return nil
 	}
-	forks, err := jsObjectMembers(sess.MessageForksHash)
+	forks, err := jsObjectMembers(hash)
 	if err != nil {
-		rd.e.Problem(&ReadError{Loc: loc.Child("messageForksHash"), Err: fmt.Errorf("messageForksHash: %w", err)})
+		w.rd.e.Problem(&ReadError{Loc: w.loc.Child("messageForksHash"), Err: fmt.Errorf("messageForksHash: %w", err)})
 		return nil
 	}
 	for _, fork := range forks {
-		floc := loc.Child("messageForksHash").Child(fork.Key)
+		floc := w.loc.Child("messageForksHash").Child(fork.Key)
 		var entry struct {
 			Lists []struct {
 				ID       string            `json:"id"`
@@ -311,33 +364,36 @@ func (rd *chatboxReader) session(raw json.RawMessage, loc Location, keyID string
 			} `json:"lists"`
 		}
 		if err := json.Unmarshal(fork.Value, &entry); err != nil {
-			rd.e.Problem(&ReadError{Loc: floc, Err: fmt.Errorf("fork entry: %w", err)})
+			w.rd.e.Problem(&ReadError{Loc: floc, Err: fmt.Errorf("fork entry: %w", err)})
 			continue
 		}
 		for n, list := range entry.Lists {
 			if len(list.Messages) == 0 {
 				continue // the live branch: its messages are the session's
 			}
-			lloc := floc.Child("lists").Child(n)
-			fl := rd.convertList(list.Messages, lloc.Child("messages"))
-			var msgs []Message
-			notes := fl.notes
-			if owner, ok := lists[fork.Key]; ok {
-				prefix := owner.messages[:owner.ends[listIndex[fork.Key]]]
-				msgs = make([]Message, 0, len(prefix)+len(fl.messages))
-				msgs = append(msgs, prefix...)
-				notes = append(append([]string(nil), owner.notes...), notes...)
-			} else {
-				notes = append(notes, fmt.Sprintf("fork message %s is not in the session's messages or threads; the fork is replayed without the history before it", fork.Key))
-			}
-			msgs = append(msgs, fl.messages...)
-			fid := fmt.Sprintf("%s/fork/%s/%d", baseID, fork.Key, n)
-			if err := emit(fid, title, fl, msgs, lloc, fl.bytes, notes); err != nil {
+			if err := w.fork(fork.Key, n, list.Messages, floc.Child("lists").Child(n)); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// fork emits list n of the fork at message key.
+func (w *chatboxSessionWalk) fork(key string, n int, raws []json.RawMessage, lloc Location) error {
+	fl := w.rd.convertList(raws, lloc.Child("messages"))
+	var msgs []Message
+	notes := fl.notes
+	if owner, ok := w.lists[key]; ok {
+		prefix := owner.messages[:owner.ends[w.listIndex[key]]]
+		msgs = make([]Message, 0, len(prefix)+len(fl.messages))
+		msgs = append(msgs, prefix...)
+		notes = append(append([]string(nil), owner.notes...), notes...)
+	} else {
+		notes = append(notes, fmt.Sprintf("fork message %s is not in the session's messages or threads; the fork is replayed without the history before it", key))
+	}
+	msgs = append(msgs, fl.messages...)
+	return w.emit(fmt.Sprintf("%s/fork/%s/%d", w.baseID, key, n), w.title, fl, msgs, lloc, fl.bytes, notes)
 }
 
 // chatboxMessage is a Chatbox Message: the contentParts shape (1.11.7+) or the legacy

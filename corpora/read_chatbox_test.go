@@ -213,7 +213,6 @@ func TestReadChatboxBadInput(t *testing.T) {
 	}{
 		{"truncated after the sessions keeps them", cut, 4, 1, "not valid JSON"},
 		{"not an object", `[1,2]`, 0, 1, "not a JSON object"},
-		{"empty file", ``, 0, 1, "unexpected EOF"},
 		{"messages of the wrong type", `{"session:x":{"id":"x","messages":"oops","threads":[{"id":"t","messages":[{"role":"user","contentParts":[{"type":"text","text":"hi"}]}]}]}}`, 1, 1, `session field "messages"`},
 		{"bad data URL", `{"chat-sessions":[{"id":"a","messages":[{"role":"user","content":"x","pictures":[{"url":"data:image/png;base64,@@@"}]}]}]}`, 1, 1, "base64"},
 		{"bad MCP result", `{"session:y":{"id":"y","messages":[{"role":"assistant","contentParts":[{"type":"tool-call","state":"result","toolCallId":"c","toolName":"t","args":{},"result":{"content":[{"type":"text","text":1}]}}]}]}}`, 1, 1, "/session:y/messages/0/contentParts/0/result/content/0/text"},

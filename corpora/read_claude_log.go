@@ -17,6 +17,23 @@ var claudeLogLevels = map[string]bool{"info": true, "warn": true, "warning": tru
 // claudeTruncationMarker is how Claude Desktop shortens a long logged message.
 var claudeTruncationMarker = []byte(" chars truncated]")
 
+// sniffClaudeDesktopLog: a Claude Desktop log is named mcp.log or mcp-server-NAME.log, or
+// logs messages from client or server, or its first line has the "<timestamp> [x] [y] " prefix.
+func sniffClaudeDesktopLog(f fileHead) bool {
+	return strings.HasPrefix(f.base, "mcp.log") || strings.HasPrefix(f.base, "mcp-server-") ||
+		f.has("Message from client") || f.has("Message from server") || looksLikeClaudeLog(f.trimmed)
+}
+
+// looksLikeClaudeLog reports whether the first line has Claude Desktop's
+// "<timestamp> [x] [y] " prefix.
+func looksLikeClaudeLog(h []byte) bool {
+	line, _, _ := bytes.Cut(h, []byte("\n"))
+	if len(line) < 26 || line[4] != '-' || line[10] != 'T' {
+		return false
+	}
+	return bytes.Contains(line, []byte("] ["))
+}
+
 // readClaudeDesktopLog reads a Claude Desktop MCP log (mcp.log or mcp-server-NAME.log):
 // records `<ts> [level] [server] Message from client|server: {…}` (or `[server] [level]`, with
 // or without a trailing ` { metadata: undefined }`). Only the JSON value after the marker is

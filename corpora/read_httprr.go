@@ -16,6 +16,9 @@ import (
 // httprrHeader is the first line of an httprr trace.
 const httprrHeader = "httprr trace v1"
 
+// sniffHTTPRR: an httprr trace starts with its version line.
+func sniffHTTPRR(f fileHead) bool { return f.startsWith("httprr trace v1") }
+
 func readHTTPRR(ctx context.Context, name string, r io.Reader, e Emitter) error {
 	return httprrReader{name: name, base: name, e: e, maxRecord: apiMaxRecordBytes}.read(ctx, r)
 }

@@ -10,6 +10,13 @@ import (
 	"strings"
 )
 
+// sniffMCPInspector: an MCP Inspector export is a JSON array of entries with a direction or a
+// request body, carrying JSON-RPC (or mcp- headers).
+func sniffMCPInspector(f fileHead) bool {
+	return f.startsWith("[") && (f.has(`"direction"`) || f.has(`"requestBody"`)) &&
+		(f.has(`"jsonrpc"`) || f.has(`"mcp-`) || f.has(`\"jsonrpc\"`))
+}
+
 // readMCPInspector reads an MCP Inspector v2 export: the Protocol/History export (a JSON array
 // of MessageEntry {id, timestamp, direction, origin?, message, response?, duration?}, responses
 // folded into their request) or the Network export (a JSON array of HTTP exchanges whose

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 )
 
 // mcpMaxLine bounds one line of a transcript or log; a longer line is reported and skipped.
@@ -36,21 +37,34 @@ func newMCPLineReader(r io.Reader) *mcpLineReader {
 // 1-based number and its byte offset in the file. tooLong says the line passed mcpMaxLine
 // and was skipped (line then holds nothing). err is io.EOF at the end.
 func (lr *mcpLineReader) next() (line []byte, num int, offset int64, tooLong bool, err error) {
+	if cap(lr.buf) > spillActivate {
+		lr.buf = nil // do not keep a long line's buffer for the lines after it
+	}
 	lr.buf = lr.buf[:0]
 	start := lr.offset
 	total := 0
+	var spiller *lineSpiller // set once the line is long enough to hold a large payload
 	for {
 		chunk, rerr := lr.r.ReadSlice('\n')
 		total += len(chunk)
 		if !tooLong {
-			if len(lr.buf)+len(chunk) > mcpMaxLine {
+			switch {
+			case total > mcpMaxLine:
 				tooLong = true
-				lr.buf = lr.buf[:0]
-			} else if rerr == nil && len(lr.buf) == 0 {
+				lr.buf, spiller = nil, nil
+			case rerr == nil && len(lr.buf) == 0:
 				// The whole line sits in the reader's buffer: no copy needed.
 				line = chunk
-			} else {
+			case spiller != nil:
+				lr.buf = spiller.feed(lr.buf, chunk)
+			default:
 				lr.buf = append(lr.buf, chunk...)
+				if len(lr.buf) > spillActivate {
+					// From here on the line is followed as JSON, and large payloads streamed past.
+					spiller = &lineSpiller{}
+					read := lr.buf
+					lr.buf = spiller.feed(make([]byte, 0, 2*len(read)), read)
+				}
 			}
 		}
 		if rerr == bufio.ErrBufferFull {
@@ -116,6 +130,12 @@ func mcpDirFromWord(w string) mcpDir {
 	return mcpDirUnknown
 }
 
+// sniffMCPJSONL: an MCP stdio transcript starts with a STDIN:/STDOUT:/STDERR: prefix or holds
+// JSON-RPC frames (after the Inspector's sniff, whose exports hold JSON-RPC too).
+func sniffMCPJSONL(f fileHead) bool {
+	return f.startsWith("STDIN: ") || f.startsWith("STDOUT: ") || f.startsWith("STDERR: ") || f.has(`"jsonrpc"`)
+}
+
 // readMCPJSONL reads an MCP stdio transcript: one JSON-RPC frame (or 2025-03-26 batch array)
 // per line, optionally prefixed `STDIN: `/`STDOUT: `/`STDERR: ` (goose replays) or wrapped
 // in one envelope object ({ts, dir|direction|origin, msg|message|data|payload|frame}). It
@@ -175,8 +195,23 @@ func mcpJSONLLine(sess *mcpSession, line []byte, loc Location, e Emitter) {
 		e.Problem(&ReadError{Loc: loc, Err: fmt.Errorf("not a JSON-RPC frame: %.60q", body)})
 		return
 	}
-	var raw json.RawMessage // a copy: frames outlive the line buffer
-	if err := json.Unmarshal(body, &raw); err != nil {
+	if !utf8.Valid(body) {
+		loc.Offset = int64(prefixLen + jwFirstInvalidUTF8(body))
+		e.Problem(&ReadError{Loc: loc, Err: fmt.Errorf("invalid UTF-8 at byte %d of the line; the frame is skipped", loc.Offset)})
+		return
+	}
+	var raw json.RawMessage
+	switch {
+	case len(line) > spillActivate && jwValid(body):
+		raw = body // a long line's buffer is never reused (mcpLineReader.next): no copy
+	case jwValid(body):
+		raw = append(json.RawMessage(nil), body...) // a copy: frames outlive the line buffer
+	}
+	if raw == nil {
+		err := json.Unmarshal(body, &raw)
+		if err == nil {
+			err = errJWMalformed
+		}
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
 			loc.Offset = int64(prefixLen) + se.Offset

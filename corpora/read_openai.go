@@ -46,6 +46,9 @@ func apiHas(keys ...string) func(jwFields) bool {
 	}
 }
 
+// sniffOpenAIChat: a Chat Completions body has messages (tried last: other formats have them too).
+func sniffOpenAIChat(f fileHead) bool { return f.has(`"messages"`) }
+
 func readOpenAIChat(ctx context.Context, name string, r io.Reader, e Emitter) error {
 	return newAPILogReader(name, chatAPI(), e).read(ctx, r)
 }

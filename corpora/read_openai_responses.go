@@ -12,6 +12,13 @@ func responsesAPI() apiFormat {
 	return apiFormat{format: FormatOpenAIResponses, isRequest: apiHas("input", "instructions"), parse: parseResponsesRequest}
 }
 
+// sniffOpenAIResponses: a Responses body has an input, with Responses-only item or part types
+// or without Chat's messages.
+func sniffOpenAIResponses(f fileHead) bool {
+	return f.has(`"input"`) && (f.has(`"function_call_output"`) || f.has(`"input_text"`) ||
+		f.has(`"input_image"`) || !f.has(`"messages"`))
+}
+
 func readOpenAIResponses(ctx context.Context, name string, r io.Reader, e Emitter) error {
 	return newAPILogReader(name, responsesAPI(), e).read(ctx, r)
 }

@@ -88,7 +88,7 @@ func TestReadOpenAIResponsesShapes(t *testing.T) {
 		{"instructions only, previous response", `{"instructions":"x","previous_response_id":"resp_1"}`, "system", nil},
 		{"computer call and screenshot", `{"input":[{"type":"computer_call","call_id":"cc","action":{"type":"screenshot"}},{"type":"computer_call_output","call_id":"cc","output":{"type":"computer_screenshot","image_url":"https://x/y.png"}}]}`, "assistant,tool", nil},
 		{"unknown item kept opaque", `{"input":[{"type":"web_search_call","id":"ws","status":"completed"},{"role":"developer","content":"d"}]}`, "assistant,system", nil},
-		{"input of the wrong type", `{"input":7}`, "", []string{"r:1 at /input: input must be a string or an array of items, found a number"}},
+		{"input of the wrong type", `{"input":7}`, "", []string{"r:1:10 at /input: input must be a string or an array of items, found a number"}},
 		{"unknown role", `{"input":[{"role":"robot","content":"x"}]}`, "", []string{"at /input/0/role: unknown message role"}},
 		{"bad base64 image", `{"input":[{"type":"function_call_output","call_id":"c","output":[{"type":"input_image","image_url":"data:image/png;base64,@@@@"}]}]}`, "tool", []string{"at /input/0/output/0/image_url: image data URL: invalid base64 at byte 0"}},
 	}

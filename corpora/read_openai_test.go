@@ -324,13 +324,13 @@ func TestReadOpenAIChatBadInput(t *testing.T) {
 			name:     "invalid JSON line between good lines",
 			input:    good + "\n{\"model\":\"m\",\"messages\":[}\n" + good + "\n",
 			ids:      []string{"f#0", "f#2"},
-			problems: []string{"f:2: invalid JSON"},
+			problems: []string{"f:2:26: invalid JSON"},
 		},
 		{
 			name:     "truncated last line",
 			input:    good + "\n" + good[:30],
 			ids:      []string{"f#0"},
-			problems: []string{"f:2: invalid JSON: unexpected end of JSON input"},
+			problems: []string{"f:2:30: invalid JSON: unexpected end of JSON input"},
 		},
 		{
 			name:     "truncated first line of JSON Lines",
@@ -342,12 +342,12 @@ func TestReadOpenAIChatBadInput(t *testing.T) {
 			name:     "messages not an array",
 			input:    `{"model":"m","messages":{"role":"user"}}` + "\n" + good,
 			ids:      []string{"f#1"},
-			problems: []string{"f:1 at /messages: messages must be an array, found an object"},
+			problems: []string{"f:1:25 at /messages: messages must be an array, found an object"},
 		},
 		{
 			name:     "unknown role",
 			input:    `{"messages":[{"role":"wizard","content":"x"}]}`,
-			problems: []string{"f:1 at /messages/0/role: unknown message role \"wizard\""},
+			problems: []string{"f:1:22 at /messages/0/role: unknown message role \"wizard\""},
 		},
 		{
 			name:     "content of the wrong type",
@@ -358,13 +358,13 @@ func TestReadOpenAIChatBadInput(t *testing.T) {
 			name:     "invalid UTF-8 in a string",
 			input:    "{\"messages\":[{\"role\":\"user\",\"content\":\"caf\xe9\"}]}\n" + good,
 			ids:      []string{"f#1"},
-			problems: []string{"f:1 at /messages/0/content: invalid UTF-8"},
+			problems: []string{"f:1:43 at /messages/0/content: invalid UTF-8"},
 		},
 		{
 			name:     "bad base64 in a data URL",
 			input:    `{"messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"data:image/png;base64,iVBOR*w0KGgo"}}]}]}`,
 			ids:      []string{"f#0"},
-			problems: []string{"f:1 at /messages/0/content/0/image_url/url: image data URL: invalid base64 at byte 5"},
+			problems: []string{"f:1:79 at /messages/0/content/0/image_url/url: image data URL: invalid base64 at byte 5"},
 		},
 		{
 			name:     "huge line",
@@ -382,7 +382,7 @@ func TestReadOpenAIChatBadInput(t *testing.T) {
 		{
 			name:     "broken pretty-printed document",
 			input:    "{\n  \"messages\": [\n    {\"role\": \"user\", \"content\": \"hi\"},\n  ]\n}\n",
-			problems: []string{"f:4: invalid JSON in the value starting at line 1"},
+			problems: []string{"f:4:3: invalid JSON in the value starting at line 1"},
 		},
 	}
 	for _, tt := range tests {

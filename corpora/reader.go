@@ -25,31 +25,44 @@ type Emitter interface {
 // then located too).
 type ReaderFunc func(ctx context.Context, name string, r io.Reader, e Emitter) error
 
+// formatSpec is one format strata-eval reads: its name, how a file of it looks (each reader's
+// file owns its sniff) and its reader.
+type formatSpec struct {
+	format Format
+	sniff  func(f fileHead) bool
+	read   ReaderFunc
+}
+
+// formatTable is the one table of formats, in the order detection tries them: the first whose
+// sniff says yes is the file's format. Formats, ReaderFor, ParseFormat and Detect all read it.
+func formatTable() []formatSpec {
+	return []formatSpec{
+		{FormatHTTPRR, sniffHTTPRR, readHTTPRR},
+		{FormatChatbox, sniffChatbox, readChatbox},
+		{FormatClaudeDesktopLog, sniffClaudeDesktopLog, readClaudeDesktopLog},
+		{FormatMCPInspector, sniffMCPInspector, readMCPInspector},
+		{FormatMCPJSONL, sniffMCPJSONL, readMCPJSONL},
+		{FormatOpenAIResponses, sniffOpenAIResponses, readOpenAIResponses},
+		{FormatAnthropic, sniffAnthropic, readAnthropic},
+		{FormatOpenAIChat, sniffOpenAIChat, readOpenAIChat},
+	}
+}
+
 // Formats lists every format in the order detection tries them.
 func Formats() []Format {
-	return []Format{FormatChatbox, FormatMCPInspector, FormatHTTPRR, FormatClaudeDesktopLog,
-		FormatMCPJSONL, FormatAnthropic, FormatOpenAIResponses, FormatOpenAIChat}
+	var out []Format
+	for _, spec := range formatTable() {
+		out = append(out, spec.format)
+	}
+	return out
 }
 
 // ReaderFor returns the reader of a format.
 func ReaderFor(f Format) (ReaderFunc, error) {
-	switch f {
-	case FormatOpenAIChat:
-		return readOpenAIChat, nil
-	case FormatOpenAIResponses:
-		return readOpenAIResponses, nil
-	case FormatAnthropic:
-		return readAnthropic, nil
-	case FormatHTTPRR:
-		return readHTTPRR, nil
-	case FormatChatbox:
-		return readChatbox, nil
-	case FormatMCPJSONL:
-		return readMCPJSONL, nil
-	case FormatMCPInspector:
-		return readMCPInspector, nil
-	case FormatClaudeDesktopLog:
-		return readClaudeDesktopLog, nil
+	for _, spec := range formatTable() {
+		if spec.format == f {
+			return spec.read, nil
+		}
 	}
 	return nil, fmt.Errorf("unknown format %q (known: %s)", f, formatList())
 }
@@ -62,7 +75,7 @@ func formatList() string {
 	return strings.Join(s, ", ")
 }
 
-// ParseFormat checks a --format value; "" and "auto" mean detection.
+// ParseFormat checks an --input-format value; "" and "auto" mean detection.
 func ParseFormat(s string) (Format, error) {
 	if s == "" || s == "auto" {
 		return "", nil
@@ -77,51 +90,32 @@ func ParseFormat(s string) (Format, error) {
 const sniffSize = 64 << 10
 
 // ErrUnknownFormat is returned when detection cannot tell a file's format.
-var ErrUnknownFormat = errors.New("cannot tell the format of this file; use --format")
+var ErrUnknownFormat = errors.New("cannot tell the format of this file; name it with --input-format")
 
-// Detect tells the format of a recording from its name and first bytes.
-func Detect(name string, head []byte) (Format, error) {
-	base := strings.ToLower(filepath.Base(name))
-	h := bytes.TrimLeft(head, " \t\r\n\ufeff")
-	switch {
-	case bytes.HasPrefix(h, []byte("httprr trace v1")):
-		return FormatHTTPRR, nil
-	case strings.HasPrefix(base, "chatbox-exported-data") || bytes.Contains(head, []byte(`"chat-sessions`)) ||
-		(bytes.Contains(head, []byte(`"session:`)) && bytes.Contains(head, []byte(`"configVersion"`))):
-		return FormatChatbox, nil
-	case strings.HasPrefix(base, "mcp.log") || strings.HasPrefix(base, "mcp-server-") ||
-		bytes.Contains(head, []byte("Message from client")) || bytes.Contains(head, []byte("Message from server")) ||
-		looksLikeClaudeLog(h):
-		return FormatClaudeDesktopLog, nil
-	case bytes.HasPrefix(h, []byte("STDIN: ")) || bytes.HasPrefix(h, []byte("STDOUT: ")) || bytes.HasPrefix(h, []byte("STDERR: ")):
-		return FormatMCPJSONL, nil
-	case bytes.HasPrefix(h, []byte("[")) && (bytes.Contains(head, []byte(`"direction"`)) || bytes.Contains(head, []byte(`"requestBody"`))) &&
-		(bytes.Contains(head, []byte(`"jsonrpc"`)) || bytes.Contains(head, []byte(`"mcp-`)) || bytes.Contains(head, []byte(`\"jsonrpc\"`))):
-		return FormatMCPInspector, nil
-	case bytes.Contains(head, []byte(`"jsonrpc"`)):
-		return FormatMCPJSONL, nil
-	case bytes.Contains(head, []byte(`"input"`)) && (bytes.Contains(head, []byte(`"function_call_output"`)) ||
-		bytes.Contains(head, []byte(`"input_text"`)) || bytes.Contains(head, []byte(`"input_image"`)) || !bytes.Contains(head, []byte(`"messages"`))):
-		return FormatOpenAIResponses, nil
-	case bytes.Contains(head, []byte(`"tool_result"`)) || bytes.Contains(head, []byte(`"tool_use"`)) ||
-		bytes.Contains(head, []byte(`"anthropic_version"`)) || bytes.Contains(head, []byte(`"media_type"`)) ||
-		bytes.Contains(head, []byte(`"model":"claude-`)) || bytes.Contains(head, []byte(`"model": "claude-`)) ||
-		(bytes.Contains(head, []byte(`"max_tokens"`)) && bytes.Contains(head, []byte(`"system"`)) && !bytes.Contains(head, []byte(`"role":"system"`)) && !bytes.Contains(head, []byte(`"role": "system"`))):
-		return FormatAnthropic, nil
-	case bytes.Contains(head, []byte(`"messages"`)):
-		return FormatOpenAIChat, nil
-	}
-	return "", ErrUnknownFormat
+// fileHead is what detection sees of a file: its base name in lower case, its first bytes,
+// and those bytes without leading white space and byte-order mark.
+type fileHead struct {
+	base    string
+	head    []byte
+	trimmed []byte
 }
 
-// looksLikeClaudeLog reports whether the first line has Claude Desktop's
-// "<timestamp> [x] [y] " prefix.
-func looksLikeClaudeLog(h []byte) bool {
-	line, _, _ := bytes.Cut(h, []byte("\n"))
-	if len(line) < 26 || line[4] != '-' || line[10] != 'T' {
-		return false
+// has reports whether the first bytes contain s.
+func (f fileHead) has(s string) bool { return bytes.Contains(f.head, []byte(s)) }
+
+// startsWith reports whether the first bytes start with s, after white space and BOM.
+func (f fileHead) startsWith(s string) bool { return bytes.HasPrefix(f.trimmed, []byte(s)) }
+
+// Detect tells the format of a recording from its name and first bytes: the first format of
+// the table whose sniff says yes.
+func Detect(name string, head []byte) (Format, error) {
+	f := fileHead{base: strings.ToLower(filepath.Base(name)), head: head, trimmed: bytes.TrimLeft(head, " \t\r\n\ufeff")}
+	for _, spec := range formatTable() {
+		if spec.sniff(f) {
+			return spec.format, nil
+		}
 	}
-	return bytes.Contains(line, []byte("] ["))
+	return "", ErrUnknownFormat
 }
 
 // ReadFile reads one file of the given format ("" detects it) and sends what it finds to e.
@@ -134,14 +128,21 @@ func ReadFile(ctx context.Context, path string, format Format, e Emitter) error 
 	return Read(ctx, path, f, format, e)
 }
 
-// Read reads a recording named name from r; format "" detects it.
+// ErrEmpty is returned for a file that holds nothing but white space, whatever its format.
+var ErrEmpty = errors.New("empty: the file holds no recording")
+
+// Read reads a recording named name from r; format "" detects it. An empty file is an error
+// (ErrEmpty) with or without a format.
 func Read(ctx context.Context, name string, r io.Reader, format Format, e Emitter) error {
 	br := bufio.NewReaderSize(r, sniffSize)
+	head, err := br.Peek(sniffSize)
+	if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) {
+		return &ReadError{Loc: Location{File: name}, Err: err}
+	}
+	if err == io.EOF && len(bytes.TrimLeft(head, " \t\r\n\ufeff")) == 0 {
+		return &ReadError{Loc: Location{File: name}, Err: ErrEmpty}
+	}
 	if format == "" {
-		head, err := br.Peek(sniffSize)
-		if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) {
-			return &ReadError{Loc: Location{File: name}, Err: err}
-		}
 		format, err = Detect(name, head)
 		if err != nil {
 			return &ReadError{Loc: Location{File: name}, Err: err}

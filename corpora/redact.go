@@ -1,6 +1,7 @@
 package corpora
 
 import (
+	"bytes"
 	"strings"
 )
 
@@ -94,4 +95,173 @@ func redactParts(parts []Part) {
 			redactParts(p.ToolResult.Parts)
 		}
 	}
+}
+
+// RedactText returns s with the credentials of every absolute URL in it replaced as RedactURL
+// does (s itself when it names none). A URL runs from its scheme to the first space, quote,
+// angle bracket, backslash or closing bracket. Counting uses the text as recorded; this is for
+// what is written or printed.
+func RedactText(s string) string {
+	if !strings.Contains(s, "://") {
+		return s
+	}
+	var b strings.Builder
+	last, from := 0, 0
+	for {
+		i := strings.Index(s[from:], "://")
+		if i < 0 {
+			break
+		}
+		i += from
+		start := i
+		for start > 0 && isSchemeByte(s[start-1]) {
+			start--
+		}
+		end := i + 3
+		for end < len(s) && !endsURL(s[end]) {
+			end++
+		}
+		from = end
+		if start == i || start < last {
+			continue
+		}
+		if u := RedactURL(s[start:end]); u != s[start:end] {
+			b.WriteString(s[last:start])
+			b.WriteString(u)
+			last = end
+		}
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+func isSchemeByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.'
+}
+
+func endsURL(c byte) bool {
+	return c <= ' ' || strings.IndexByte("\"'<>\\`{}|^])", c) >= 0
+}
+
+// RedactMessages returns msgs with credentials in URLs redacted from every text a writer shows:
+// text parts, tool-call arguments, tool results (their text, parts and MCP blocks). Messages
+// and parts are copied only where something changes; a changed message loses its Raw form, so
+// that it is written from its redacted parts. msgs is not modified.
+func RedactMessages(msgs []Message) []Message {
+	var out []Message
+	for i := range msgs {
+		parts, changed := redactTextParts(msgs[i].Parts)
+		if !changed {
+			continue
+		}
+		if out == nil {
+			out = append([]Message(nil), msgs...)
+		}
+		out[i].Parts, out[i].Raw = parts, nil
+	}
+	if out == nil {
+		return msgs
+	}
+	return out
+}
+
+// redactTextParts redacts the texts of parts; it returns a copy and true when any changed.
+func redactTextParts(parts []Part) ([]Part, bool) {
+	var out []Part
+	set := func(i int, p Part) {
+		if out == nil {
+			out = append([]Part(nil), parts...)
+		}
+		out[i] = p
+	}
+	for i, p := range parts {
+		if t := RedactText(p.Text); t != p.Text {
+			p.Text = t
+			set(i, p)
+		}
+		if p.ToolCall != nil {
+			if a := RedactText(p.ToolCall.Arguments); a != p.ToolCall.Arguments {
+				tc := *p.ToolCall
+				tc.Arguments = a
+				p.ToolCall = &tc
+				set(i, p)
+			}
+		}
+		if p.ToolResult != nil {
+			if tr, ok := redactToolResult(p.ToolResult); ok {
+				p.ToolResult = tr
+				set(i, p)
+			}
+		}
+	}
+	return out, out != nil
+}
+
+func redactToolResult(tr *ToolResult) (*ToolResult, bool) {
+	c := *tr
+	changed := false
+	if t := RedactText(c.Text); t != c.Text {
+		c.Text, changed = t, true
+	}
+	if parts, ok := redactTextParts(c.Parts); ok {
+		c.Parts, changed = parts, true
+	}
+	if c.MCP != nil {
+		if m, ok := redactMCP(c.MCP); ok {
+			c.MCP, changed = m, true
+		}
+	}
+	return &c, changed
+}
+
+func redactMCP(res *CallToolResult) (*CallToolResult, bool) {
+	c := *res
+	changed := false
+	if r, ok := redactRaw(c.StructuredContent); ok {
+		c.StructuredContent, changed = r, true
+	}
+	if r, ok := redactRaw(c.Raw); ok {
+		c.Raw, changed = r, true
+	}
+	var blocks []Block
+	for i, b := range c.Content {
+		nb, ok := b, false
+		if t := RedactText(b.Text); t != b.Text {
+			nb.Text, ok = t, true
+		}
+		if b.Resource != nil && b.Resource.Text != nil {
+			if t := RedactText(*b.Resource.Text); t != *b.Resource.Text {
+				r := *b.Resource
+				r.Text = &t
+				nb.Resource, ok = &r, true
+			}
+		}
+		if r, changed := redactRaw(b.Raw); changed {
+			nb.Raw, ok = r, true
+		}
+		if ok {
+			if blocks == nil {
+				blocks = append([]Block(nil), c.Content...)
+			}
+			blocks[i] = nb
+		}
+	}
+	if blocks != nil {
+		c.Content, changed = blocks, true
+	}
+	return &c, changed
+}
+
+// redactRaw redacts the URLs of a recorded JSON value (without copying one that names none).
+func redactRaw(raw []byte) ([]byte, bool) {
+	if !bytes.Contains(raw, []byte("://")) {
+		return raw, false
+	}
+	if s := RedactText(string(raw)); s != string(raw) {
+		return []byte(s), true
+	}
+	return raw, false
 }

@@ -63,3 +63,58 @@ func FuzzRedactURL(f *testing.F) {
 		}
 	})
 }
+
+func TestRedactText(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"see https://h.example/x?api_key=k1&q=1 now", "see https://h.example/x?api_key=REDACTED&q=1 now"},
+		{`{"u":"https://u:pw@h.example/p"}`, `{"u":"https://REDACTED@h.example/p"}`},
+		{"(https://h/p?token=t) and <wss://h/s?sig=s>", "(https://h/p?token=REDACTED) and <wss://h/s?sig=REDACTED>"},
+		{"two: http://a/?key=1 http://b/?key=2", "two: http://a/?key=REDACTED http://b/?key=REDACTED"},
+		{"plain https://h/p?size=2 and :// alone", "plain https://h/p?size=2 and :// alone"},
+		{"no url at all", "no url at all"},
+		{"", ""},
+	}
+	for _, tt := range tests {
+		if got := RedactText(tt.in); got != tt.want {
+			t.Errorf("RedactText(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestRedactMessagesCopies(t *testing.T) {
+	msgs := []Message{
+		{Role: RoleUser, Parts: []Part{{Kind: PartText, Text: "hi"}}},
+		{Role: RoleTool, Raw: []byte(`{"role":"tool"}`), Parts: []Part{{Kind: PartToolResult, ToolResult: &ToolResult{
+			Text: "at https://h/p?api_key=planted", MCP: &CallToolResult{Content: []Block{{Type: "text", Text: "https://h/?token=planted"}}}}}}},
+	}
+	out := RedactMessages(msgs)
+	if &out[0] == &msgs[0] {
+		t.Fatal("a changed list was not copied")
+	}
+	if strings.Contains(msgs[1].Parts[0].ToolResult.Text, "REDACTED") || msgs[1].Raw == nil {
+		t.Error("the input was modified")
+	}
+	tr := out[1].Parts[0].ToolResult
+	if tr.Text != "at https://h/p?api_key=REDACTED" || tr.MCP.Content[0].Text != "https://h/?token=REDACTED" || out[1].Raw != nil {
+		t.Errorf("redacted: %q, %q, raw %q", tr.Text, tr.MCP.Content[0].Text, out[1].Raw)
+	}
+	if same := RedactMessages(msgs[:1]); &same[0] != &msgs[0] {
+		t.Error("messages naming no URL were copied")
+	}
+}
+
+// FuzzRedactText: no panic, idempotent, and text naming no URL comes back the same.
+func FuzzRedactText(f *testing.F) {
+	f.Add("see https://h.example/x?api_key=k1&q=1 now")
+	f.Add("https://u:pw@h/p://x?key=1")
+	f.Add("://?token=")
+	f.Fuzz(func(t *testing.T, s string) {
+		r := RedactText(s)
+		if RedactText(r) != r {
+			t.Fatalf("not idempotent: %q → %q → %q", s, r, RedactText(r))
+		}
+		if !strings.Contains(s, "://") && r != s {
+			t.Fatalf("text with no URL changed: %q → %q", s, r)
+		}
+	})
+}

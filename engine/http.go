@@ -89,6 +89,8 @@ type endpoint struct {
 	// unsupported marks counting methods the server answered 404/405/501 (or an unusable
 	// body) to.
 	unsupported map[string]bool
+	// health says whether the server takes pictures and whether it is still there.
+	health health
 }
 
 // ServerCount is a count reported by a server, with how it was obtained.
@@ -200,8 +202,21 @@ func (h *HTTP) Endpoints() []string {
 	return out
 }
 
+// Concurrency is the most requests the engine keeps in flight; a run needs at least as many
+// cases under way to reach it.
+func (h *HTTP) Concurrency() int { return h.cfg.Concurrency }
+
+// pick returns the next endpoint in turn, passing over those that are gone (the next in
+// turn when every one is: its requests then fail at once).
 func (h *HTTP) pick() *endpoint {
-	return h.endpoints[int((h.next.Add(1)-1)%uint64(len(h.endpoints)))]
+	first := h.next.Add(1) - 1
+	for i := range uint64(len(h.endpoints)) {
+		ep := h.endpoints[int((first+i)%uint64(len(h.endpoints)))]
+		if ep.goneErr() == nil {
+			return ep
+		}
+	}
+	return h.endpoints[int(first%uint64(len(h.endpoints)))]
 }
 
 // Count counts the messages on a server.
@@ -222,6 +237,9 @@ func (h *HTTP) CountRequest(ctx context.Context, req Request) (Count, error) {
 func (h *HTTP) ServerCount(ctx context.Context, req Request) (ServerCount, error) {
 	ep := h.pick()
 	sc := ServerCount{Endpoint: ep.display}
+	if err := ep.takesNoPictures(); err != nil && countPictures(req.Messages) > 0 {
+		return sc, err // the server said so once: the request is not sent again
+	}
 	total, method, timings, err := h.countTotal(ctx, ep, req)
 	if err != nil {
 		return sc, err
@@ -509,18 +527,31 @@ func (h *HTTP) post(ctx context.Context, ep *endpoint, path string, body []byte)
 	defer func() { <-h.sem }()
 	wait := h.cfg.Backoff
 	for attempt := 0; ; attempt++ {
+		if err := ep.goneErr(); err != nil {
+			return response{}, err
+		}
 		status, data, retryAfter, err := h.once(ctx, ep, path, body)
 		retry := false
+		var permanent error
+		if err == nil {
+			ep.answered()
+		}
+		if err == nil && status >= 500 {
+			permanent = permanentFailure(ep, path, status, errorMessage(data))
+		}
 		switch {
 		case err != nil:
 			if ctx.Err() != nil {
 				return response{}, ctx.Err()
 			}
+			ep.lost(err)
 			err = fmt.Errorf("%s%s: %w", ep.display, path, err)
 			retry = true
 		case status == http.StatusOK:
 			h.store(key, path, status, data)
 			return response{body: data, key: key}, nil
+		case permanent != nil:
+			return response{}, permanent // the server said the request cannot succeed: no retry
 		case status == http.StatusTooManyRequests || status >= 500:
 			err = &StatusError{Endpoint: ep.display, Path: path, Status: status, Message: errorMessage(data)}
 			retry = true

@@ -29,7 +29,7 @@ func (h *HTTP) body(req Request, generate bool, maxTokens ...int) ([]byte, error
 	b.Write(mustJSON(h.cfg.Model))
 	b.WriteString(`,"messages":`)
 	b.Write(msgs)
-	if tools := openAITools(req.Tools); tools != nil {
+	if tools := corpora.OpenAITools(req.Tools); tools != nil {
 		b.WriteString(`,"tools":`)
 		b.Write(tools)
 	}
@@ -167,30 +167,6 @@ func flattenToolResults(m corpora.Message) corpora.Message {
 		}
 	}
 	return out
-}
-
-func openAITools(tools []corpora.ToolDef) []byte {
-	if len(tools) == 0 {
-		return nil
-	}
-	type fn struct {
-		Name        string          `json:"name"`
-		Description string          `json:"description,omitempty"`
-		Parameters  json.RawMessage `json:"parameters"`
-	}
-	type tool struct {
-		Type     string `json:"type"`
-		Function fn     `json:"function"`
-	}
-	out := make([]tool, 0, len(tools))
-	for _, t := range tools {
-		params := t.Parameters
-		if len(params) == 0 || !json.Valid(params) {
-			params = json.RawMessage(`{"type":"object","properties":{}}`)
-		}
-		out = append(out, tool{Type: "function", Function: fn{Name: t.Name, Description: t.Description, Parameters: params}})
-	}
-	return mustJSON(out)
 }
 
 // countPictures counts image parts, inside tool results too.

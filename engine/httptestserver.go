@@ -43,6 +43,12 @@ type TestServerConfig struct {
 	FailStatus int
 	// Delay holds every answer back (for timeouts and cancellation).
 	Delay time.Duration
+	// NoPictures answers a request with a picture as llama-server without --mmproj does:
+	// HTTP 500 "image input is not supported".
+	NoPictures bool
+	// DieAfter, when above zero, stops the server (its port then refuses connections) once
+	// it has answered that many POST requests: a server killed mid-run.
+	DieAfter int
 	// Answer returns the reply to a request as the model sees it (default: "I see N
 	// picture(s).").
 	Answer func(msgs []corpora.Message) string
@@ -59,6 +65,10 @@ type TestServer struct {
 	requests map[string]int
 	failed   int
 	bodies   [][]byte
+	// inFlight and maxInFlight count the POST requests being answered.
+	inFlight, maxInFlight int
+	posts                 int
+	dying                 sync.Once
 }
 
 // NewTestServer starts a TestServer; Close stops it.
@@ -76,8 +86,39 @@ func NewTestServer(cfg TestServerConfig) *TestServer {
 				"model_path": "test-model.gguf", "build_info": "b0000-test"})
 		})
 	}
-	s.Server = httptest.NewServer(s.authorize(mux))
+	s.Server = httptest.NewServer(s.authorize(s.track(mux)))
 	return s
+}
+
+// MaxInFlight returns the most POST requests the server was answering at once.
+func (s *TestServer) MaxInFlight() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.maxInFlight
+}
+
+// track counts the POST requests in flight and stops the server after DieAfter of them.
+func (s *TestServer) track(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			next.ServeHTTP(w, r)
+			return
+		}
+		s.mu.Lock()
+		s.inFlight++
+		s.maxInFlight = max(s.maxInFlight, s.inFlight)
+		s.mu.Unlock()
+		next.ServeHTTP(w, r)
+		s.mu.Lock()
+		s.inFlight--
+		s.posts++
+		die := s.cfg.DieAfter > 0 && s.posts >= s.cfg.DieAfter
+		s.mu.Unlock()
+		if die {
+			// Close waits for the requests being answered, this one included: not from here
+			s.dying.Do(func() { go s.Server.Close() })
+		}
+	})
 }
 
 // Requests returns how many requests each path received.
@@ -173,6 +214,12 @@ func (s *TestServer) read(w http.ResponseWriter, r *http.Request) (msgs []corpor
 	}
 	conv := col.Conversations[0]
 	msgs = conv.Messages
+	if s.cfg.NoPictures && countPictures(msgs) > 0 {
+		writeJSON(w, http.StatusInternalServerError, map[string]any{"error": map[string]any{"code": 500,
+			"message": "image input is not supported - hint: if this is unexpected, you may need to provide the mmproj",
+			"type":    "server_error"}})
+		return nil, nil, 0, false
+	}
 	if s.cfg.Prepare != nil {
 		prepared, err := s.cfg.Prepare(r.Context(), corpora.Request{Conversation: conv, Messages: conv.Messages})
 		if err != nil {

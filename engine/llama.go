@@ -41,7 +41,8 @@ type LlamaConfig struct {
 	Model string
 	// LibDir is the folder holding libllama.so, libggml.so, libggml-base.so (and the backend
 	// plugins libggml-cpu-*.so, libggml-cuda.so, and libmtmd.so when present). Empty: see
-	// FindLlamaLibs ($YZMA_LIB, then the folders `make llama-libs` fills).
+	// FindLlamaLibs ($YZMA_LIB, then the folders `make llama-libs` fills, beside the
+	// executable, in the module folder, the user cache or the working directory).
 	LibDir string
 	// GPULayers is how many layers go to the GPU: AllGPULayers (0, the default) puts every
 	// layer there when the libraries carry a GPU backend, NoGPULayers (-1) none, n > 0 that

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"unsafe"
@@ -28,9 +29,58 @@ const (
 // LlamaLibEnv is the environment variable naming the library folder (yzma's own convention).
 const LlamaLibEnv = "YZMA_LIB"
 
-// llamaLibDefaults are the folders `make llama-libs` fills, relative to the working
-// directory, tried in order when neither --llama-lib nor YZMA_LIB names one.
+// llamaLibDefaults are the folders `make llama-libs` fills, relative to a folder holding a
+// .cache (the repository root), tried in order when neither --llama-lib nor YZMA_LIB names one.
 var llamaLibDefaults = []string{".cache/llama-libs/linux-x64-cuda", ".cache/llama-libs/linux-x64"}
+
+// llamaLibPlace is a folder that may hold the libraries, with where it comes from (for errors).
+type llamaLibPlace struct{ dir, from string }
+
+// llamaLibPlaces are the folders tried when neither --llama-lib nor YZMA_LIB names one, in
+// order: beside the executable (exe/llama-libs/<pkg>, and exe/../.cache/llama-libs/<pkg> for
+// `make build`'s bin/strata-eval), the module's own folder (the source tree of a clone or `go
+// run`, the module cache of `go install`: where this file was compiled from, when the build
+// kept the path), the user cache folder ($XDG_CACHE_HOME/strata-eval/llama-libs/<pkg>), and
+// the working directory. An empty exe, module or cache skips that place.
+func llamaLibPlaces(exe, module, cache string) []llamaLibPlace {
+	var out []llamaLibPlace
+	add := func(base, from string, rels ...string) {
+		if base == "" {
+			return
+		}
+		for _, rel := range rels {
+			out = append(out, llamaLibPlace{filepath.Join(base, rel), from})
+		}
+	}
+	pkgs := make([]string, len(llamaLibDefaults))
+	for i, d := range llamaLibDefaults {
+		pkgs[i] = strings.TrimPrefix(d, ".cache/")
+	}
+	if exe != "" {
+		add(filepath.Dir(exe), "beside the executable", pkgs...)
+		add(filepath.Dir(filepath.Dir(exe)), "beside the executable", llamaLibDefaults...)
+	}
+	add(module, "the module folder", llamaLibDefaults...)
+	if cache != "" {
+		add(filepath.Join(cache, "strata-eval"), "the user cache", pkgs...)
+	}
+	add(".", "the working directory", llamaLibDefaults...)
+	return out
+}
+
+// moduleDir is the root of the module this file was compiled from, when the build recorded an
+// absolute path (not with -trimpath) and the folder still exists; "" otherwise.
+func moduleDir() string {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok || !filepath.IsAbs(file) {
+		return ""
+	}
+	root := filepath.Dir(filepath.Dir(file)) // engine/llama_lib.go → the module root
+	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
+		return ""
+	}
+	return root
+}
 
 // llamaRequiredLibs are the files llama.Load opens.
 var llamaRequiredLibs = []string{"libllama.so", "libggml.so", "libggml-base.so"}
@@ -40,10 +90,17 @@ var llamaRequiredLibs = []string{"libllama.so", "libggml.so", "libggml-base.so"}
 var ErrLlamaLibsMissing = errors.New("llama.cpp libraries not found")
 
 // FindLlamaLibs returns the folder holding the llama.cpp libraries: dir when given, else
-// $YZMA_LIB, else .cache/llama-libs/linux-x64-cuda or .cache/llama-libs/linux-x64 under the
-// working directory (where `make llama-libs` puts them). The error names what is missing and
-// how to get it.
+// $YZMA_LIB, else the first of llamaLibPlaces that holds libllama.so (beside the executable,
+// the module folder, the user cache, the working directory: where `make llama-libs` puts
+// them). The error names what is missing and how to get it.
 func FindLlamaLibs(dir string) (string, error) {
+	exe, _ := os.Executable()
+	cache, _ := os.UserCacheDir()
+	return findLlamaLibs(dir, llamaLibPlaces(exe, moduleDir(), cache))
+}
+
+// findLlamaLibs is FindLlamaLibs over the given places.
+func findLlamaLibs(dir string, places []llamaLibPlace) (string, error) {
 	how := fmt.Sprintf("run `make llama-libs` (npm %s; LLAMA_LIBS_VARIANT=cuda for %s), or point --llama-lib DIR or %s at a folder holding libllama.so, libggml.so and libggml-base.so of llama.cpp %s",
 		LlamaLibsPackage, LlamaLibsCUDAPackage, LlamaLibEnv, LlamaRelease)
 	check := func(d, from string) (string, error) {
@@ -68,12 +125,14 @@ func FindLlamaLibs(dir string) (string, error) {
 	if env := os.Getenv(LlamaLibEnv); env != "" {
 		return check(env, LlamaLibEnv+"=")
 	}
-	for _, d := range llamaLibDefaults {
-		if _, err := os.Stat(filepath.Join(d, "libllama.so")); err == nil {
-			return check(d, "folder")
+	var tried []string
+	for _, p := range places {
+		if _, err := os.Stat(filepath.Join(p.dir, "libllama.so")); err == nil {
+			return check(p.dir, "folder ("+p.from+")")
 		}
+		tried = append(tried, p.dir)
 	}
-	return "", fmt.Errorf("%w (no --llama-lib, no %s, nothing in %s): %s", ErrLlamaLibsMissing, LlamaLibEnv, strings.Join(llamaLibDefaults, " or "), how)
+	return "", fmt.Errorf("%w (no --llama-lib, no %s, nothing in %s): %s", ErrLlamaLibsMissing, LlamaLibEnv, strings.Join(tried, ", "), how)
 }
 
 // LlamaDevice is one compute device llama.cpp found.

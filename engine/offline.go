@@ -73,6 +73,9 @@ func (o *Offline) RowOptions() measure.RowOptions { return o.rows }
 // TemplateName is the chat template in use.
 func (o *Offline) TemplateName() string { return o.template }
 
+// CountText counts a plain text with the tokenizer alone (no template, no special tokens).
+func (o *Offline) CountText(text string) int { return o.counter.Tokenizer().Count(text) }
+
 // Count renders the messages with the chat template, counts the text with the tokenizer and
 // each picture with the vision family.
 func (o *Offline) Count(ctx context.Context, msgs []corpora.Message, tools []corpora.ToolDef) (Count, error) {

@@ -110,58 +110,17 @@ func LoadProjector(path string) (Family, error) {
 // projectorFromGGUF builds the family from a parsed GGUF.
 func projectorFromGGUF(f *gguf.GGUFFile, fileName string) (Family, error) {
 	kvs := f.Header.MetadataKV
-	if arch, ok, err := rowsKVString(kvs, "general.architecture"); err != nil {
-		return Family{}, err
-	} else if ok && arch != "clip" {
-		return Family{}, fmt.Errorf("general.architecture is %q, not an mmproj (clip) file", arch)
-	}
-	if kv, ok := kvs.Get(keyHasVisionEncoder); ok {
-		if kv.ValueType != gguf.GGUFMetadataValueTypeBool {
-			return Family{}, fmt.Errorf("key %s holds a %v, want a bool", keyHasVisionEncoder, kv.ValueType)
-		}
-		if !kv.ValueBool() {
-			return Family{}, fmt.Errorf("%s is false: the projector has no vision encoder", keyHasVisionEncoder)
-		}
-	}
-	projector, ok, err := rowsKVString(kvs, keyProjectorType)
+	projector, err := ggufProjectorType(f)
 	if err != nil {
 		return Family{}, err
-	}
-	if !ok || projector == "" {
-		if projector, ok, err = rowsKVString(kvs, keyVisionProjectorType); err != nil {
-			return Family{}, err
-		}
-	}
-	if !ok || projector == "" {
-		return Family{}, fmt.Errorf("no %s or %s key", keyProjectorType, keyVisionProjectorType)
-	}
-	if projector == "qwen2.5o" {
-		projector = "qwen2.5vl_merger" // the Omni file's vision part
 	}
 	hasTensor := func(name string) bool {
 		_, found := f.TensorInfos.Get(name)
 		return found
 	}
-	if projector == "mlp" && hasTensor(tensorMLP3) {
-		projector = "mlp_norm"
-	}
-
-	ints := map[string]int{}
-	for _, key := range []string{
-		keyImageSize, keyPatchSize, keySpatialMerge, keyScaleFactor, keyMinPixels, keyMaxPixels,
-		keyPreprocImageSize, keyPreprocMinTiles, keyPreprocMaxTiles, keyMiniCPMVersion, keyMiniCPMQueryNum,
-	} {
-		v, found, err := rowsKVInt(kvs, key)
-		if err != nil {
-			return Family{}, err
-		}
-		if !found {
-			continue
-		}
-		if key != keyMinPixels && key != keyMaxPixels && key != keyMiniCPMVersion && v > maxProjectorParam {
-			return Family{}, fmt.Errorf("key %s is %d, above %d", key, v, maxProjectorParam)
-		}
-		ints[key] = v
+	ints, err := ggufProjectorInts(kvs)
+	if err != nil {
+		return Family{}, err
 	}
 	pinpoints, err := ggufPinpoints(kvs)
 	if err != nil {
@@ -217,6 +176,68 @@ func projectorFromGGUF(f *gguf.GGUFFile, fileName string) (Family, error) {
 		return Family{}, fmt.Errorf("projector type %q: %w", projector, err)
 	}
 	return fam, nil
+}
+
+// ggufProjectorType checks that f is an mmproj (clip) file with a vision encoder and returns
+// its projector type as the rules name it (the Omni file's vision part is qwen2.5vl_merger;
+// an mlp with a third layer is mlp_norm).
+func ggufProjectorType(f *gguf.GGUFFile) (string, error) {
+	kvs := f.Header.MetadataKV
+	if arch, ok, err := rowsKVString(kvs, "general.architecture"); err != nil {
+		return "", err
+	} else if ok && arch != "clip" {
+		return "", fmt.Errorf("general.architecture is %q, not an mmproj (clip) file", arch)
+	}
+	if kv, ok := kvs.Get(keyHasVisionEncoder); ok {
+		if kv.ValueType != gguf.GGUFMetadataValueTypeBool {
+			return "", fmt.Errorf("key %s holds a %v, want a bool", keyHasVisionEncoder, kv.ValueType)
+		}
+		if !kv.ValueBool() {
+			return "", fmt.Errorf("%s is false: the projector has no vision encoder", keyHasVisionEncoder)
+		}
+	}
+	projector, ok, err := rowsKVString(kvs, keyProjectorType)
+	if err != nil {
+		return "", err
+	}
+	if !ok || projector == "" {
+		if projector, ok, err = rowsKVString(kvs, keyVisionProjectorType); err != nil {
+			return "", err
+		}
+	}
+	if !ok || projector == "" {
+		return "", fmt.Errorf("no %s or %s key", keyProjectorType, keyVisionProjectorType)
+	}
+	if projector == "qwen2.5o" {
+		projector = "qwen2.5vl_merger" // the Omni file's vision part
+	}
+	if _, found := f.TensorInfos.Get(tensorMLP3); projector == "mlp" && found {
+		projector = "mlp_norm"
+	}
+	return projector, nil
+}
+
+// ggufProjectorInts reads the integer parameters of a projector that are present, each
+// bounded (the pixel limits and the MiniCPM version excepted).
+func ggufProjectorInts(kvs gguf.GGUFMetadataKVs) (map[string]int, error) {
+	ints := map[string]int{}
+	for _, key := range []string{
+		keyImageSize, keyPatchSize, keySpatialMerge, keyScaleFactor, keyMinPixels, keyMaxPixels,
+		keyPreprocImageSize, keyPreprocMinTiles, keyPreprocMaxTiles, keyMiniCPMVersion, keyMiniCPMQueryNum,
+	} {
+		v, found, err := rowsKVInt(kvs, key)
+		if err != nil {
+			return nil, err
+		}
+		if !found {
+			continue
+		}
+		if key != keyMinPixels && key != keyMaxPixels && key != keyMiniCPMVersion && v > maxProjectorParam {
+			return nil, fmt.Errorf("key %s is %d, above %d", key, v, maxProjectorParam)
+		}
+		ints[key] = v
+	}
+	return ints, nil
 }
 
 // ggufPinpoints reads clip.vision.image_grid_pinpoints: flattened (width, height)

@@ -1,10 +1,7 @@
 package measure
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/strata-eval/strata-eval/corpora"
@@ -18,8 +15,10 @@ import (
 //   - Image != nil: a picture. Text holds the family's marker text for display only; it is
 //     not counted as text, because markers and image rows are counted by the image-row
 //     component.
-//   - Otherwise: content (message text, tool arguments and results, tool declarations),
-//     tokenized as ordinary text in which special-token strings are just characters.
+//   - Otherwise: content (message text and reasoning, tool arguments and results, tool
+//     declarations), tokenized as ordinary text in which special-token strings are just
+//     characters. What a template writes itself (turn framing, <think> blocks, JSON syntax)
+//     and pieces it cuts out of a content string are framing (docs/pipeline.md §13.3).
 type Segment struct {
 	Text    string
 	Image   *corpora.Image
@@ -121,17 +120,18 @@ func flattenContent(m corpora.Message) []contentItem {
 			if r == nil {
 				return
 			}
-			if len(r.Parts) > 0 && !r.IsText {
+			// As the engines send a tool result (engine.flattenToolResults): its parts, its
+			// text, else the MCP result as recorded.
+			switch {
+			case len(r.Parts) > 0 && !r.IsText:
 				for _, q := range r.Parts {
 					add(q)
 				}
-				return
+			case r.Text != "" || r.IsText:
+				out = append(out, contentItem{text: r.Text})
+			case r.MCP != nil && len(r.MCP.Raw) > 0:
+				out = append(out, contentItem{text: string(r.MCP.Raw)})
 			}
-			if r.RPCError != nil && r.Text == "" {
-				out = append(out, contentItem{text: r.RPCError.Message})
-				return
-			}
-			out = append(out, contentItem{text: r.Text})
 		}
 	}
 	for _, p := range m.Parts {
@@ -140,24 +140,26 @@ func flattenContent(m corpora.Message) []contentItem {
 	return out
 }
 
-// writeContent writes content items: consecutive text items are joined with "\n" (as
-// llama.cpp's server joins text parts), pictures sit between text without separators.
+// writeContent writes content items joined as llama.cpp's server joins content parts (see
+// joinContent): "\n" before a text item that follows a text item when something was written;
+// pictures sit between text without separators.
 func writeContent(w *segmentWriter, items []contentItem, marker string, trim bool) {
 	if trim {
 		items = trimItems(items)
 	}
-	prevText := false
+	written, lastPicture := false, false
 	for _, it := range items {
 		if it.image != nil {
 			w.image(it.image, marker)
-			prevText = false
+			written, lastPicture = true, true
 			continue
 		}
-		if prevText {
+		if written && !lastPicture {
 			w.text("\n")
 		}
+		lastPicture = false
 		w.text(it.text)
-		prevText = true
+		written = written || it.text != ""
 	}
 }
 
@@ -182,17 +184,6 @@ func trimItems(items []contentItem) []contentItem {
 	return out
 }
 
-// contentText returns a message's text content (pictures left out).
-func contentText(m corpora.Message) string {
-	var parts []string
-	for _, it := range flattenContent(m) {
-		if it.image == nil {
-			parts = append(parts, it.text)
-		}
-	}
-	return strings.Join(parts, "\n")
-}
-
 // toolCalls returns a message's tool calls.
 func toolCalls(m corpora.Message) []*corpora.ToolCall {
 	var out []*corpora.ToolCall
@@ -204,106 +195,11 @@ func toolCalls(m corpora.Message) []*corpora.ToolCall {
 	return out
 }
 
-// toolJSON renders a declared tool as the OpenAI function object, in the style of Python's
-// json.dumps (", " and ": " separators, non-ASCII kept), which is how Hugging Face's
-// `tojson` prints it. indent > 0 pretty-prints with that many spaces.
-func toolJSON(t corpora.ToolDef, indent int) (string, error) {
-	var fn []string
-	fn = append(fn, `"name": `+pyString(t.Name))
-	if t.Description != "" {
-		fn = append(fn, `"description": `+pyString(t.Description))
-	}
-	if len(bytes.TrimSpace(t.Parameters)) > 0 && string(bytes.TrimSpace(t.Parameters)) != "null" {
-		params, err := pyJSON(t.Parameters)
-		if err != nil {
-			return "", fmt.Errorf("tool %s parameters: %w", t.Name, err)
-		}
-		fn = append(fn, `"parameters": `+params)
-	}
-	compact := `{"type": "function", "function": {` + strings.Join(fn, ", ") + `}}`
-	if indent <= 0 {
-		return compact, nil
-	}
-	return pyJSONIndent(json.RawMessage(compact), indent)
-}
-
-// pyJSON re-prints JSON text the way Python's json.dumps(ensure_ascii=False) does, keeping
-// key order and number spelling.
-func pyJSON(raw json.RawMessage) (string, error) { return pyJSONIndent(raw, 0) }
-
-func pyJSONIndent(raw json.RawMessage, indent int) (string, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var b strings.Builder
-	if err := pyValue(dec, &b, indent, 0); err != nil {
-		return "", err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return "", fmt.Errorf("trailing data after JSON value")
-	}
-	return b.String(), nil
-}
-
-func pyValue(dec *json.Decoder, b *strings.Builder, indent, depth int) error {
-	tok, err := dec.Token()
-	if err != nil {
-		return err
-	}
-	newline := func(d int) {
-		if indent > 0 {
-			b.WriteByte('\n')
-			b.WriteString(strings.Repeat(" ", indent*d))
-		}
-	}
-	itemSep := ", "
-	if indent > 0 {
-		itemSep = ","
-	}
-	switch v := tok.(type) {
-	case json.Delim:
-		closer := map[json.Delim]string{'{': "}", '[': "]"}[v]
-		b.WriteString(v.String())
-		n := 0
-		for dec.More() {
-			if n > 0 {
-				b.WriteString(itemSep)
-			}
-			newline(depth + 1)
-			if v == '{' {
-				key, err := dec.Token()
-				if err != nil {
-					return err
-				}
-				ks, _ := key.(string)
-				b.WriteString(pyString(ks))
-				b.WriteString(": ")
-			}
-			if err := pyValue(dec, b, indent, depth+1); err != nil {
-				return err
-			}
-			n++
-		}
-		if _, err := dec.Token(); err != nil {
-			return err
-		}
-		if n > 0 {
-			newline(depth)
-		}
-		b.WriteString(closer)
-	case string:
-		b.WriteString(pyString(v))
-	case json.Number:
-		b.WriteString(v.String())
-	case bool:
-		if v {
-			b.WriteString("true")
-		} else {
-			b.WriteString("false")
-		}
-	case nil:
-		b.WriteString("null")
-	}
-	return nil
+// toolJSON renders a declared tool as llama.cpp's server hands it to the template,
+// {"type": "function", "function": {"name", "description", "parameters"}}, written as the
+// server's tojson writes it (indent < 0: one line; see jsonNode.toJSON).
+func toolJSON(t serverTool, indent int) string {
+	return serverToJSON(t.node(), indent)
 }
 
 // pyString quotes a string as Python's json.dumps(ensure_ascii=False) does; a byte that is not

@@ -3,6 +3,8 @@ package measure
 import (
 	"fmt"
 	"strings"
+	"time"
+	"unicode/utf8"
 
 	"github.com/strata-eval/strata-eval/corpora"
 )
@@ -15,127 +17,170 @@ const (
 	mistralImageMarker = "[IMG]"
 )
 
-// toolCallJSON is the `{"name": …, "arguments": …}` object of a call; the arguments are the
-// JSON text as recorded (Hugging Face templates print a string argument verbatim).
-func toolCallJSON(c *corpora.ToolCall, argsKey string) string {
-	args := strings.TrimSpace(c.Arguments)
-	if args == "" {
-		args = "{}"
-	}
-	return `{"name": ` + pyString(c.Name) + `, "` + argsKey + `": ` + args + `}`
+// toolCallJSON is the `{"name": …, "<argsKey>": …}` object of a call with the arguments as
+// the server's tojson writes the parsed object.
+func toolCallJSON(c serverCall, argsKey string) string {
+	return `{"name": ` + pyString(c.name) + `, "` + argsKey + `": ` + c.argsJSON(-1) + `}`
 }
 
 // toolCallJSONs returns toolCallJSON of each of a message's tool calls.
-func toolCallJSONs(m corpora.Message, argsKey string) []string {
+func toolCallJSONs(m serverMessage, argsKey string) []string {
 	var out []string
-	for _, c := range toolCalls(m) {
+	for _, c := range m.calls {
 		out = append(out, toolCallJSON(c, argsKey))
 	}
 	return out
 }
 
 // toolJSONs returns toolJSON of each declared tool.
-func toolJSONs(tools []corpora.ToolDef, indent int) ([]string, error) {
+func toolJSONs(tools []serverTool, indent int) []string {
 	out := make([]string, 0, len(tools))
 	for _, t := range tools {
-		j, err := toolJSON(t, indent)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, j)
+		out = append(out, toolJSON(t, indent))
 	}
-	return out, nil
+	return out
 }
 
 // chatMLToolsSystem opens the ChatML system turn that declares tools: the system message's
 // content (when msgs starts with one) and a blank line, then header and one JSON line per
 // tool. It returns the messages still to render; the caller closes the turn.
-func chatMLToolsSystem(w *segmentWriter, msgs []corpora.Message, tools []corpora.ToolDef, header string) ([]corpora.Message, error) {
-	js, err := toolJSONs(tools, 0)
-	if err != nil {
-		return nil, err
-	}
+func chatMLToolsSystem(w *segmentWriter, msgs []serverMessage, tools []serverTool, header string) []serverMessage {
 	w.special("<|im_start|>system\n")
-	if len(msgs) > 0 && msgs[0].Role == corpora.RoleSystem {
-		writeContent(w, flattenContent(msgs[0]), qwenImageMarker, false)
-		w.text("\n\n")
+	if len(msgs) > 0 && msgs[0].role == corpora.RoleSystem {
+		writeContent(w, msgs[0].content, qwenImageMarker, false)
+		w.special("\n\n")
 		msgs = msgs[1:]
 	}
-	w.text(header + "\n" + strings.Join(js, "\n"))
-	return msgs, nil
+	w.text(header + "\n" + strings.Join(toolJSONs(tools, -1), "\n"))
+	return msgs
 }
 
-// qwenTemplate is the Qwen2.5 / Qwen3 template (tokenizer_config.json of Qwen3): ChatML turns,
-// a "# Tools" system block, <tool_call> framing in assistant turns, and consecutive tool
-// results grouped in one user turn as <tool_response> blocks. Reasoning from earlier turns is
-// not re-sent (Qwen3's template strips it); pictures are Qwen-VL's vision markers.
+// qwenTemplate is the Qwen3 chat template (tokenizer_config.json of Qwen3, the template of the
+// Qwen3 GGUFs) rendered by construction, as llama.cpp's server renders it: ChatML turns, a
+// "# Tools" system block, <tool_call> framing in assistant turns, consecutive tool results
+// grouped in one user turn as <tool_response> blocks. An assistant turn's reasoning
+// (reasoning_content, else the <think>…</think> its content starts with) is dropped before the
+// last user query and re-emitted in a <think> block after it; pictures are Qwen-VL's vision
+// markers. Text the template cuts out of a content string (the answer after </think>) is
+// counted as framing, as the Jinja renderer counts it (docs/pipeline.md §13.3).
 type qwenTemplate struct{}
 
 func (qwenTemplate) Name() string { return "qwen" }
 
 func (qwenTemplate) Render(msgs []corpora.Message, tools []corpora.ToolDef) ([]Segment, error) {
-	w := &segmentWriter{}
-	rest := msgs
-	if len(tools) > 0 {
-		var err error
-		rest, err = chatMLToolsSystem(w, msgs, tools, "# Tools\n\nYou may call one or more functions to assist with the user query.\n\nYou are provided with function signatures within <tools></tools> XML tags:\n<tools>")
-		if err != nil {
-			return nil, err
-		}
-		w.text("\n</tools>\n\nFor each function call, return a json object with function name and arguments within ")
-		w.special("<tool_call></tool_call>")
-		w.text(" XML tags:\n")
-		w.special("<tool_call>")
-		w.text("\n{\"name\": <function-name>, \"arguments\": <args-json-object>}\n")
-		w.special("</tool_call><|im_end|>\n")
+	req := newServerRequest(msgs, tools)
+	pm := newPromptMarkers(&req)
+	contents := make([]string, len(req.msgs))
+	for i, m := range req.msgs {
+		contents[i] = pm.content(m.content)
 	}
-	for i, m := range rest {
-		switch m.Role {
-		case corpora.RoleSystem, corpora.RoleUser:
-			w.special("<|im_start|>" + string(m.Role) + "\n")
-			writeContent(w, flattenContent(m), qwenImageMarker, false)
+	w := &segmentWriter{}
+	var err error
+	put := func(s string, content bool) {
+		if e := pm.emit(w, s, content, qwenImageMarker); e != nil && err == nil {
+			err = e
+		}
+	}
+	firstSystem := len(req.msgs) > 0 && req.msgs[0].role == corpora.RoleSystem
+	if len(req.tools) > 0 {
+		w.special("<|im_start|>system\n")
+		if firstSystem {
+			put(contents[0], true)
+			w.special("\n\n")
+		}
+		w.special("# Tools\n\nYou may call one or more functions to assist with the user query.\n\nYou are provided with function signatures within <tools></tools> XML tags:\n<tools>")
+		for _, t := range req.tools {
+			w.special("\n")
+			w.text(toolJSON(t, -1))
+		}
+		w.special("\n</tools>\n\nFor each function call, return a json object with function name and arguments within <tool_call></tool_call> XML tags:\n<tool_call>\n{\"name\": <function-name>, \"arguments\": <args-json-object>}\n</tool_call><|im_end|>\n")
+	} else if firstSystem {
+		w.special("<|im_start|>system\n")
+		put(contents[0], true)
+		w.special("<|im_end|>\n")
+	}
+	lastQuery := qwenLastQuery(req.msgs, contents)
+	for i, m := range req.msgs {
+		switch {
+		case m.role == corpora.RoleUser || m.role == corpora.RoleSystem && i > 0:
+			w.special("<|im_start|>" + string(m.role) + "\n")
+			put(contents[i], true)
 			w.special("<|im_end|>\n")
-		case corpora.RoleAssistant:
+		case m.role == corpora.RoleAssistant:
+			content, reasoning := contents[i], m.reasoning
+			cut := false // content and reasoning were cut out of the content string
+			if reasoning == "" && strings.Contains(content, "</think>") {
+				parts := strings.Split(content, "</think>")
+				content = strings.TrimLeft(parts[len(parts)-1], "\n")
+				r := strings.Split(strings.TrimRight(parts[0], "\n"), "<think>")
+				reasoning = strings.TrimLeft(r[len(r)-1], "\n")
+				cut = true
+			}
 			w.special("<|im_start|>assistant\n")
-			writeContent(w, flattenContent(m), qwenImageMarker, false)
-			hasContent := contentText(m) != ""
-			for j, c := range toolCallJSONs(m, "arguments") {
-				if j > 0 || hasContent {
-					w.text("\n")
+			if i > lastQuery && (i == len(req.msgs)-1 || reasoning != "") {
+				w.special("<think>\n")
+				put(strings.Trim(reasoning, "\n"), !cut)
+				w.special("\n</think>\n\n")
+				put(strings.TrimLeft(content, "\n"), !cut)
+			} else {
+				put(content, !cut)
+			}
+			for j, c := range m.calls {
+				if j > 0 || content != "" {
+					w.special("\n")
 				}
-				w.special("<tool_call>")
-				w.text("\n" + c + "\n")
-				w.special("</tool_call>")
+				w.special("<tool_call>\n{\"name\": \"" + c.name + "\", \"arguments\": ")
+				w.text(c.argsJSON(-1))
+				w.special("}\n</tool_call>")
 			}
 			w.special("<|im_end|>\n")
-		case corpora.RoleTool:
-			if i == 0 || rest[i-1].Role != corpora.RoleTool {
+		case m.role == corpora.RoleTool:
+			if i == 0 || req.msgs[i-1].role != corpora.RoleTool {
 				w.special("<|im_start|>user")
 			}
-			w.text("\n")
-			w.special("<tool_response>")
-			w.text("\n")
-			writeContent(w, flattenContent(m), qwenImageMarker, false)
-			w.text("\n")
-			w.special("</tool_response>")
-			if i == len(rest)-1 || rest[i+1].Role != corpora.RoleTool {
+			w.special("\n<tool_response>\n")
+			put(contents[i], true)
+			w.special("\n</tool_response>")
+			if i == len(req.msgs)-1 || req.msgs[i+1].role != corpora.RoleTool {
 				w.special("<|im_end|>\n")
 			}
-		default:
-			return nil, fmt.Errorf("qwen template at %s: unknown role %q", m.Loc, m.Role)
 		}
 	}
 	w.special("<|im_start|>assistant\n")
+	if err != nil {
+		return nil, fmt.Errorf("qwen template: %w", err)
+	}
 	return w.segs, nil
 }
 
-func hasImage(items []contentItem) bool {
-	for _, it := range items {
+// listedParts returns a message's text parts when llama-server hands its content to a
+// template that shows lists of parts (Gemma 3, Mistral Small 3.2) as such a list: two or more
+// text parts and no picture. Otherwise nil: the content is the joined text.
+func listedParts(m serverMessage) []string {
+	var parts []string
+	for _, it := range m.content {
 		if it.image != nil {
-			return true
+			return nil
+		}
+		parts = append(parts, it.text)
+	}
+	if len(parts) < 2 {
+		return nil
+	}
+	return parts
+}
+
+// qwenLastQuery is Qwen3's last_query_index: the last user message, passing over trailing
+// user messages that are tool responses wrapped in <tool_response>…</tool_response>;
+// len(msgs)-1 when there is none.
+func qwenLastQuery(msgs []serverMessage, contents []string) int {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		c := contents[i]
+		if msgs[i].role == corpora.RoleUser && !(strings.HasPrefix(c, "<tool_response>") && strings.HasSuffix(c, "</tool_response>")) {
+			return i
 		}
 	}
-	return false
+	return len(msgs) - 1
 }
 
 // chatMLTemplate is plain ChatML: every message as <|im_start|>role … <|im_end|>, tools
@@ -145,18 +190,16 @@ type chatMLTemplate struct{}
 func (chatMLTemplate) Name() string { return "chatml" }
 
 func (chatMLTemplate) Render(msgs []corpora.Message, tools []corpora.ToolDef) ([]Segment, error) {
+	req := newServerRequest(msgs, tools)
 	w := &segmentWriter{}
-	rest := msgs
-	if len(tools) > 0 {
-		var err error
-		if rest, err = chatMLToolsSystem(w, msgs, tools, "Tools:"); err != nil {
-			return nil, err
-		}
+	rest := req.msgs
+	if len(req.tools) > 0 {
+		rest = chatMLToolsSystem(w, req.msgs, req.tools, "Tools:")
 		w.special("<|im_end|>\n")
 	}
 	for _, m := range rest {
-		w.special("<|im_start|>" + string(m.Role) + "\n")
-		items := flattenContent(m)
+		w.special("<|im_start|>" + string(m.role) + "\n")
+		items := m.content
 		writeContent(w, items, qwenImageMarker, false)
 		if calls := toolCallJSONs(m, "arguments"); len(calls) > 0 {
 			if len(items) > 0 {
@@ -170,155 +213,284 @@ func (chatMLTemplate) Render(msgs []corpora.Message, tools []corpora.ToolDef) ([
 	return w.segs, nil
 }
 
-// llama3Template is Llama 3.x: header-framed turns with trimmed content, tools listed in the
-// system turn with the "Environment: ipython" line of Llama 3.1, calls as
-// {"name", "parameters"} JSON, results in ipython turns. Pictures are Llama 3.2 Vision's
-// <|image|>.
+// llama3Template is the Llama 3.1 / 3.2 / 3.3 template (meta-llama's chat_template) as
+// llama-server renders it: a system turn with the knowledge and today's dates (the server
+// passes date_string, the local date) and the system message trimmed; with tools,
+// "Environment: ipython" and the tools, as JSON indented by 4, at the head of the first user
+// message; content trimmed; one tool call per assistant turn as
+// {"name": …, "parameters": …} (its text dropped); tool results in ipython turns as JSON
+// strings. Pictures are Llama 3.2 Vision's <|image|>. What the template refuses (two calls
+// in one turn, tools without a user message) is an error, as the server answers it.
 type llama3Template struct{}
 
 func (llama3Template) Name() string { return "llama3" }
 
 func (llama3Template) Render(msgs []corpora.Message, tools []corpora.ToolDef) ([]Segment, error) {
+	req := newServerRequest(msgs, tools)
+	pm := newPromptMarkers(&req)
 	w := &segmentWriter{}
+	var err error
+	put := func(s string) {
+		if e := pm.emit(w, s, true, llamaImageMarker); e != nil && err == nil {
+			err = e
+		}
+	}
+	trim := func(m serverMessage) string { return strings.TrimSpace(pm.content(m.content)) }
 	w.special("<|begin_of_text|>")
-	rest := msgs
-	if len(tools) > 0 || len(msgs) > 0 && msgs[0].Role == corpora.RoleSystem {
-		w.special("<|start_header_id|>system<|end_header_id|>\n\n")
-		if len(tools) > 0 {
-			w.text("Environment: ipython\n")
+	rest := req.msgs
+	system := ""
+	if len(rest) > 0 && rest[0].role == corpora.RoleSystem {
+		system, rest = trim(rest[0]), rest[1:]
+	}
+	w.special("<|start_header_id|>system<|end_header_id|>\n\n")
+	if len(req.tools) > 0 {
+		w.special("Environment: ipython\n")
+	}
+	w.special("Cutting Knowledge Date: December 2023\nToday Date: " + time.Now().Format("02 Jan 2006") + "\n\n")
+	put(system)
+	w.special("<|eot_id|>")
+	if len(req.tools) > 0 {
+		if len(rest) == 0 {
+			return nil, fmt.Errorf("llama3 template: cannot put tools in the first user message when there's no first user message")
 		}
-		w.text("Cutting Knowledge Date: December 2023\nToday Date: 26 Jul 2024\n\n")
-		if len(msgs) > 0 && msgs[0].Role == corpora.RoleSystem {
-			writeContent(w, flattenContent(msgs[0]), llamaImageMarker, true)
-			rest = msgs[1:]
+		first := trim(rest[0])
+		rest = rest[1:]
+		w.special("<|start_header_id|>user<|end_header_id|>\n\nGiven the following functions, please respond with a JSON for a function call with its proper arguments that best answers the given prompt.\n\nRespond in the format {\"name\": function name, \"parameters\": dictionary of argument name and its value}.Do not use variables.\n\n")
+		for _, t := range req.tools {
+			w.text(toolJSON(t, 4))
+			w.special("\n\n")
 		}
-		if len(tools) > 0 {
-			w.text("\n\nYou have access to the following functions. To call a function, respond with JSON for a function call in the format {\"name\": function name, \"parameters\": dictionary of argument name and its value}. Do not use variables.\n\n")
-			js, err := toolJSONs(tools, 4)
-			if err != nil {
-				return nil, err
-			}
-			for _, j := range js {
-				w.text(j + "\n\n")
-			}
-		}
+		put(first)
 		w.special("<|eot_id|>")
 	}
 	for _, m := range rest {
-		role := string(m.Role)
-		if m.Role == corpora.RoleTool {
-			role = "ipython"
+		switch {
+		case m.role == corpora.RoleTool:
+			w.special("<|start_header_id|>ipython<|end_header_id|>\n\n")
+			put(serverToJSON(jsonNode{kind: jsonString, s: pm.content(m.content)}, -1))
+			w.special("<|eot_id|>")
+		case len(m.calls) > 0:
+			if len(m.calls) != 1 {
+				return nil, fmt.Errorf("llama3 template at %s: this model only supports single tool-calls at once", m.loc)
+			}
+			c := m.calls[0]
+			w.special("<|start_header_id|>assistant<|end_header_id|>\n\n{\"name\": \"" + c.name + "\", \"parameters\": ")
+			if c.argsOK {
+				w.text(c.argsJSON(-1))
+			} else {
+				w.text(serverToJSON(jsonNode{kind: jsonString, s: c.argsText}, -1))
+			}
+			w.special("}<|eot_id|>")
+		default:
+			w.special("<|start_header_id|>" + string(m.role) + "<|end_header_id|>\n\n")
+			put(trim(m))
+			w.special("<|eot_id|>")
 		}
-		w.special("<|start_header_id|>" + role + "<|end_header_id|>\n\n")
-		writeContent(w, flattenContent(m), llamaImageMarker, true)
-		w.text(strings.Join(toolCallJSONs(m, "parameters"), "\n"))
-		w.special("<|eot_id|>")
 	}
 	w.special("<|start_header_id|>assistant<|end_header_id|>\n\n")
+	if err != nil {
+		return nil, fmt.Errorf("llama3 template: %w", err)
+	}
 	return w.segs, nil
 }
 
-// gemmaTemplate is Gemma 3: user/model turns with trimmed content, the system text prefixed
-// to the first user turn, tool results as user turns and tool calls as JSON text (Gemma 3's
-// template has no tool syntax). Pictures are <start_of_image>.
+// gemmaTemplate is the Gemma 3 template (google/gemma-3 chat_template) as llama-server
+// renders it: user and model turns with trimmed content, the system text and a blank line at
+// the head of the first turn. The template takes no tools (they are not shown) and refuses a
+// conversation whose roles do not alternate user/assistant, tool results included: that is
+// an error, as the server answers it. Pictures are <start_of_image>.
 type gemmaTemplate struct{}
 
 func (gemmaTemplate) Name() string { return "gemma" }
 
 func (gemmaTemplate) Render(msgs []corpora.Message, tools []corpora.ToolDef) ([]Segment, error) {
+	req := newServerRequest(msgs, tools)
+	pm := newPromptMarkers(&req)
 	w := &segmentWriter{}
-	w.special("<bos>")
-	var prefix []contentItem
-	rest := msgs
-	if len(msgs) > 0 && msgs[0].Role == corpora.RoleSystem {
-		prefix = trimItems(flattenContent(msgs[0]))
-		rest = msgs[1:]
-	}
-	if len(tools) > 0 {
-		js, err := toolJSONs(tools, 0)
-		if err != nil {
-			return nil, err
+	var err error
+	put := func(s string) {
+		if e := pm.emit(w, s, true, gemmaImageMarker); e != nil && err == nil {
+			err = e
 		}
-		prefix = append(prefix, contentItem{text: "Tools:\n" + strings.Join(js, "\n")})
+	}
+	w.special("<bos>")
+	rest := req.msgs
+	prefix := ""
+	if len(rest) > 0 && rest[0].role == corpora.RoleSystem {
+		prefix, rest = pm.content(rest[0].content), rest[1:]
+		if parts := listedParts(req.msgs[0]); parts != nil {
+			prefix = parts[0] // the template takes the first part of a list
+		}
 	}
 	for i, m := range rest {
-		role := "user"
-		if m.Role == corpora.RoleAssistant {
+		if (m.role == corpora.RoleUser) != (i%2 == 0) {
+			return nil, fmt.Errorf("gemma template at %s: conversation roles must alternate user/assistant/user/assistant/... (a %s message)", m.loc, m.role)
+		}
+		role := string(m.role)
+		if m.role == corpora.RoleAssistant {
 			role = "model"
 		}
 		w.special("<start_of_turn>" + role + "\n")
-		if i == 0 && len(prefix) > 0 {
-			writeContent(w, prefix, gemmaImageMarker, false)
-			w.text("\n\n")
+		if i == 0 && prefix != "" {
+			put(prefix)
+			w.special("\n\n")
 		}
-		writeContent(w, flattenContent(m), gemmaImageMarker, true)
-		w.text(strings.Join(toolCallJSONs(m, "arguments"), "\n"))
+		if parts := listedParts(m); parts != nil {
+			for _, p := range parts {
+				put(strings.TrimSpace(p)) // each part trimmed, none between them
+			}
+		} else {
+			put(strings.TrimSpace(pm.content(m.content)))
+		}
 		w.special("<end_of_turn>\n")
 	}
 	w.special("<start_of_turn>model\n")
+	if err != nil {
+		return nil, fmt.Errorf("gemma template: %w", err)
+	}
 	return w.segs, nil
 }
 
-// mistralTemplate is the Mistral v7 (Tekken) template of Mistral Small 3.x: a
-// [SYSTEM_PROMPT] block, [INST] user turns, assistant text closed by </s>,
-// [AVAILABLE_TOOLS] before the last user turn, [TOOL_CALLS] and [TOOL_RESULTS]. Pictures are
-// [IMG].
+// mistralTemplate is Mistral Small 3.2's template (mistralai/Mistral-Small-3.2-24B-Instruct-2506)
+// as llama-server renders it: [SYSTEM_PROMPT] with the system message or the template's
+// default one (today's date in it), [INST] user turns, [AVAILABLE_TOOLS] before the last user
+// turn, assistant text closed by </s>, calls as [TOOL_CALLS]name[CALL_ID]id[ARGS]{…} and
+// results as [TOOL_RESULTS]id[TOOL_CONTENT]…[/TOOL_RESULTS]; no generation prompt. What the
+// template refuses (roles not alternating, a call id that is not 9 characters long) is an
+// error, as the server answers it. Pictures are [IMG].
 type mistralTemplate struct{}
 
 func (mistralTemplate) Name() string { return "mistral" }
 
 func (mistralTemplate) Render(msgs []corpora.Message, tools []corpora.ToolDef) ([]Segment, error) {
+	req := newServerRequest(msgs, tools)
+	pm := newPromptMarkers(&req)
 	w := &segmentWriter{}
-	w.special("<s>")
-	lastUser := -1
-	for i, m := range msgs {
-		if m.Role == corpora.RoleUser {
-			lastUser = i
+	var err error
+	put := func(s string) {
+		if e := pm.emit(w, s, true, mistralImageMarker); e != nil && err == nil {
+			err = e
 		}
 	}
-	for i, m := range msgs {
-		switch m.Role {
+	rest := req.msgs
+	system, haveSystem := "", false
+	if len(rest) > 0 && rest[0].role == corpora.RoleSystem {
+		system, haveSystem, rest = pm.content(rest[0].content), true, rest[1:]
+		if parts := listedParts(req.msgs[0]); parts != nil {
+			system = parts[0] // the template takes the first part of a list
+		}
+	}
+	contents := make([]string, len(rest))
+	lastUser := -1
+	n := 0
+	for i, m := range rest {
+		contents[i] = pm.content(m.content)
+		if parts := listedParts(m); parts != nil && m.role != corpora.RoleTool {
+			contents[i] = strings.Join(parts, "") // the template writes the parts one after another
+		}
+		if m.role == corpora.RoleUser {
+			lastUser = i
+		}
+		if m.role == corpora.RoleTool || len(m.calls) > 0 {
+			continue
+		}
+		if (m.role == corpora.RoleUser) != (n%2 == 0) {
+			return nil, fmt.Errorf("mistral template at %s: after the optional system message, conversation roles must alternate user/assistant/user/assistant/... (a %s message)", m.loc, m.role)
+		}
+		n++
+	}
+	checkID := func(id string, m serverMessage) error {
+		if utf8.RuneCountInString(id) != 9 {
+			return fmt.Errorf("mistral template at %s: tool call IDs should be alphanumeric strings with length 9 (got %q)", m.loc, id)
+		}
+		return nil
+	}
+	w.special("<s>[SYSTEM_PROMPT]")
+	if haveSystem {
+		put(system)
+	} else {
+		w.special(mistralSystemBefore + time.Now().Format("2006-01-02") + mistralSystemAfter)
+	}
+	w.special("[/SYSTEM_PROMPT]")
+	for i, m := range rest {
+		switch m.role {
 		case corpora.RoleSystem:
 			w.special("[SYSTEM_PROMPT]")
-			writeContent(w, flattenContent(m), mistralImageMarker, false)
+			put(contents[i])
 			w.special("[/SYSTEM_PROMPT]")
 		case corpora.RoleUser:
-			if i == lastUser && len(tools) > 0 {
-				js, err := toolJSONs(tools, 0)
-				if err != nil {
-					return nil, err
-				}
+			// The template compares the message with the last user message as a whole.
+			if len(req.tools) > 0 && contents[i] == contents[lastUser] && m.name == rest[lastUser].name {
 				w.special("[AVAILABLE_TOOLS]")
-				w.text("[" + strings.Join(js, ", ") + "]")
+				w.text("[" + strings.Join(toolJSONs(req.tools, -1), ", ") + "]")
 				w.special("[/AVAILABLE_TOOLS]")
 			}
 			w.special("[INST]")
-			writeContent(w, flattenContent(m), mistralImageMarker, false)
+			put(contents[i])
 			w.special("[/INST]")
 		case corpora.RoleAssistant:
-			writeContent(w, flattenContent(m), mistralImageMarker, false)
-			if calls := toolCallJSONs(m, "arguments"); len(calls) > 0 {
-				w.special("[TOOL_CALLS]")
-				w.text("[" + strings.Join(calls, ", ") + "]")
+			if len(m.calls) == 0 {
+				put(contents[i])
+			}
+			for _, c := range m.calls {
+				if e := checkID(c.id, m); e != nil {
+					return nil, e
+				}
+				w.special("[TOOL_CALLS]" + c.name + "[CALL_ID]" + c.id + "[ARGS]")
+				if c.argsOK {
+					w.text(c.argsJSON(-1))
+				} else {
+					w.text(serverToJSON(jsonNode{kind: jsonString, s: c.argsText}, -1))
+				}
 			}
 			w.special("</s>")
 		case corpora.RoleTool:
-			w.special("[TOOL_RESULTS]")
-			items := flattenContent(m)
-			w.text(`{"content": `)
-			if hasImage(items) {
-				writeContent(w, items, mistralImageMarker, false)
-			} else {
-				w.text(pyString(contentText(m)))
+			if e := checkID(m.toolCallID, m); e != nil {
+				return nil, e
 			}
-			if m.ToolCallID != "" {
-				w.text(`, "call_id": ` + pyString(m.ToolCallID))
-			}
-			w.text("}")
+			w.special("[TOOL_RESULTS]" + m.toolCallID + "[TOOL_CONTENT]")
+			put(contents[i])
 			w.special("[/TOOL_RESULTS]")
 		default:
-			return nil, fmt.Errorf("mistral template at %s: unknown role %q", m.Loc, m.Role)
+			return nil, fmt.Errorf("mistral template at %s: only system, user, assistant, and tool roles are supported (got %q)", m.loc, m.role)
 		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("mistral template: %w", err)
 	}
 	return w.segs, nil
 }
+
+// mistralSystemBefore and mistralSystemAfter are the default system prompt of Mistral Small
+// 3.2's template, around today's date (YYYY-MM-DD).
+const (
+	mistralSystemBefore = "You are Mistral Small 3, a Large Language Model (LLM) created by Mistral AI, a French startup headquartered in Paris.\n" +
+		"Your knowledge base was last updated on 2023-10-01. The current date is "
+	mistralSystemAfter = ".\n" +
+		"\n" +
+		"When you're not sure about some information or when the user's request requires up-to-date or specific data, you must use the available tools to fetch the information. Do not hesitate to use tools whenever they can provide a more accurate or complete response. If no relevant tools are available, then clearly state that you don't have the information and avoid making up anything.\n" +
+		"\n" +
+		"If the user's question is not clear, ambiguous, or does not provide enough context for you to accurately answer the question, you do not try to answer it right away and you rather ask the user to clarify their request (e.g. \"What are some good restaurants around me?\" => \"Where are you?\" or \"When is the next flight to Tokyo\" => \"Where do you travel from?\").\n" +
+		"You are always very attentive to dates, and when asked about information at specific dates, you discard information that is at another date.\n" +
+		"You follow these instructions in all languages, and always respond to the user in the language they use or request.\n" +
+		"Next sections describe the capabilities that you have.\n" +
+		"\n" +
+		"# WEB BROWSING INSTRUCTIONS\n" +
+		"\n" +
+		"You cannot perform any web search or access internet to open URLs, links etc. If it seems like the user is expecting you to do so, you clarify the situation and ask the user to copy paste the text directly in the chat.\n" +
+		"\n" +
+		"# MULTI-MODAL INSTRUCTIONS\n" +
+		"\n" +
+		"You have the ability to read images, but you cannot generate images. You also cannot transcribe audio files or videos.\n" +
+		"You cannot read nor transcribe audio files or videos.\n" +
+		"\n" +
+		"# TOOL CALLING INSTRUCTIONS\n" +
+		"\n" +
+		"You may have access to tools that you can use to fetch information or perform actions. You must use these tools in the following situations:\n" +
+		"\n" +
+		"1. When the request requires up-to-date information.\n" +
+		"2. When the request requires specific data that you do not have in your knowledge base.\n" +
+		"3. When the request involves actions that you cannot perform without tools.\n" +
+		"\n" +
+		"Always prioritize using tools to provide the most accurate and helpful response. If tools are not available, inform the user that you cannot perform the requested action at the moment."
+)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/strata-eval/strata-eval/corpora"
 )
@@ -50,7 +51,7 @@ func TestQwenTemplateRendersLikeJinja(t *testing.T) {
 	// Written out by hand from Qwen3's chat_template (tokenizer_config.json).
 	want := "<|im_start|>system\nYou are a helpful assistant.\n\n# Tools\n\nYou may call one or more functions to assist with the user query.\n\nYou are provided with function signatures within <tools></tools> XML tags:\n<tools>\n" +
 		`{"type": "function", "function": {"name": "screenshot", "description": "Take a screenshot — of the page", "parameters": {"type": "object", "properties": {"full_page": {"type": "boolean"}}}}}` + "\n" +
-		`{"type": "function", "function": {"name": "read_file", "parameters": {"type": "object", "properties": {"path": {"type": "string", "description": "a \"path\"\n"}}, "required": ["path"]}}}` +
+		`{"type": "function", "function": {"name": "read_file", "description": "", "parameters": {"type": "object", "properties": {"path": {"type": "string", "description": "a \"path\"\n"}}, "required": ["path"]}}}` +
 		"\n</tools>\n\nFor each function call, return a json object with function name and arguments within <tool_call></tool_call> XML tags:\n<tool_call>\n{\"name\": <function-name>, \"arguments\": <args-json-object>}\n</tool_call><|im_end|>\n" +
 		"<|im_start|>user\nWhat is in this picture?<|vision_start|><|image_pad|><|vision_end|>Also take a screenshot.<|im_end|>\n" +
 		"<|im_start|>assistant\nLet me look.\n<tool_call>\n{\"name\": \"screenshot\", \"arguments\": {\"full_page\": true}}\n</tool_call>\n<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"/tmp/a.txt\"}}\n</tool_call><|im_end|>\n" +
@@ -89,7 +90,7 @@ func TestBuiltinTemplatesRenderPlainChat(t *testing.T) {
 	tests := []struct{ name, want string }{
 		{"chatml", "<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\n Hi there \n<|im_end|>\n<|im_start|>assistant\nHello!<|im_end|>\n<|im_start|>user\nBye<|im_end|>\n<|im_start|>assistant\n"},
 		{"qwen", "<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\n Hi there \n<|im_end|>\n<|im_start|>assistant\nHello!<|im_end|>\n<|im_start|>user\nBye<|im_end|>\n<|im_start|>assistant\n"},
-		{"llama3", "<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nCutting Knowledge Date: December 2023\nToday Date: 26 Jul 2024\n\nBe brief.<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nHi there<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\nHello!<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nBye<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n"},
+		{"llama3", "<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nCutting Knowledge Date: December 2023\nToday Date: " + time.Now().Format("02 Jan 2006") + "\n\nBe brief.<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nHi there<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\nHello!<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nBye<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n"},
 		{"gemma", "<bos><start_of_turn>user\nBe brief.\n\nHi there<end_of_turn>\n<start_of_turn>model\nHello!<end_of_turn>\n<start_of_turn>user\nBye<end_of_turn>\n<start_of_turn>model\n"},
 		{"mistral", "<s>[SYSTEM_PROMPT]Be brief.[/SYSTEM_PROMPT][INST] Hi there \n[/INST]Hello!</s>[INST]Bye[/INST]"},
 	}
@@ -111,11 +112,21 @@ func TestBuiltinTemplatesRenderPlainChat(t *testing.T) {
 	}
 }
 
+// TestBuiltinTemplatesWithTools renders an MCP exchange with two parallel calls: the ChatML
+// templates render it; Llama 3 (one call a turn), Gemma (no tool turns) and Mistral (9-character
+// call ids) refuse it as their model templates do.
 func TestBuiltinTemplatesWithTools(t *testing.T) {
 	msgs, tools, _ := toolConversation()
+	refusals := map[string]string{"llama3": "single tool-calls", "gemma": "must alternate", "mistral": "length 9"}
 	for _, name := range TemplateNames() {
 		tmpl, _ := TemplateByName(name)
 		segs, err := tmpl.Render(msgs, tools)
+		if want, ok := refusals[name]; ok {
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("%s: error %v, want one saying %q", name, err, want)
+			}
+			continue
+		}
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -137,24 +148,36 @@ func TestBuiltinTemplatesWithTools(t *testing.T) {
 	}
 }
 
-func TestPyJSON(t *testing.T) {
+// TestServerJSON checks tojson as llama.cpp's server writes parsed JSON: key order kept,
+// ", " and ": ", nlohmann's number types (a uint64 above int64 wraps, a double is %g), its
+// string escapes.
+func TestServerJSON(t *testing.T) {
 	tests := []struct{ in, want string }{
-		{`{"a":1,"b":[true,false,null],"c":{}}`, `{"a": 1, "b": [true, false, null], "c": {}}`},
-		{`{"z":"é\u0001\"\\/","a":1.50}`, `{"z": "é\u0001\"\\/", "a": 1.50}`},
-		{`[]`, `[]`},
+		{`{"a":1,"b":[true,false,null],"c":{}, "d": []}`, `{"a": 1, "b": [true, false, null], "c": {}, "d": []}`},
+		{`{"z":"é\u0001\"\\/\u2028\b","a":1.50}`, "{\"z\": \"é\\u0001\\\"\\\\/\u2028\\b\", \"a\": 1.5}"},
+		{`[1.0, -0.0, 0.1, 3.141592653589793, 1e20, 1E-7, 123456789.0, 100000.0, 1000000.0]`, `[1, -0, 0.1, 3.14159, 1e+20, 1e-07, 1.23457e+08, 100000, 1e+06]`},
+		{`[12345678901234567890, 9223372036854775807, -9223372036854775808, -9223372036854775809, 18446744073709551616]`,
+			`[-6101065172474983726, 9223372036854775807, -9223372036854775808, -9.22337e+18, 1.84467e+19]`},
+		{`{"a":1,"a":2,"b":3}`, `{"a": 2, "b": 3}`},
 	}
 	for _, tc := range tests {
-		got, err := pyJSON(json.RawMessage(tc.in))
-		if err != nil || got != tc.want {
-			t.Errorf("pyJSON(%s) = %s, %v; want %s", tc.in, got, err, tc.want)
+		n, err := parseServerJSON([]byte(tc.in))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.in, err)
+		}
+		if got := serverToJSON(n, -1); got != tc.want {
+			t.Errorf("tojson(%s) = %s; want %s", tc.in, got, tc.want)
 		}
 	}
-	if _, err := pyJSON(json.RawMessage(`{"a":`)); err == nil {
-		t.Error("pyJSON accepted truncated JSON")
+	if _, err := parseServerJSON([]byte(`{"a":`)); err == nil {
+		t.Error("parseServerJSON accepted truncated JSON")
 	}
-	got, _ := pyJSONIndent(json.RawMessage(`{"a":[1,2],"b":{}}`), 4)
-	if want := "{\n    \"a\": [\n        1,\n        2\n    ],\n    \"b\": {}\n}"; got != want {
+	n, _ := parseServerJSON([]byte(`{"a":[1,2],"b":{}}`))
+	if got, want := serverToJSON(n, 4), "{\n    \"a\": [\n        1,\n        2\n    ],\n    \"b\": {}\n}"; got != want {
 		t.Errorf("indent 4: %q, want %q", got, want)
+	}
+	if got, want := serverToJSON(n, 0), "{\n\"a\": [\n1,\n2\n],\n\"b\": {}\n}"; got != want {
+		t.Errorf("indent 0: %q, want %q", got, want)
 	}
 }
 
@@ -345,5 +368,25 @@ func TestTemplateFromSpecErrors(t *testing.T) {
 	segs, err := tmpl.Render([]corpora.Message{{Role: corpora.RoleUser, Parts: []corpora.Part{textPart("hi")}}}, nil)
 	if err != nil || RenderString(segs) != "user: hi\n" {
 		t.Errorf("rendered %q, %v", RenderString(segs), err)
+	}
+}
+
+// TestToolResultContentAsSent: a tool result is rendered as the engines send it — its text,
+// else the MCP result as recorded; a JSON-RPC error alone sends no text.
+func TestToolResultContentAsSent(t *testing.T) {
+	raw := `{"content":[{"type":"text","text":"hi"}]}`
+	for _, tc := range []struct {
+		r    corpora.ToolResult
+		want string
+	}{
+		{corpora.ToolResult{Text: "plain", IsText: true}, "plain"},
+		{corpora.ToolResult{MCP: &corpora.CallToolResult{Raw: []byte(raw)}}, raw},
+		{corpora.ToolResult{RPCError: &corpora.RPCError{Code: -32603, Message: "boom"}}, ""},
+	} {
+		r := tc.r
+		m := corpora.Message{Role: corpora.RoleTool, Parts: []corpora.Part{{Kind: corpora.PartToolResult, ToolResult: &r}}}
+		if got := joinContent(flattenContent(m), nil); got != tc.want {
+			t.Errorf("%+v: content %q, want %q", tc.r, got, tc.want)
+		}
 	}
 }

@@ -267,6 +267,9 @@ func (w *armWalk) toolResult(p *corpora.Part, msgIndex int, msgName string) rend
 			opt.ToolName = msgName
 		}
 		stringified := w.delivery == MCPStringified || (w.delivery == MCPAuto && w.format == corpora.FormatChatbox)
+		if stringified && w.streamedPast(tr.MCP, msgIndex) {
+			stringified = false
+		}
 		if !(stringified && tr.Text != "") {
 			return w.mcpResult(tr.MCP, opt, msgIndex)
 		}
@@ -330,6 +333,28 @@ func (w *armWalk) mcpResult(res *corpora.CallToolResult, opt MCPRenderOptions, m
 	return rendered{parts: r.Parts, scanNanos: nanos}
 }
 
+// streamedPast reports whether an MCP result holds a payload streamed past while reading
+// (corpora.LargeBase64): its text cannot be rebuilt to replay a stringified delivery, so the
+// result is replayed structured, and each such payload is a located problem saying so.
+func (w *armWalk) streamedPast(res *corpora.CallToolResult, msgIndex int) bool {
+	found := false
+	for i := range res.Content {
+		b := &res.Content[i]
+		l := b.Large
+		if b.Resource != nil && b.Resource.LargeBlob != nil {
+			l = b.Resource.LargeBlob
+		}
+		if l == nil {
+			continue
+		}
+		found = true
+		w.record(PictureRecord{Loc: b.Loc, MessageIndex: msgIndex, DeclaredType: b.MimeType, Bytes: int(l.Bytes),
+			SHA256: l.SHA256, Outcome: OutcomeOmitted, Problem: true, Source: corpora.OriginTool,
+			Reason: fmt.Sprintf("a payload of %s base64 characters was read past, not kept: the result cannot be replayed stringified and is replayed structured", FormatCount(l.Chars))})
+	}
+	return found
+}
+
 // recordMCP records the picture blocks of a rendered MCP result.
 func (w *armWalk) recordMCP(r MCPRendering, msgIndex int) {
 	for _, p := range r.Pictures {
@@ -349,6 +374,7 @@ func (w *armWalk) recordMCP(r MCPRendering, msgIndex int) {
 			f := w.memo.describeBytes(p.Data)
 			rec.SHA256, rec.Width, rec.Height = f.sha256, f.width, f.height
 		} else if p.Head != nil {
+			rec.SHA256 = p.SHA256
 			rec.Width, rec.Height, _ = ImageHeaderSize(p.Head)
 		}
 		w.record(rec)

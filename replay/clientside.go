@@ -87,10 +87,12 @@ func AgentClientSide(ctx context.Context, msgs []corpora.Message, s Settings) ([
 
 // agentPicture is an MCP image block the agent cached: a candidate for native attach.
 type agentPicture struct {
-	block  int
-	data   []byte
-	path   string
-	record PictureRecord
+	block int
+	data  []byte
+	// headOnly says data is only the first bytes of a picture streamed past while reading.
+	headOnly bool
+	path     string
+	record   PictureRecord
 }
 
 // agentRenderMCP renders one MCP result as the source agent's handler does and, in the native
@@ -217,6 +219,10 @@ func agentAttach(ctx context.Context, res *corpora.CallToolResult, pictures []ag
 	for i, p := range pictures {
 		o := outcomes[i]
 		rec := p.record
+		if p.headOnly && (o.Attached || !failedPictureCheck(o.Err) || errors.Is(o.Err, ErrUndecodable)) {
+			o = AttachOutcome{Err: fmt.Errorf("%w: the picture is larger than %s bytes and only its header was kept (read past as it was read)",
+				ErrNotAttachedSlot, FormatCount(corpora.LargeBase64Bytes))}
+		}
 		if !o.Attached {
 			rec.Outcome = OutcomeText
 			rec.Reason = "not attached, left as MEDIA:" + p.path
@@ -257,6 +263,9 @@ func failedPictureCheck(err error) bool {
 // its base64 does not decode, or its bytes are no picture at all.
 func agentCacheImage(b *corpora.Block, loc corpora.Location, msgIndex int) (string, *agentPicture, bool) {
 	mime := baseMIMEType(b.MimeType)
+	if b.Large != nil && strings.HasPrefix(mime, "image/") {
+		return agentCacheLargeImage(b, loc, msgIndex)
+	}
 	if b.Data == "" || !strings.HasPrefix(mime, "image/") {
 		return "", nil, false
 	}
@@ -278,9 +287,33 @@ func agentCacheImage(b *corpora.Block, loc corpora.Location, msgIndex int) (stri
 	return "MEDIA:" + p, &agentPicture{data: data, path: p, record: rec}, false
 }
 
+// agentCacheLargeImage is agentCacheImage for a picture streamed past while reading (over
+// corpora.LargeBase64Bytes): its path is named from its digest, and the candidate carries only
+// its first bytes, so that preparation judges its header and never attaches it.
+func agentCacheLargeImage(b *corpora.Block, loc corpora.Location, msgIndex int) (string, *agentPicture, bool) {
+	l := b.Large
+	if l.Err != "" {
+		return fmt.Sprintf("[MCP image block could not be decoded: %s]", b.MimeType), nil, true
+	}
+	sniffed := sniffPictureType(l.Head)
+	if sniffed == "" || sniffed == "image/avif" || sniffed == "image/heic" {
+		return fmt.Sprintf("[MCP image block could not be cached (%s, %d bytes)]", b.MimeType, l.Bytes), nil, sniffed == ""
+	}
+	p := path.Join(AgentImageCacheDir, "img_"+l.SHA256[:12]+imageExtension(baseMIMEType(b.MimeType)))
+	rec := PictureRecord{Loc: loc, MessageIndex: msgIndex, SHA256: l.SHA256, Type: sniffed,
+		DeclaredType: b.MimeType, Bytes: int(l.Bytes), Source: corpora.OriginTool}
+	if hdr, err := readPictureHeader(l.Head, sniffed); err == nil {
+		rec.Width, rec.Height = hdr.width, hdr.height
+	}
+	return "MEDIA:" + p, &agentPicture{data: l.Head, headOnly: true, path: p, record: rec}, false
+}
+
 // agentCacheAudio renders an audio block as the source does: MEDIA:<path>, or a note.
 func agentCacheAudio(b *corpora.Block) string {
 	mime := baseMIMEType(b.MimeType)
+	if b.Large != nil && strings.HasPrefix(mime, "audio/") {
+		return fmt.Sprintf("[MCP audio resource too large to cache: ~%d bytes]", b.Large.Chars*3/4)
+	}
 	if b.Data == "" || !strings.HasPrefix(mime, "audio/") {
 		return ""
 	}
@@ -348,6 +381,9 @@ func agentEmbeddedResource(b *corpora.Block, loc corpora.Location, msgIndex int)
 			return "", nil
 		}
 		return StripTags(*r.Text), nil
+	}
+	if r.LargeBlob != nil {
+		return fmt.Sprintf("[MCP embedded resource too large to cache: ~%d bytes]", r.LargeBlob.Chars*3/4), nil
 	}
 	if r.Blob == nil || *r.Blob == "" {
 		return "", nil

@@ -195,8 +195,10 @@ func validateArm(a *Arm, file string) error {
 			return fmt.Errorf("%s %d: must not be negative", f.key, f.v)
 		}
 	}
-	if s.EmbedTargetBytes != 0 && (s.EmbedTargetBytes < MinEmbedTargetBytes || s.EmbedTargetBytes > MaxEmbedTargetBytes) {
-		return fmt.Errorf("embed_target_bytes %d: must be between %d and %d", s.EmbedTargetBytes, MinEmbedTargetBytes, MaxEmbedTargetBytes)
+	if s.EmbedTargetBytes != 0 {
+		// clamped, as the source agent clamps vision.embed_target_bytes (docs/decisions.md);
+		// the report's config block shows the value in effect
+		s.EmbedTargetBytes = ClampEmbedTarget(s.EmbedTargetBytes)
 	}
 	if s.Catalog != "" {
 		if !filepath.IsAbs(s.Catalog) {

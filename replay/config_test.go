@@ -60,6 +60,21 @@ func TestLoadArms(t *testing.T) {
 	}
 }
 
+// TestEmbedTargetClamped: an embed_target_bytes out of 65,536–4,194,304 is clamped, as the
+// source agent does and docs/pipeline.md §2.3 says, not rejected; 0 stays "the default".
+func TestEmbedTargetClamped(t *testing.T) {
+	for in, want := range map[string]int{"1000": MinEmbedTargetBytes, "99999999": MaxEmbedTargetBytes, "131072": 131072, "0": 0} {
+		arms, err := ParseArms("arms.yaml", []byte("- name: x\n  client: gate\n  embed_target_bytes: "+in+"\n"))
+		if err != nil {
+			t.Errorf("embed_target_bytes %s: %v", in, err)
+			continue
+		}
+		if got := arms[0].Settings.EmbedTargetBytes; got != want {
+			t.Errorf("embed_target_bytes %s: %d, want %d", in, got, want)
+		}
+	}
+}
+
 func TestParseArmsErrors(t *testing.T) {
 	tests := []struct {
 		name, text, want string
@@ -74,7 +89,6 @@ func TestParseArmsErrors(t *testing.T) {
 		{"bad mode", "- name: x\n  image_input_mode: nonsense\n", `arm "x": image_input_mode "nonsense"`},
 		{"bad supports_vision", "- name: x\n  supports_vision: 1.5\n", `arm "x": supports_vision 1.5`},
 		{"negative", "- name: x\n  min_run: -1\n", `arm "x": min_run -1`},
-		{"embed target out of range", "- name: x\n  embed_target_bytes: 100\n", `arm "x": embed_target_bytes 100`},
 		{"wrong type", "- name: x\n  min_run: lots\n", `arms.yaml:1: arm "x": line 2: cannot unmarshal`},
 		{"duplicate", "- name: x\n- name: x\n", `arms.yaml:2: arm "x": the name is already used by the arm at line 1`},
 		{"missing catalog", "- name: x\n  catalog: /nonexistent/catalog.yaml\n", `arm "x": read catalog`},

@@ -1,8 +1,6 @@
 package replay
 
-import (
-	"strconv"
-)
+import "github.com/strata-eval/strata-eval/internal/thousands"
 
 // Reasons given in "[image omitted: …]" notes.
 const (
@@ -11,30 +9,7 @@ const (
 
 // FormatCount writes n in decimal with a comma between each group of three digits, as the
 // server's notes do ("1,528,438").
-func FormatCount(n int64) string {
-	var buf [32]byte
-	return string(appendCount(buf[:0], n))
-}
-
-// appendCount appends n with thousands separators to dst.
-func appendCount(dst []byte, n int64) []byte {
-	if n < 0 {
-		dst = append(dst, '-')
-		if n == -n { // math.MinInt64 has no positive counterpart
-			return append(dst, "9,223,372,036,854,775,808"...)
-		}
-		n = -n
-	}
-	var digits [20]byte
-	d := strconv.AppendInt(digits[:0], n, 10)
-	for i, c := range d {
-		if i > 0 && (len(d)-i)%3 == 0 {
-			dst = append(dst, ',')
-		}
-		dst = append(dst, c)
-	}
-	return dst
-}
+func FormatCount(n int64) string { return thousands.Format(n) }
 
 // PicturePlaceholder is the text left where a picture was lifted out of a tool's text
 // (docs/pipeline.md §4.4): "[image (image/png, 1,528,438 bytes)]". mime is the type the
@@ -44,7 +19,7 @@ func PicturePlaceholder(mime string, n int64) string {
 	b = append(b, "[image ("...)
 	b = append(b, mime...)
 	b = append(b, ", "...)
-	b = appendCount(b, n)
+	b = thousands.Append(b, n)
 	b = append(b, " bytes)]"...)
 	return string(b)
 }
@@ -63,7 +38,7 @@ func legacyNote(kind, mime string, n int64) string {
 	b = append(b, " ("...)
 	b = append(b, mime...)
 	b = append(b, ", "...)
-	b = appendCount(b, n)
+	b = thousands.Append(b, n)
 	b = append(b, " bytes): not shown to the model]"...)
 	return string(b)
 }

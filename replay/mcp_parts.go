@@ -28,7 +28,10 @@ type MCPPicture struct {
 	Data []byte
 	// Head is the start of the decoded bytes of a picture too large to decode whole (over
 	// the byte cap): enough to read its header.
-	Head    []byte
+	Head []byte
+	// SHA256 is the hex digest of the decoded bytes, when known without Data (a payload
+	// streamed past while reading).
+	SHA256  string
 	Outcome Outcome
 	Reason  string
 	// Problem says the block is bad input (no data, bad base64, not a picture, or it failed
@@ -236,14 +239,26 @@ func (p MCPPicture) noteType() string {
 // caller; Reason explains a failure. A block whose decoded size is over maxBytes (when
 // positive) is not decoded whole: its length is counted and only its start is decoded (Head).
 func decodeMCPPicture(b *corpora.Block, index int, loc corpora.Location, maxBytes int64) MCPPicture {
-	data, declared := b.Data, b.MimeType
+	data, declared, large := b.Data, b.MimeType, b.Large
 	if b.Type == "resource" {
-		data, declared = *b.Resource.Blob, b.Resource.MimeType
+		data, declared, large = *b.Resource.Blob, b.Resource.MimeType, b.Resource.LargeBlob
 	}
 	p := MCPPicture{Block: index, Loc: loc, DeclaredType: declared}
 	label := baseMIME(declared)
 	if label == "" {
 		label = "image"
+	}
+	if large != nil {
+		// streamed past while reading (corpora.LargeBase64Bytes): counted from its length and
+		// header, never decoded, whatever the cap
+		p.Bytes, p.Head, p.SHA256 = large.Bytes, large.Head, large.SHA256
+		switch p.Type = SniffImage(p.Head); {
+		case large.Err != "":
+			p.Type, p.Reason = "", fmt.Sprintf("the %s block could not be decoded: %s", label, large.Err)
+		case p.Type == "":
+			p.Reason = fmt.Sprintf("the %s block is not a PNG, JPEG, GIF, BMP or WebP picture", label)
+		}
+		return p
 	}
 	if strings.TrimSpace(data) == "" {
 		p.Reason = fmt.Sprintf("the %s block carries no data", label)
@@ -370,7 +385,7 @@ func renderMCPBlock(b *corpora.Block, opt MCPRenderOptions) string {
 		if mime == "" {
 			mime = "audio"
 		}
-		return legacyNote("audio", mime, decodedSizeForNote(b.Data))
+		return legacyNote("audio", mime, payloadSizeForNote(b.Data, b.Large))
 	case b.Type == "resource" && b.Resource != nil:
 		r := b.Resource
 		if r.Text != nil {
@@ -382,7 +397,7 @@ func renderMCPBlock(b *corpora.Block, opt MCPRenderOptions) string {
 				mime = "unknown type"
 			}
 			return fmt.Sprintf("[MCP resource %s (%s, %s bytes): not shown to the model]",
-				r.URI, mime, FormatCount(decodedSizeForNote(*r.Blob)))
+				r.URI, mime, FormatCount(payloadSizeForNote(*r.Blob, r.LargeBlob)))
 		}
 		return ""
 	case b.Type == "resource_link" || (b.URI != "" && b.Resource == nil && b.Type != "resource"):
@@ -432,6 +447,14 @@ func readResourceTool(toolName string) string {
 }
 
 // decodedSizeForNote is the decoded size of base64 data, estimated when it cannot be decoded.
+// payloadSizeForNote is decodedSizeForNote of a payload, or the size of one streamed past.
+func payloadSizeForNote(data string, large *corpora.LargeBase64) int64 {
+	if large != nil {
+		return large.Bytes
+	}
+	return decodedSizeForNote(data)
+}
+
 func decodedSizeForNote(data string) int64 {
 	if d, err := decodeLenientBase64(data); err == nil {
 		return int64(len(d))

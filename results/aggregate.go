@@ -14,6 +14,14 @@ func Summarize(cases []Case, arms []string) []ArmSummary {
 		index[a] = i
 	}
 	for _, c := range cases {
+		if !measuredInEvery(c, index) {
+			for _, ac := range c.Arms {
+				if i, ok := index[ac.Arm]; ok {
+					out[i].LeftOut++
+				}
+			}
+			continue
+		}
 		for _, ac := range c.Arms {
 			i, ok := index[ac.Arm]
 			if !ok {
@@ -62,6 +70,18 @@ func Summarize(cases []Case, arms []string) []ArmSummary {
 		}
 	}
 	return out
+}
+
+// measuredInEvery reports whether c has a measurement in every arm of index: summaries compare
+// arms over the same cases, so a case one arm failed on is left out of every arm's figures.
+func measuredInEvery(c Case, index map[string]int) bool {
+	seen := 0
+	for _, ac := range c.Arms {
+		if _, ok := index[ac.Arm]; ok {
+			seen++
+		}
+	}
+	return seen >= len(index)
 }
 
 // SummarizeScans aggregates scan timings per arm, in the order of arms.

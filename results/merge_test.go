@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/strata-eval/strata-eval/replay"
+	"github.com/strata-eval/strata-eval/records"
 )
 
 // mergeCase builds a case measured in two arms.
@@ -14,13 +14,13 @@ func mergeCase(id string, order, before, after int, errMsg string) Case {
 	return Case{ID: id, File: "corpus/" + id + ".json", Order: order, Error: errMsg, Arms: []ArmCase{
 		{Arm: "before", PromptTokens: before, TextTokens: before, Fits: before < 1000},
 		{Arm: "after", PromptTokens: after, TextTokens: after - 100, ImageRows: 100, Fits: true, SeesPicture: true,
-			Pictures: []Picture{{PictureRecord: replay.PictureRecord{Outcome: replay.Outcome("attached")}, Rows: 100}}},
+			Pictures: []Picture{{PictureRecord: records.PictureRecord{Outcome: records.Outcome("attached")}, Rows: 100}}},
 	}}
 }
 
 // singleRun is the report of one run over every case, as replay writes it.
 func singleRun(cases []Case, problems []Problem, shard string) *Report {
-	arms := []replay.Arm{{Name: "before"}, {Name: "after"}}
+	arms := []records.Arm{{Name: "before"}, {Name: "after"}}
 	r := &Report{Schema: Schema, Config: RunConfig{Tokenizer: "o200k_base", Vision: "llamacpp/qwen3vl", Context: 4096,
 		Turns: "last", Arms: arms, Shard: shard, Flags: map[string]string{"shard": shard, "jobs": "2"},
 		Inputs: []Input{{Path: "corpus", SHA256: "abc", Bytes: 1234}}}}

@@ -20,33 +20,21 @@ const (
 	FormatJSON     = "json"
 )
 
-// Tables returns the tables of a report in the order they are printed: one per case, the
-// summary, the scan times, the pictures and the problems.
-func Tables(r *Report) []Table {
-	var ts []Table
-	for _, c := range r.Cases {
-		ts = append(ts, CaseTable(c))
-	}
-	ts = append(ts, SummaryTable(r))
-	if len(r.Timings.Scan) > 0 {
-		ts = append(ts, ScanTable(r))
-	}
-	if pt := PictureTable(r); len(pt.Rows) > 0 {
-		ts = append(ts, pt)
-	}
-	if len(r.Problems) > 0 {
-		ts = append(ts, ProblemTable(r))
-	}
-	return ts
+// Write renders a report in a format: table, markdown, csv or json, tables fitted to
+// DefaultWidth.
+func Write(w io.Writer, r *Report, format string) error {
+	return WriteWith(w, r, format, WriteOptions{})
 }
 
-// Write renders a report in a format: table, markdown, csv or json.
-func Write(w io.Writer, r *Report, format string) error {
+// WriteWith renders a report in a format with options: the text forms (table, markdown) start
+// with the run's header and, with Summary, keep only the summary tables; terminal tables are
+// fitted to Width. CSV and JSON keep every detail.
+func WriteWith(w io.Writer, r *Report, format string, o WriteOptions) error {
 	switch format {
 	case FormatTable, "":
-		return WriteTables(w, Tables(r), false)
+		return writeText(w, r, o, false)
 	case FormatMarkdown:
-		return WriteTables(w, Tables(r), true)
+		return writeText(w, r, o, true)
 	case FormatCSV:
 		return WriteCSV(w, r)
 	case FormatJSON:

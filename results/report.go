@@ -4,7 +4,9 @@
 package results
 
 import (
-	"github.com/strata-eval/strata-eval/replay"
+	"strings"
+
+	"github.com/strata-eval/strata-eval/records"
 )
 
 // Schema is the version of the results.json layout.
@@ -32,7 +34,7 @@ type RunConfig struct {
 	Context     int               `json:"context"`
 	Turns       string            `json:"turns"`
 	MCPDelivery string            `json:"mcp_delivery,omitempty"`
-	Arms        []replay.Arm      `json:"arms"`
+	Arms        []records.Arm     `json:"arms"`
 	Flags       map[string]string `json:"flags"`
 	Shard       string            `json:"shard,omitempty"`
 	// Engine is the engine that counted (offline, http, llama); Model, API, Endpoints and
@@ -46,6 +48,10 @@ type RunConfig struct {
 	// of the verbatim arm (a fraction of the reference count).
 	Answer    bool    `json:"answer,omitempty"`
 	Tolerance float64 `json:"divergence_tolerance,omitempty"`
+	// Warnings are what the run found doubtful in its own configuration or the server's
+	// answers (a context larger than the server's, a tokenizer that is not the server's, a
+	// server that takes no pictures, a verbatim arm without its reference arm).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Input is one input file (or the embedded corpus) with its digest.
@@ -74,10 +80,33 @@ type Case struct {
 	// Scorer judges the answers against Expected (exact, normalized, contains, …).
 	Scorer string    `json:"scorer,omitempty"`
 	Arms   []ArmCase `json:"arms"`
-	Error  string    `json:"error,omitempty"`
+	// Error joins every error met on the case ("arm after: …; arm agent: …"); Errors keeps
+	// each one with the arm it came from. The arms that did not fail are in Arms all the same.
+	Error  string     `json:"error,omitempty"`
+	Errors []ArmError `json:"errors,omitempty"`
 	// Order is the case's position among every request of the inputs, counted before --shard
 	// filters them, so that merged shards can be put back in the order of a single run.
 	Order int `json:"order"`
+}
+
+// ArmError is an error one arm met on a case ("" Arm: the case as a whole, e.g. scoring).
+type ArmError struct {
+	Arm     string `json:"arm,omitempty"`
+	Message string `json:"message"`
+}
+
+// AddError records an error of arm (or of the whole case when arm is "") and updates Error.
+func (c *Case) AddError(arm, message string) {
+	c.Errors = append(c.Errors, ArmError{Arm: arm, Message: message})
+	var parts []string
+	for _, e := range c.Errors {
+		if e.Arm == "" {
+			parts = append(parts, e.Message)
+		} else {
+			parts = append(parts, "arm "+e.Arm+": "+e.Message)
+		}
+	}
+	c.Error = strings.Join(parts, "; ")
 }
 
 // Count sources.
@@ -105,9 +134,9 @@ type ArmCase struct {
 	Verdict    string `json:"verdict,omitempty"` // the refusal message when it does not fit
 	// SeesPicture says whether pixels of at least one picture reach the model; Pictures lists
 	// every picture met.
-	SeesPicture bool                 `json:"sees_picture"`
-	Pictures    []Picture            `json:"pictures,omitempty"`
-	Gate        *replay.GateDecision `json:"gate,omitempty"`
+	SeesPicture bool                  `json:"sees_picture"`
+	Pictures    []Picture             `json:"pictures,omitempty"`
+	Gate        *records.GateDecision `json:"gate,omitempty"`
 
 	// Computed is the count of the project's tokenizer when the counts above come from a
 	// server; CountDiff is the server's prompt tokens minus the computed ones.
@@ -157,7 +186,7 @@ type Divergence struct {
 
 // Picture is what happened to one picture in one arm, with the rows it costs.
 type Picture struct {
-	replay.PictureRecord
+	records.PictureRecord
 	Rows    int    `json:"rows,omitempty"`
 	Markers int    `json:"markers,omitempty"`
 	Family  string `json:"family,omitempty"`
@@ -187,6 +216,9 @@ type ArmSummary struct {
 	AbsCountDiff int64 `json:"abs_count_diff,omitempty"`
 	// Divergent counts the cases of a verbatim arm flagged as diverging from the reference.
 	Divergent int `json:"divergent,omitempty"`
+	// LeftOut counts the cases measured in this arm but left out of the figures above because
+	// another arm failed on them: every arm is summarised over the same cases.
+	LeftOut int `json:"left_out,omitempty"`
 }
 
 // Timings are the time measurements of a run.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/strata-eval/strata-eval/replay"
+	"github.com/strata-eval/strata-eval/internal/thousands"
 )
 
 // Table is a titled grid of cells, built without I/O and rendered by the Write functions.
@@ -19,8 +19,8 @@ type Table struct {
 }
 
 // Thousands formats n with comma thousands separators: 1528438 → "1,528,438" (the same
-// digits the replay notes print, replay.FormatCount).
-func Thousands(n int64) string { return replay.FormatCount(n) }
+// digits the replay notes print: both use internal/thousands).
+func Thousands(n int64) string { return thousands.Format(n) }
 
 func plural(n int, one, many string) string {
 	if n == 1 {
@@ -172,8 +172,9 @@ func CaseTable(c Case) Table {
 func SummaryTable(r *Report) Table {
 	t := Table{Title: "summary", Header: []string{"arm", "cases", "refused", "text tokens", "image rows", "prompt tokens", "reduction", "cases seeing a picture", "pictures"}}
 	t.Right = []bool{false, true, true, true, true, true, true, true, false}
-	scored, compared, divergent := false, false, false
+	scored, compared, divergent, leftOut := false, false, false, false
 	for _, s := range r.Summary {
+		leftOut = leftOut || s.LeftOut > 0
 		scored = scored || s.Scored > 0
 		compared = compared || s.Compared > 0
 		divergent = divergent || s.Divergent > 0
@@ -186,6 +187,10 @@ func SummaryTable(r *Report) Table {
 	}
 	if divergent {
 		t.Header, t.Right = append(t.Header, "divergent"), append(t.Right, true)
+	}
+	if leftOut {
+		// cases another arm failed on: every arm is summarised over the same cases
+		t.Header, t.Right = append(t.Header, "left out (another arm failed)"), append(t.Right, true)
 	}
 	for _, s := range r.Summary {
 		row := []string{
@@ -209,6 +214,9 @@ func SummaryTable(r *Report) Table {
 		}
 		if divergent {
 			row = append(row, strconv.Itoa(s.Divergent))
+		}
+		if leftOut {
+			row = append(row, strconv.Itoa(s.LeftOut))
 		}
 		t.Rows = append(t.Rows, row)
 	}
@@ -244,39 +252,6 @@ func ScanTable(r *Report) Table {
 }
 
 func dur(ns int64) string { return time.Duration(ns).String() }
-
-// PictureTable lists every picture of every case and arm.
-func PictureTable(r *Report) Table {
-	t := Table{Title: "pictures", Header: []string{"case", "arm", "where", "type", "bytes", "size", "outcome", "rows", "seen", "sha256"}}
-	t.Right = []bool{false, false, false, false, true, true, false, true, false, false}
-	for _, c := range r.Cases {
-		for _, a := range c.Arms {
-			for _, p := range a.Pictures {
-				size := "-"
-				if p.Width > 0 {
-					size = fmt.Sprintf("%d×%d", p.Width, p.Height)
-				}
-				if p.Resized != nil {
-					size = fmt.Sprintf("%d×%d → %d×%d", p.Resized.FromWidth, p.Resized.FromHeight, p.Resized.ToWidth, p.Resized.ToHeight)
-				}
-				outcome := string(p.Outcome)
-				if p.Reason != "" {
-					outcome += ": " + p.Reason
-				}
-				seen := "no"
-				if p.SeenByModel {
-					seen = "yes"
-				}
-				sha := p.SHA256
-				if len(sha) > 12 {
-					sha = sha[:12]
-				}
-				t.Rows = append(t.Rows, []string{c.ID, a.Arm, where(p), p.Type, Thousands(int64(p.Bytes)), size, outcome, strconv.Itoa(p.Rows), seen, sha})
-			}
-		}
-	}
-	return t
-}
 
 func where(p Picture) string {
 	s := p.Loc.Pointer

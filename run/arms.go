@@ -14,11 +14,7 @@ func SelectArms(config string, names []string) ([]replay.Arm, error) {
 		arms = mergeArms(arms, more)
 	}
 	for i := range arms {
-		// docs/pipeline.md §2.2: the agent arm declares the replayed model vision-capable when a
-		// vision family is configured (one always is: --mmproj, --vision or the default).
-		if arms[i].Settings.Client == replay.ClientGate && arms[i].Settings.SupportsVision == nil {
-			arms[i].Settings.SupportsVision = true
-		}
+		declareReplayedModel(&arms[i].Settings)
 	}
 	if len(names) == 0 {
 		return arms, nil
@@ -36,6 +32,22 @@ func SelectArms(config string, names []string) ([]replay.Arm, error) {
 		out = append(out, a)
 	}
 	return out, nil
+}
+
+// declareReplayedModel declares the replayed model vision-capable for a gate arm that says
+// nothing about the model it talks to: no supports_vision, no catalog, no provider or model
+// (docs/pipeline.md §2.2). A vision family is always configured (--mmproj, --vision or the
+// default), so such an arm stands for the replayed model. An arm that names a catalog or a
+// route is left to the capability lookup: the catalog decides, and a model it does not know
+// is "not known to see" (docs/pipeline.md §6.3).
+func declareReplayedModel(s *replay.Settings) {
+	if s.Client != replay.ClientGate || s.SupportsVision != nil {
+		return
+	}
+	if s.Catalog != "" || s.Provider != "" || s.Model != "" {
+		return
+	}
+	s.SupportsVision = true
 }
 
 // mergeArms appends more to arms; an arm of more with a built-in name replaces it.

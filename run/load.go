@@ -2,23 +2,36 @@ package run
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 
 	"github.com/strata-eval/strata-eval/corpora"
+	"github.com/strata-eval/strata-eval/results"
 )
 
 // EmbeddedInput is the name the embedded sample corpus goes by in reports.
 const EmbeddedInput = "(embedded sample corpus)"
 
+// StdinPath is the path that names standard input on the command line; StdinInput is the name
+// its recording goes by in case ids and reports.
+const (
+	StdinPath  = "-"
+	StdinInput = "stdin"
+)
+
 // LoadResult is what reading the inputs gave besides the conversations themselves.
 type LoadResult struct {
 	Problems []*corpora.ReadError
 	Inputs   []string // files read
+	// Stdin is the digest of what was read from standard input (when a path was "-").
+	Stdin *results.Input
 }
 
 // Err is nil when every input was read, and an *InputsError otherwise.
@@ -45,43 +58,110 @@ func (p *problemEmitter) Problem(err *corpora.ReadError) {
 	p.res.Problems = append(p.res.Problems, err)
 }
 
-// inputFile is a file to read; FromDir marks one found by walking a folder.
+// inputFile is a file to read; FromDir marks one found by walking a folder, Stdin standard
+// input ("-").
 type inputFile struct {
 	Path    string
 	FromDir bool
+	Stdin   bool
 }
 
-// expandPaths turns directories into the sorted list of regular files under them.
-func expandPaths(paths []string) ([]inputFile, error) {
-	var out []inputFile
+// expanded is what expandPaths found: the files to read, and what it skipped or could not
+// follow, to be told (never skipped silently).
+type expanded struct {
+	files    []inputFile
+	notes    []string
+	problems []*corpora.ReadError
+}
+
+// expandPaths turns directories into the sorted list of files under them. Symbolic links are
+// followed, to files and to folders, wherever they point (docs/decisions.md): each real file
+// is read once and each real folder walked once, so a link loop ends; a broken link is a
+// problem; anything that is not a regular file (a FIFO, a socket, a device) is skipped with a
+// note, never opened. A path that cannot be opened (it does not exist, it may not be read) is
+// a problem too, and the others go on; "-" is standard input.
+func expandPaths(paths []string) (expanded, error) {
+	var ex expanded
+	seenFiles := map[string]string{} // real path → the path it was first found by
 	for _, p := range paths {
+		if p == StdinPath {
+			ex.files = append(ex.files, inputFile{Path: p, Stdin: true})
+			continue
+		}
 		info, err := os.Stat(p)
 		if err != nil {
-			return nil, err
+			ex.problems = append(ex.problems, &corpora.ReadError{Loc: corpora.Location{File: p}, Err: err})
+			continue
 		}
 		if !info.IsDir() {
-			out = append(out, inputFile{Path: p})
+			ex.files = append(ex.files, inputFile{Path: p})
 			continue
 		}
 		var files []string
-		err = filepath.WalkDir(p, func(path string, d os.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.Type().IsRegular() {
-				files = append(files, path)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
+		seenDirs := map[string]bool{}
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			seenDirs[real] = true
+		}
+		if err := ex.walk(p, seenDirs, seenFiles, &files); err != nil {
+			return ex, err
 		}
 		sort.Strings(files)
 		for _, f := range files {
-			out = append(out, inputFile{Path: f, FromDir: true})
+			ex.files = append(ex.files, inputFile{Path: f, FromDir: true})
 		}
 	}
-	return out, nil
+	return ex, nil
+}
+
+// walk adds the files under dir to files, following symbolic links.
+func (ex *expanded) walk(dir string, seenDirs map[string]bool, seenFiles map[string]string, files *[]string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, d := range entries {
+		path := filepath.Join(dir, d.Name())
+		mode := d.Type()
+		if mode&fs.ModeSymlink != 0 {
+			info, err := os.Stat(path)
+			if err != nil {
+				target, _ := os.Readlink(path)
+				ex.problems = append(ex.problems, &corpora.ReadError{Loc: corpora.Location{File: path},
+					Err: fmt.Errorf("broken symbolic link to %s: %w", target, err)})
+				continue
+			}
+			mode = info.Mode().Type()
+		}
+		switch {
+		case mode.IsDir():
+			real, err := filepath.EvalSymlinks(path)
+			if err != nil {
+				return err
+			}
+			if seenDirs[real] {
+				ex.notes = append(ex.notes, fmt.Sprintf("skipped %s: a link to a folder already read (%s)", path, real))
+				continue
+			}
+			seenDirs[real] = true
+			if err := ex.walk(path, seenDirs, seenFiles, files); err != nil {
+				return err
+			}
+		case mode.IsRegular():
+			real, err := filepath.EvalSymlinks(path)
+			if err != nil {
+				return err
+			}
+			if first, ok := seenFiles[real]; ok {
+				ex.notes = append(ex.notes, fmt.Sprintf("skipped %s: the same file as %s, read once", path, first))
+				continue
+			}
+			seenFiles[real] = path
+			*files = append(*files, path)
+		default:
+			ex.notes = append(ex.notes, fmt.Sprintf("skipped %s: not a regular file (%s)", path, mode))
+		}
+	}
+	return nil
 }
 
 // Load reads every path (the embedded sample corpus when there is none) and calls each for
@@ -90,23 +170,42 @@ func expandPaths(paths []string) ([]inputFile, error) {
 // A file found by walking a folder whose format cannot be told (a README, a manifest) is
 // skipped with a note on notes; a file named on the command line is a problem.
 func Load(ctx context.Context, paths []string, format corpora.Format, notes io.Writer, each func(*corpora.Conversation) error) (*LoadResult, error) {
+	return LoadFrom(ctx, paths, nil, format, notes, each)
+}
+
+// LoadFrom is Load with standard input: a path "-" reads a recording from stdin (named
+// "stdin" in case ids; its format is told from its first bytes unless format names it).
+func LoadFrom(ctx context.Context, paths []string, stdin io.Reader, format corpora.Format, notes io.Writer, each func(*corpora.Conversation) error) (*LoadResult, error) {
+	if n := countStdin(paths); n > 1 {
+		return nil, usageErrorf("standard input (-) is named %d times; name it once", n)
+	}
 	res := &LoadResult{}
 	em := &problemEmitter{each: each, res: res}
 	if len(paths) == 0 {
 		res.Inputs = append(res.Inputs, EmbeddedInput)
 		return res, corpora.ReadSamples(ctx, em)
 	}
-	files, err := expandPaths(paths)
+	ex, err := expandPaths(paths)
 	if err != nil {
 		return nil, asUsage(err)
 	}
-	for _, in := range files {
+	for _, n := range ex.notes {
+		fmt.Fprintf(notes, "strata-eval: %s\n", n)
+	}
+	res.Problems = append(res.Problems, ex.problems...)
+	for _, in := range ex.files {
 		f := in.Path
 		if err := ctx.Err(); err != nil {
 			return res, err
 		}
 		before, problems := em.conversations, len(res.Problems)
-		err := corpora.ReadFile(ctx, f, format, em)
+		var err error
+		if in.Stdin {
+			f = StdinInput
+			err = readStdin(ctx, stdin, format, em, res)
+		} else {
+			err = corpora.ReadFile(ctx, f, format, em)
+		}
 		if err == nil && em.conversations == before && len(res.Problems) == problems {
 			fmt.Fprintf(notes, "strata-eval: %s holds no conversation to replay (no request and no tool call in it); skipped\n", f)
 		}
@@ -128,4 +227,39 @@ func Load(ctx context.Context, paths []string, format corpora.Format, notes io.W
 		}
 	}
 	return res, nil
+}
+
+// countStdin counts the paths naming standard input.
+func countStdin(paths []string) int {
+	n := 0
+	for _, p := range paths {
+		if p == StdinPath {
+			n++
+		}
+	}
+	return n
+}
+
+// readStdin reads the recording on stdin, hashing it on the way for the report's inputs.
+func readStdin(ctx context.Context, stdin io.Reader, format corpora.Format, e corpora.Emitter, res *LoadResult) error {
+	if stdin == nil {
+		return &corpora.ReadError{Loc: corpora.Location{File: StdinInput}, Err: errors.New("no standard input to read")}
+	}
+	h := sha256.New()
+	cr := &countingReader{r: io.TeeReader(stdin, h)}
+	err := corpora.Read(ctx, StdinInput, cr, format, e)
+	res.Stdin = &results.Input{Path: StdinInput, SHA256: hex.EncodeToString(h.Sum(nil)), Bytes: cr.n}
+	return err
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }

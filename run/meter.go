@@ -45,10 +45,12 @@ type meter struct {
 	// blind, when set, says why no pixels reach the model with this engine (rows are still
 	// estimated, so the counts show what a multimodal build would take).
 	blind string
+	// live holds what the run learnt about a live engine (warnings, pictures, a server gone).
+	live *liveState
 }
 
-// live says whether the engine is not the offline one.
-func (m *meter) live() bool { return m.engine != engine.Engine(m.offline) }
+// isLive says whether the engine is not the offline one.
+func (m *meter) isLive() bool { return m.engine != engine.Engine(m.offline) }
 
 // newMeter sets up the measuring of a run: the offline counter, the engine, and the context
 // size (the configured one, else the server's or the model's, else DefaultContext).
@@ -58,7 +60,7 @@ func newMeter(ctx context.Context, cfg *Config) (*meter, error) {
 		return nil, usageErrorf("run: no offline counter configured")
 	}
 	m := &meter{tokenizerName: cfg.Tokenizer, context: cfg.Context, offline: off, engine: cfg.Engine,
-		family: off.Family(), rowOpts: off.RowOptions()}
+		family: off.Family(), rowOpts: off.RowOptions(), live: &liveState{notes: cfg.Notes}}
 	if m.engine == nil {
 		m.engine = off
 	}
@@ -68,12 +70,11 @@ func newMeter(ctx context.Context, cfg *Config) (*meter, error) {
 			return nil, usageErrorf("--answer: the %s engine does not generate (use --engine http)", m.engine.Name())
 		}
 	}
-	if h, ok := m.engine.(*engine.HTTP); ok && cfg.Context == 0 {
+	if h, ok := m.engine.(*engine.HTTP); ok {
 		// the server's own context size decides its verdicts (llama.cpp's /props)
-		if info, ok := h.Props(ctx); ok {
-			m.context, m.server = info.Context, info.Build
-		}
+		m.checkServer(ctx, h, cfg)
 	}
+	m.checkReference(cfg.Arms)
 	if l, ok := m.engine.(*engine.Llama); ok {
 		info := l.Info()
 		m.server = fmt.Sprintf("llama.cpp %s in process, backend %s, device %s, %d/%d layers offloaded", info.Release, info.Backend, info.Device, info.GPULayers, info.Layers)
@@ -110,13 +111,17 @@ func (m *meter) measure(ctx context.Context, arm replay.Arm, res *replay.Result,
 	ac.TextTokens, ac.ImageRows, ac.PromptTokens = count.TextTokens, count.ImageRows, count.PromptTokens
 	ac.TextSource, ac.RowsSource = count.TextSource, count.RowsSource
 	var refused *engine.RefusedError
-	if m.live() {
+	var noPictures error // the server takes no pictures: the arm keeps the computed counts
+	if m.isLive() {
 		computed := &results.ComputedCount{TextTokens: count.TextTokens, ImageRows: count.ImageRows,
 			PromptTokens: count.PromptTokens, RowsSource: count.RowsSource}
 		if err := m.serverCount(ctx, req, &ac); err != nil {
 			r, ok := engine.AsRefused(err)
 			if !ok {
-				return ac, err
+				if noPictures, err = m.liveFailure(err); err != nil {
+					return ac, err
+				}
+				setCount(&ac, count)
 			}
 			refused = r
 		} else {
@@ -125,11 +130,13 @@ func (m *meter) measure(ctx context.Context, arm replay.Arm, res *replay.Result,
 		}
 	}
 	ac.Fits, ac.Verdict = measure.Verdict(ac.PromptTokens, m.context)
-	if ans, ok := m.engine.(engine.Answerer); ok && m.answer && refused == nil {
+	if ans, ok := m.engine.(engine.Answerer); ok && m.answer && refused == nil && noPictures == nil {
 		a, err := ans.Answer(ctx, req)
 		if r, ok := engine.AsRefused(err); ok {
 			refused = r
-		} else if err != nil {
+		} else if np, rest := m.liveFailure(err); np != nil {
+			noPictures = np
+		} else if rest != nil {
 			return ac, fmt.Errorf("answer: %w", err)
 		} else {
 			ac.Answer, ac.AnswerKey, ac.Cached = a.Text, a.Key, a.Cached
@@ -166,6 +173,9 @@ func (m *meter) measure(ctx context.Context, arm replay.Arm, res *replay.Result,
 			ac.SeesPicture = ac.Fits
 			if m.blind != "" {
 				pic.SeenByModel, pic.Reason, ac.SeesPicture = false, m.blind, false
+			}
+			if noPictures != nil {
+				pic.SeenByModel, pic.Reason, ac.SeesPicture = false, engine.ErrNoPictures.Error(), false
 			}
 		}
 		ac.Pictures = append(ac.Pictures, pic)

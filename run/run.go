@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/strata-eval/strata-eval/corpora"
@@ -28,8 +29,10 @@ import (
 
 // Config is one replay run.
 type Config struct {
-	// Paths are the input files and folders; none reads the embedded sample corpus.
+	// Paths are the input files and folders; none reads the embedded sample corpus; "-" reads
+	// Stdin.
 	Paths []string
+	Stdin io.Reader
 	// Format is the input format ("" or corpora.FormatAuto: detected per file).
 	Format corpora.Format
 	// Turns is "last" (the last request of each conversation) or "all" (every request).
@@ -52,7 +55,10 @@ type Config struct {
 	// Tokenizer is the tokenizer's name as configured (reported; a .gguf gives the context).
 	Tokenizer string
 	// Context is the context size in tokens; 0 takes the server's, the model's or DefaultContext.
-	Context int
+	// A Context larger than a live server's n_ctx gives way to it, with a warning, unless
+	// ForceContext is set.
+	Context      int
+	ForceContext bool
 	// Answer asks the engine to answer each request; Expect holds the sidecar's expectations.
 	Answer bool
 	Expect map[string]corpora.Expectation
@@ -80,6 +86,9 @@ type Config struct {
 type Progress struct {
 	// Done is the number of cases finished (in input order), resumed ones included.
 	Done int
+	// TotalBytes is the size of every input file, known once the paths are listed (0 for the
+	// embedded corpus and stdin: unknown); ReadBytes the size of the files read to the end.
+	TotalBytes, ReadBytes int64
 }
 
 // Run replays the inputs of cfg and returns the report. The report is returned whenever the
@@ -125,6 +134,9 @@ func Run(ctx context.Context, cfg Config) (*results.Report, error) {
 	if runErr != nil {
 		return rep, runErr
 	}
+	if err := m.live.runError(); err != nil {
+		return rep, err
+	}
 	return rep, load.Err()
 }
 
@@ -139,6 +151,51 @@ type runner struct {
 	scanBytes map[string]int64
 	// digests are the inputs' sizes and sha256, computed while the cases replay.
 	digests *inputDigests
+	// sizes count the bytes of the inputs read, for Progress.
+	sizes *inputSizes
+}
+
+// inputSizes counts the bytes of the input files read to the end: a file is done when the
+// conversations of the next one begin (files are read in order), or when the reading ends.
+type inputSizes struct {
+	total   int64
+	size    map[string]int64
+	current string
+	read    atomic.Int64
+}
+
+// newInputSizes lists the sizes of the files under paths (none known for the embedded corpus
+// or stdin).
+func newInputSizes(paths []string) *inputSizes {
+	s := &inputSizes{size: map[string]int64{}}
+	ex, err := expandPaths(paths)
+	if err != nil {
+		return s
+	}
+	for _, f := range ex.files {
+		if f.Stdin {
+			return &inputSizes{size: map[string]int64{}} // a stream of unknown length: no total
+		}
+		if info, err := os.Stat(f.Path); err == nil && info.Mode().IsRegular() {
+			s.size[f.Path] = info.Size()
+			s.total += info.Size()
+		}
+	}
+	return s
+}
+
+// reading notes that file is being read ("" when the reading ended): the file read before it
+// is done. Called from the loading goroutine only.
+func (s *inputSizes) reading(file string) {
+	if file == s.current {
+		return
+	}
+	s.read.Add(s.size[s.current])
+	delete(s.size, s.current)
+	s.current = file
+	if file == "" {
+		s.read.Store(s.total)
+	}
 }
 
 // inputDigests hashes the input files in the background while they are replayed, so that the
@@ -153,18 +210,20 @@ type inputDigests struct {
 // stops early when ctx is cancelled.
 func startInputDigests(ctx context.Context, paths []string) *inputDigests {
 	d := &inputDigests{done: make(chan struct{}), byPath: map[string]results.Input{}}
-	files, err := expandPaths(paths)
+	ex, err := expandPaths(paths)
 	if len(paths) == 0 || err != nil {
 		close(d.done)
 		return d
 	}
 	go func() {
 		defer close(d.done)
-		for _, f := range files {
+		for _, f := range ex.files {
 			if ctx.Err() != nil {
 				return
 			}
-			d.byPath[f.Path] = describeInput(f.Path)
+			if !f.Stdin {
+				d.byPath[f.Path] = describeInput(f.Path)
+			}
 		}
 	}()
 	return d
@@ -192,6 +251,9 @@ type indexedCase struct {
 	cancelled bool
 }
 
+// inFlight is an engine that keeps several requests in flight (the http engine).
+type inFlight interface{ Concurrency() int }
+
 type caseJob struct {
 	index int
 	req   corpora.Request
@@ -206,13 +268,20 @@ type caseJob struct {
 func (r *runner) execute(ctx context.Context) (*LoadResult, error) {
 	cfg := r.cfg
 	r.digests = startInputDigests(ctx, cfg.Paths)
+	r.sizes = newInputSizes(cfg.Paths)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	jobs := make(chan caseJob, cfg.Workers)
-	done := make(chan indexedCase, cfg.Workers)
+	workers := cfg.Workers
+	if c, ok := r.meter.engine.(inFlight); ok {
+		// a case sends its arms one after the other: -j cases under way would cap the
+		// requests in flight at -j, below the engine's --concurrency
+		workers = max(workers, c.Concurrency())
+	}
+	jobs := make(chan caseJob, workers)
+	done := make(chan indexedCase, workers)
 	r.scanBytes = map[string]int64{}
 	var wg sync.WaitGroup
-	for w := 0; w < cfg.Workers; w++ {
+	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -247,7 +316,7 @@ func (r *runner) execute(ctx context.Context) (*LoadResult, error) {
 				next++
 				r.cases = append(r.cases, c)
 				if cfg.Progress != nil {
-					cfg.Progress(Progress{Done: next})
+					cfg.Progress(Progress{Done: next, TotalBytes: r.sizes.total, ReadBytes: r.sizes.read.Load()})
 				}
 				if cfg.CasesOut != nil && writeErr == nil && !c.resumed && !c.cancelled {
 					writeErr = writeJSONLine(cfg.CasesOut, c.c)
@@ -256,7 +325,8 @@ func (r *runner) execute(ctx context.Context) (*LoadResult, error) {
 		}
 	}()
 	n, order := 0, 0
-	load, loadErr := Load(ctx, cfg.Paths, cfg.Format, cfg.Notes, func(c *corpora.Conversation) error {
+	load, loadErr := LoadFrom(ctx, cfg.Paths, cfg.Stdin, cfg.Format, cfg.Notes, func(c *corpora.Conversation) error {
+		r.sizes.reading(c.Source.File)
 		reqs := c.Requests()
 		if cfg.Turns == "last" && len(reqs) > 0 {
 			reqs = reqs[len(reqs)-1:]
@@ -281,6 +351,7 @@ func (r *runner) execute(ctx context.Context) (*LoadResult, error) {
 		}
 		return nil
 	})
+	r.sizes.reading("")
 	close(jobs)
 	wg.Wait()
 	close(done)
@@ -315,15 +386,20 @@ func (r *runner) replayCase(ctx context.Context, j caseJob) indexedCase {
 		c.Question, c.Expected = conv.Expect.Question, conv.Expect.Answer
 	}
 	ic := indexedCase{index: j.index}
+	if r.meter.live.goneErr() != nil {
+		c.AddError("", r.meter.live.giveUp())
+		ic.c = c
+		return ic
+	}
 	for _, arm := range r.cfg.Arms {
 		res, err := r.applier.Apply(ctx, arm, req)
 		if err != nil {
-			c.Error = fmt.Sprintf("arm %s: %v", arm.Name, err)
+			c.AddError(arm.Name, err.Error())
 			continue
 		}
 		ac, err := r.meter.measure(ctx, arm, res, conv.Tools)
 		if err != nil {
-			c.Error = fmt.Sprintf("arm %s: %v", arm.Name, err)
+			c.AddError(arm.Name, err.Error())
 			continue
 		}
 		c.Arms = append(c.Arms, ac)
@@ -338,14 +414,14 @@ func (r *runner) replayCase(ctx context.Context, j caseJob) indexedCase {
 		r.scanBytes[arm.Name] += bytes
 		r.mu.Unlock()
 		if r.cfg.Dump != "" {
-			if err := dumpArm(r.cfg.Dump, c.ID, res); err != nil {
-				c.Error = fmt.Sprintf("dump %s: %v", arm.Name, err)
+			if err := dumpArm(r.cfg.Dump, c.ID, res, conv.Tools); err != nil {
+				c.AddError(arm.Name, fmt.Sprintf("dump: %v", err))
 			}
 		}
 	}
 	r.meter.diverge(&c, r.cfg.Arms)
-	if err := r.meter.score(&c, conv.Expect); err != nil && c.Error == "" {
-		c.Error = err.Error()
+	if err := r.meter.score(&c, conv.Expect); err != nil {
+		c.AddError("", err.Error())
 	}
 	// A case cut short by Ctrl-C is reported but not written to cases.jsonl, so that
 	// --resume runs it again.
@@ -354,10 +430,11 @@ func (r *runner) replayCase(ctx context.Context, j caseJob) indexedCase {
 	return ic
 }
 
-// dumpArm writes the request the arm hands the model and the record of its pictures.
-func dumpArm(dir, caseID string, res *replay.Result) error {
+// dumpArm writes the request the arm hands the model (with the declared tools) and the record
+// of its pictures.
+func dumpArm(dir, caseID string, res *replay.Result, tools []corpora.ToolDef) error {
 	base := filepath.Join(dir, fsutil.SafeName(caseID)+"."+fsutil.SafeName(res.Arm))
-	if err := fsutil.WriteAtomic(base+".request.json", func(w io.Writer) error { return replay.WriteOpenAIChat(w, res) }); err != nil {
+	if err := fsutil.WriteAtomic(base+".request.json", func(w io.Writer) error { return replay.WriteOpenAIChat(w, res, tools...) }); err != nil {
 		return err
 	}
 	return fsutil.WriteAtomic(base+".pictures.json", func(w io.Writer) error {
@@ -376,14 +453,36 @@ func dumpArm(dir, caseID string, res *replay.Result) error {
 	})
 }
 
+// caseProblems are the problems a measured case reports: the located diagnostic of every
+// picture an arm did not attach because it failed the picture check (docs/pipeline.md §4.6; the
+// case is measured all the same), and every error an arm met.
+func caseProblems(c results.Case) []*corpora.ReadError {
+	var out []*corpora.ReadError
+	for _, ac := range c.Arms {
+		for _, p := range ac.Pictures {
+			if d, ok := replay.PictureDiagnostic(ac.Arm, p.PictureRecord); ok {
+				out = append(out, &corpora.ReadError{Loc: d.Loc, Err: fmt.Errorf("case %s: %s", c.ID, d.Message)})
+			}
+		}
+	}
+	for _, e := range c.Errors {
+		msg := e.Message
+		if e.Arm != "" {
+			msg = "arm " + e.Arm + ": " + msg
+		}
+		out = append(out, &corpora.ReadError{Loc: corpora.Location{File: c.File}, Err: fmt.Errorf("case %s: %s", c.ID, msg)})
+	}
+	return out
+}
+
 // report assembles the report of the run.
 func (r *runner) report(load *LoadResult, wall time.Duration) *results.Report {
 	cfg := r.cfg
 	rep := &results.Report{Schema: results.Schema}
 	rep.Config = results.RunConfig{ToolVersion: cfg.ToolVersion, Tokenizer: r.meter.tokenizerName, Template: r.meter.templateName,
 		Vision: r.meter.visionName, Context: r.meter.context, Turns: cfg.Turns, MCPDelivery: cfg.MCPDelivery,
-		Arms: cfg.Arms, Flags: cfg.Flags, Shard: cfg.Shard.String(), Engine: r.meter.engine.Name(),
-		Answer: r.meter.answer, Server: r.meter.server}
+		Arms: replay.ArmRecords(cfg.Arms), Flags: cfg.Flags, Shard: cfg.Shard.String(), Engine: r.meter.engine.Name(),
+		Answer: r.meter.answer, Server: r.meter.server, Warnings: r.meter.live.report()}
 	if h, ok := r.meter.engine.(*engine.HTTP); ok {
 		rep.Config.Model, rep.Config.API, rep.Config.Endpoints = h.Model(), h.API(), h.Endpoints()
 		rep.Config.Tolerance = r.meter.tolerance
@@ -392,7 +491,14 @@ func (r *runner) report(load *LoadResult, wall time.Duration) *results.Report {
 			rep.Config.Flags["endpoint"] = "[" + strings.Join(h.Endpoints(), ",") + "]"
 		}
 	}
+	if l, ok := r.meter.engine.(*engine.Llama); ok {
+		rep.Config.Model = filepath.Base(l.Info().Model)
+	}
 	for _, in := range load.Inputs {
+		if in == StdinInput && load.Stdin != nil {
+			rep.Config.Inputs = append(rep.Config.Inputs, *load.Stdin)
+			continue
+		}
 		rep.Config.Inputs = append(rep.Config.Inputs, r.digests.describe(in))
 	}
 	var names []string
@@ -403,13 +509,11 @@ func (r *runner) report(load *LoadResult, wall time.Duration) *results.Report {
 	for _, ic := range r.cases {
 		rep.Cases = append(rep.Cases, ic.c)
 		timings = append(timings, ic.timing...)
-		if ic.c.Error != "" {
-			load.Problems = append(load.Problems, &corpora.ReadError{Loc: corpora.Location{File: ic.c.File}, Err: fmt.Errorf("case %s: %s", ic.c.ID, ic.c.Error)})
-		}
+		load.Problems = append(load.Problems, caseProblems(ic.c)...)
 	}
 	rep.Summary = results.Summarize(rep.Cases, names)
 	for _, p := range load.Problems {
-		rep.Problems = append(rep.Problems, results.Problem{Where: p.Loc.String(), Message: p.Err.Error()})
+		rep.Problems = append(rep.Problems, results.Problem{Where: p.Loc.String(), Message: corpora.RedactText(p.Err.Error())})
 	}
 	rep.Timings = results.Timings{Scan: results.SummarizeScans(timings, r.scanBytes, names), Cases: timings,
 		WallNanos: int64(wall)}

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/strata-eval/strata-eval/internal/fsutil"
 	"github.com/strata-eval/strata-eval/results"
 )
 
@@ -52,19 +53,65 @@ func (s Shard) String() string {
 	return fmt.Sprintf("%d/%d", s.Index, s.Count)
 }
 
-// ReadCases reads the cases an earlier run streamed to cases.jsonl (none when the file does
-// not exist). A last line cut short by a kill is ignored; the file is then truncated to its
-// last whole line so appended cases start on a line of their own.
-func ReadCases(path string) (map[string]results.Case, error) {
+// ResumeCases reads the cases an earlier run streamed to cases.jsonl, for --resume (none when
+// the file does not exist). A last line cut short by a kill is ignored; the file is then
+// truncated to its last whole line so appended cases start on a line of their own. A case that
+// failed (its error recorded) is not kept: the file is rewritten without it, so that the
+// resumed run replays it and writes it once. failed counts those cases.
+func ResumeCases(path string) (kept map[string]results.Case, failed int, err error) {
+	cases, lines, err := readCases(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	for id, c := range cases {
+		if c.Error != "" {
+			delete(cases, id)
+			failed++
+		}
+	}
+	if failed == 0 {
+		return cases, 0, nil
+	}
+	// keep each remaining case's last line, in file order
+	last := map[string]int{}
+	for i, l := range lines {
+		last[l.id] = i
+	}
+	err = fsutil.WriteAtomic(path, func(w io.Writer) error {
+		for i, l := range lines {
+			if _, ok := cases[l.id]; !ok || last[l.id] != i {
+				continue
+			}
+			if _, err := w.Write(l.raw); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("resume: rewrite %s without its failed cases: %w", path, err)
+	}
+	return cases, failed, nil
+}
+
+// caseLine is one whole line of cases.jsonl and the id of its case.
+type caseLine struct {
+	id  string
+	raw []byte
+}
+
+// readCases reads cases.jsonl: the cases by id (the last line of an id wins) and the lines.
+func readCases(path string) (map[string]results.Case, []caseLine, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return map[string]results.Case{}, nil
+		return map[string]results.Case{}, nil, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer f.Close()
 	out := map[string]results.Case{}
+	var lines []caseLine
 	br := bufio.NewReader(f)
 	var good int64
 	for {
@@ -73,22 +120,23 @@ func ReadCases(path string) (map[string]results.Case, error) {
 			var c results.Case
 			if jerr := json.Unmarshal(line, &c); jerr == nil && c.ID != "" {
 				out[c.ID] = c
+				lines = append(lines, caseLine{id: c.ID, raw: line})
 				good += int64(len(line))
 				continue
 			}
-			return nil, fmt.Errorf("resume: %s: line after byte %d is not a case", path, good)
+			return nil, nil, fmt.Errorf("resume: %s: line after byte %d is not a case", path, good)
 		}
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	if info, err := f.Stat(); err == nil && info.Size() != good {
 		if err := os.Truncate(path, good); err != nil {
-			return nil, fmt.Errorf("resume: cut the partial last line of %s: %w", path, err)
+			return nil, nil, fmt.Errorf("resume: cut the partial last line of %s: %w", path, err)
 		}
 	}
-	return out, nil
+	return out, lines, nil
 }

@@ -18,7 +18,7 @@ import (
 
 	"github.com/strata-eval/strata-eval/corpora"
 	"github.com/strata-eval/strata-eval/internal/fsutil"
-	"github.com/strata-eval/strata-eval/internal/testimages"
+	"github.com/strata-eval/strata-eval/internal/synthimage"
 	"github.com/strata-eval/strata-eval/replay"
 	"github.com/strata-eval/strata-eval/results"
 	"github.com/strata-eval/strata-eval/run"
@@ -80,7 +80,7 @@ corpus (--corpus PATH, --sample-corpus). Per payload it reports ns/op (min, medi
 buffer, a bandwidth reference: a plain read of every byte (strings.Count of a zero byte, the
 runtime's vectorised loop). scan/read is
 the scan's time as a multiple of that read, a figure that travels between machines better than
-nanoseconds do (budget: scan_over_read{payload:png_2MB}: p(50) < 4).
+nanoseconds do (budget: scan_over_read{payload:json_2MB}: p(50) < 2).
 
 Payload classes (--size CLASS=SIZE, sizes in B, KB, MB; 1 MB = 10⁶ bytes):
 ` + classHelp.String() + `
@@ -313,7 +313,7 @@ func pngToolMessage(n int, seed int64) (string, error) {
 	w, h := max(32, int(1280*scale)), max(20, int(800*scale))
 	var lastErr error
 	for try := 0; try < 6; try++ {
-		png, err := testimages.ScreenshotPNG(w, h, seed, pngBytes)
+		png, err := synthimage.ScreenshotPNG(w, h, seed, pngBytes, synthimage.Look{})
 		if err == nil {
 			return stringifyParts([]aiSDKPart{{Type: "text", Text: benchCaption},
 				{Type: "image-data", Data: base64.StdEncoding.EncodeToString(png), MediaType: "image/png"}}), nil

@@ -44,10 +44,10 @@ func newBudgetCheckCmd(io *IOStreams) *cobra.Command {
 several are combined, e.g. shards) and evaluates every budget of the budgets file:
 
   budgets:
-    prompt_tokens{arm:after}: sum <= 30838
-    refused{arm:before}: sum == 1
-    pictures{arm:after,outcome:lifted}: sum == 5
-    scan_over_read{payload:png_2MB}: p(50) < 4
+    prompt_tokens{arm:after}: sum <= 31000
+    refused{arm:before}: sum == 2
+    pictures{arm:after,outcome:lifted}: sum == 7
+    scan_over_read{payload:json_2MB}: p(50) < 2
     image_rows{arm:after}: delta <= 0          # against --baseline
 
 An expression is an aggregation (count, sum, min, max, avg, med, rate, value, p(N), delta,

@@ -37,19 +37,23 @@ func newCorpusCmd(io *IOStreams) *cobra.Command {
 func newInspectCmd(io *IOStreams) *cobra.Command {
 	opts := &InspectOptions{IO: io}
 	c := &cobra.Command{
-		Use:   "inspect [PATH...]",
+		Use:   "inspect [PATH|-...]",
 		Short: "One row per conversation: format, messages, requests, tool results, pictures, references",
 		Long: helpWithExit(`Reads recorded conversations and prints one row per conversation: format, messages,
 requests, tool results, structured pictures (MCP image blocks and image resource blobs), base64
 runs of --min-run or more characters in tool text, user attachments, unavailable references
 (Chatbox storage keys, remote URLs: never fetched) and bytes. With no PATH, the embedded sample
-corpus. --json prints the full normalised form with every picture's location and sha256.`),
+corpus; - reads a recording from stdin. --json prints the full normalised form with every picture's location and sha256.`),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Paths = args
 			return runInspect(cmd.Context(), opts)
 		},
 	}
-	c.Flags().StringVar(&opts.Format, "format", "auto", "input format (auto or one of: "+formatNames()+")")
+	c.Flags().StringVar(&opts.Format, "input-format", "auto", "input format (auto or one of: "+formatNames()+")")
+	// --format was the flag's first name; replay calls it --input-format, and so does the
+	// unknown-format error of both commands.
+	c.Flags().StringVar(&opts.Format, "format", "auto", "input format (the old name of --input-format)")
+	_ = c.Flags().MarkDeprecated("format", "use --input-format")
 	c.Flags().BoolVar(&opts.JSON, "json", false, "print the full normalised form as JSON")
 	c.Flags().IntVar(&opts.MinRun, "min-run", replay.DefaultMinRun, "shortest base64 run counted")
 	return c
@@ -84,12 +88,17 @@ type ConversationSummary struct {
 
 // PictureLocation is one picture found in a conversation with its digest.
 type PictureLocation struct {
-	Where  corpora.Location `json:"where"`
-	Kind   string           `json:"kind"` // image-part, mcp-image, mcp-resource-blob, base64-run
-	Origin corpora.Origin   `json:"origin"`
-	Type   string           `json:"type"` // from the signature
-	Bytes  int              `json:"bytes"`
-	SHA256 string           `json:"sha256"`
+	Where corpora.Location `json:"where"`
+	// TextOffset is where a base64 run starts in the text of its message, in bytes.
+	TextOffset int            `json:"text_offset,omitempty"`
+	Kind       string         `json:"kind"` // image-part, mcp-image, mcp-resource-blob, base64-run
+	Origin     corpora.Origin `json:"origin"`
+	Type       string         `json:"type"` // from the signature
+	Bytes      int            `json:"bytes"`
+	SHA256     string         `json:"sha256"`
+	// Problem says why the picture fails the picture check (docs/pipeline.md §4.6), as replay
+	// reports it: such a picture is a located problem and the exit code is 3.
+	Problem string `json:"problem,omitempty"`
 }
 
 // inspected is the --json form of one conversation.
@@ -105,7 +114,7 @@ func runInspect(ctx context.Context, opts *InspectOptions) error {
 		return usageErrorf("--format: %v", err)
 	}
 	var all []inspected
-	load, err := run.Load(ctx, opts.Paths, format, opts.IO.ErrOut, func(c *corpora.Conversation) error {
+	load, err := run.LoadFrom(ctx, opts.Paths, opts.IO.In, format, opts.IO.ErrOut, func(c *corpora.Conversation) error {
 		s, pics := inspectConversation(c, opts.MinRun)
 		all = append(all, inspected{Summary: s, Pictures: pics, Conversation: c})
 		return nil
@@ -113,8 +122,21 @@ func runInspect(ctx context.Context, opts *InspectOptions) error {
 	if err != nil {
 		return err
 	}
+	problems := len(load.Problems)
 	for _, p := range load.Problems {
 		fmt.Fprintf(opts.IO.ErrOut, "strata-eval: %v\n", p)
+	}
+	for _, in := range all {
+		for _, p := range in.Pictures {
+			if p.Problem != "" {
+				problems++
+				what := p.Kind
+				if p.Kind == "base64-run" {
+					what = fmt.Sprintf("base64 run at byte %d of the tool text", p.TextOffset)
+				}
+				fmt.Fprintf(opts.IO.ErrOut, "strata-eval: %v: %s picture (%s): %s\n", p.Where, p.Type, what, p.Problem)
+			}
+		}
 	}
 	if opts.JSON {
 		enc := json.NewEncoder(opts.IO.Out)
@@ -122,6 +144,11 @@ func runInspect(ctx context.Context, opts *InspectOptions) error {
 		enc.SetEscapeHTML(false)
 		if all == nil {
 			all = []inspected{}
+		}
+		for i := range all { // counted as recorded above; shown without credentials
+			c := *all[i].Conversation
+			c.Messages = corpora.RedactMessages(c.Messages)
+			all[i].Conversation = &c
 		}
 		if err := enc.Encode(all); err != nil {
 			return err
@@ -141,7 +168,10 @@ func runInspect(ctx context.Context, opts *InspectOptions) error {
 			return err
 		}
 	}
-	return load.Err()
+	if problems > 0 {
+		return &run.InputsError{Problems: problems}
+	}
+	return nil
 }
 
 // inspectConversation counts what a conversation holds and lists its pictures.
@@ -161,11 +191,16 @@ func inspectConversation(c *corpora.Conversation, minRun int) (ConversationSumma
 			from = r.End
 			s.Base64Runs++
 			if typ := replay.SniffRun(text, r); typ != "" {
-				if data, err := replay.DecodeRun(text, r); err == nil {
-					l := loc
-					l.Offset = int64(r.Start)
-					pics = append(pics, pictureOf(data, l, "base64-run", corpora.OriginTool))
+				data, err := replay.DecodeRun(text, r)
+				if err != nil {
+					// not a picture: the lift leaves it as text, and reports it
+					pics = append(pics, PictureLocation{Where: loc, TextOffset: r.Start, Kind: "base64-run", Origin: corpora.OriginTool,
+						Type: typ, Problem: "starts like a picture but is not valid base64: left as text: " + err.Error()})
+					continue
 				}
+				pl := pictureOf(data, loc, "base64-run", corpora.OriginTool)
+				pl.TextOffset = r.Start
+				pics = append(pics, pl)
 			}
 		}
 	}
@@ -194,8 +229,14 @@ func inspectConversation(c *corpora.Conversation, minRun int) (ConversationSumma
 						if b.Type == "resource" {
 							kind = "mcp-resource-blob"
 						}
-						if p.Data != nil {
+						switch {
+						case p.Data != nil:
 							pics = append(pics, pictureOf(p.Data, b.Loc, kind, corpora.OriginTool))
+						case p.SHA256 != "": // streamed past while reading: judged from its header
+							pics = append(pics, largePicture(p, b.Loc, kind))
+						case p.Problem:
+							pics = append(pics, PictureLocation{Where: b.Loc, Kind: kind, Origin: corpora.OriginTool,
+								Type: p.DeclaredType, Bytes: int(p.Bytes), Problem: p.Reason})
 						}
 					}
 					if !replay.HasPictureBlocks(tr.MCP) {
@@ -225,6 +266,34 @@ func inspectConversation(c *corpora.Conversation, minRun int) (ConversationSumma
 
 func pictureOf(data []byte, loc corpora.Location, kind string, origin corpora.Origin) PictureLocation {
 	sum := sha256.Sum256(data)
-	return PictureLocation{Where: loc, Kind: kind, Origin: origin, Type: replay.SniffImage(data), Bytes: len(data),
+	pl := PictureLocation{Where: loc, Kind: kind, Origin: origin, Type: replay.SniffImage(data), Bytes: len(data),
 		SHA256: hex.EncodeToString(sum[:])}
+	if len(data) > replay.DefaultMaxPictureBytes { // over the cap a picture is counted, never decoded
+		pl.Problem = headerProblem(data)
+	} else if _, err := replay.CheckPicture(data, replay.PictureLimits{}); err != nil {
+		pl.Problem = err.Error()
+	}
+	return pl
+}
+
+// largePicture is the inspect entry of a picture streamed past while reading
+// (corpora.LargeBase64): its size and digest are known, and its header is checked.
+func largePicture(p replay.MCPPicture, loc corpora.Location, kind string) PictureLocation {
+	pl := PictureLocation{Where: loc, Kind: kind, Origin: corpora.OriginTool, Type: p.Type, Bytes: int(p.Bytes), SHA256: p.SHA256,
+		Problem: p.Reason}
+	if pl.Problem == "" {
+		pl.Problem = headerProblem(p.Head)
+	}
+	return pl
+}
+
+// headerProblem judges a picture too large to decode from the size its header declares, as the
+// agent arm does: "" when it is within the pixel limit.
+func headerProblem(head []byte) string {
+	w, h, err := replay.ImageHeaderSize(head)
+	if err != nil || int64(w)*int64(h) <= replay.DefaultMaxPixels {
+		return ""
+	}
+	return fmt.Sprintf("the header claims %s×%s = %s pixels, more than the limit of %s", replay.FormatCount(int64(w)),
+		replay.FormatCount(int64(h)), replay.FormatCount(int64(w)*int64(h)), replay.FormatCount(replay.DefaultMaxPixels))
 }

@@ -26,21 +26,18 @@ type ReplayOptions struct {
 	IO          *IOStreams
 	Paths       []string
 	InputFormat string
-	Tokenizer   string
-	Template    string
-	MMProj      string
-	Vision      string
-	MinTokens   int
-	MaxTokens   int
-	Context     int
-	Config      string
-	Turns       string
-	Workers     int
-	Out         string
-	Format      string
-	MCPDelivery string
-	Dump        string
-	Arms        []string
+	// CounterFlags are the tokenizer, template, vision family and context (shared with count).
+	CounterFlags
+	// ForceContext keeps --ctx when a live server's context is smaller.
+	ForceContext bool
+	Config       string
+	Turns        string
+	Workers      int
+	Out          string
+	Format       string
+	MCPDelivery  string
+	Dump         string
+	Arms         []string
 	// Engine is offline (default), http or llama; Endpoints are the servers of the http engine.
 	Engine    string
 	Endpoints []string
@@ -52,6 +49,8 @@ type ReplayOptions struct {
 	Resume bool
 	// NoTimings leaves the scan-time table out of stdout (results.json keeps the timings).
 	NoTimings bool
+	// Summary prints only the summary tables (summary, scan time, problems) on stdout.
+	Summary bool
 	// flags records every flag as given, for the results' config block.
 	flags map[string]string
 	// now is the clock (tests inject a fixed one).
@@ -61,14 +60,18 @@ type ReplayOptions struct {
 func newReplayCmd(io *IOStreams) *cobra.Command {
 	opts := &ReplayOptions{IO: io, now: time.Now}
 	c := &cobra.Command{
-		Use:   "replay [PATH...]",
+		Use:   "replay [PATH|-...]",
 		Short: "Replay recorded conversations through the before and after pipelines and measure them",
 		Long: helpWithExit(`Reads recorded conversations (files or folders; with no PATH the embedded sample corpus),
 turns each into the requests a server would receive (the last one, or every one with --turns all),
 runs every request through each arm (before, after, agent, and those of --config) and measures
 text tokens, image rows, prompt tokens, the context-window verdict, whether the model sees each
-picture, and the time to scan each tool message. Tables go to stdout; --out DIR also writes
-results.json, results.md, results.csv and cases.jsonl (streamed case by case).`),
+picture, and the time to scan each tool message. Tables go to stdout, after a header naming the
+tokenizer, template, vision family, context and engine, fitted to the terminal's width (else
+$COLUMNS, else 120); --summary prints the summary tables only. --out DIR also writes
+results.json, results.md, results.csv, cases.jsonl (streamed case by case) and report.html (one
+self-contained page: the summary, before/after charts per arm and per case, every picture).
+PATH - reads a recording from stdin.`),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Paths = args
 			opts.flags = flagValues(cmd.Flags())
@@ -77,17 +80,12 @@ results.json, results.md, results.csv and cases.jsonl (streamed case by case).`)
 	}
 	f := c.Flags()
 	f.StringVar(&opts.InputFormat, "input-format", "auto", "input format (auto or one of: "+formatNames()+")")
-	f.StringVar(&opts.Tokenizer, "tokenizer", "o200k_base", "tokenizer: o200k_base, cl100k_base, a .gguf model file or a tokenizer.json")
-	f.StringVar(&opts.Template, "template", "", "chat template: qwen, chatml, llama3, gemma, mistral, or a file holding a Jinja chat template (.gguf, tokenizer_config.json, .jinja); default: the --tokenizer file's own template, else qwen")
-	f.StringVar(&opts.MMProj, "mmproj", "", "projector GGUF (mmproj) that decides image rows")
-	f.StringVar(&opts.Vision, "vision", defaultVision, "vision family that decides image rows when no --mmproj is given")
-	f.IntVar(&opts.MinTokens, "image-min-tokens", 0, "llama-server --image-min-tokens (0: the projector's default)")
-	f.IntVar(&opts.MaxTokens, "image-max-tokens", 0, "llama-server --image-max-tokens (0: the projector's default)")
-	f.IntVar(&opts.Context, "ctx", 0, "context size in tokens (default: the model GGUF's, else 262144)")
+	addCounterFlags(f, &opts.CounterFlags, "context size in tokens (default: the server's n_ctx, the model GGUF's, else 262144; a live server's smaller n_ctx wins)")
+	f.BoolVar(&opts.ForceContext, "force-ctx", false, "keep --ctx even when the http engine's server reports a smaller n_ctx")
 	f.StringVar(&opts.Config, "config", "", "YAML file defining more arms")
 	f.StringVar(&opts.Turns, "turns", "last", "which requests of a conversation: last or all")
-	f.IntVarP(&opts.Workers, "jobs", "j", 2, "workers")
-	f.StringVar(&opts.Out, "out", "", "folder for results.json, results.md, results.csv and cases.jsonl")
+	f.IntVarP(&opts.Workers, "jobs", "j", 2, "workers (the http engine runs at least --concurrency, so that -j does not cap the requests in flight)")
+	f.StringVar(&opts.Out, "out", "", "folder for results.json, results.md, results.csv, cases.jsonl and report.html")
 	f.StringVar(&opts.Format, "format", "table", "stdout format: table, markdown, csv or json")
 	f.StringVar(&opts.MCPDelivery, "mcp-delivery", replay.MCPAuto, "how MCP results reach the server: structured, stringified or auto")
 	f.StringVar(&opts.Dump, "dump", "", "folder for the request each arm hands the model and its picture records")
@@ -95,14 +93,39 @@ results.json, results.md, results.csv and cases.jsonl (streamed case by case).`)
 	f.StringVar(&opts.Engine, "engine", "offline", "engine that counts (and answers): "+strings.Join(engineNames(), ", "))
 	f.StringArrayVar(&opts.Endpoints, "endpoint", nil, "server URL of the http engine (repeatable: cases are spread over them)")
 	f.StringVar(&opts.Shard, "shard", "", "replay only shard i of n (\"i/n\", 0-based), split by a stable hash of the case id")
-	f.BoolVar(&opts.Resume, "resume", false, "skip cases already written to --out's cases.jsonl")
+	f.BoolVar(&opts.Resume, "resume", false, "skip cases already written to --out's cases.jsonl (failed ones are replayed)")
 	addLiveFlags(f, &opts.Live)
 	f.BoolVar(&opts.NoTimings, "no-timings", false, "leave the scan-time table out of stdout, so that it is the same on every run")
+	f.BoolVar(&opts.Summary, "summary", false, "print only the summary tables: no table per case, no pictures table (--out writes everything)")
 	return c
 }
 
 // defaultVision is the family used when neither --mmproj nor --vision is given.
 const defaultVision = "llamacpp/qwen3vl"
+
+// CounterFlags say how the offline engine counts: tokenizer, chat template, vision family (or
+// projector) with its token limits, and the context size.
+type CounterFlags struct {
+	Tokenizer string
+	Template  string
+	MMProj    string
+	Vision    string
+	MinTokens int
+	MaxTokens int
+	Context   int
+}
+
+// addCounterFlags registers the flags of CounterFlags; ctxHelp says where the default context
+// comes from for the command.
+func addCounterFlags(f *pflag.FlagSet, c *CounterFlags, ctxHelp string) {
+	f.StringVar(&c.Tokenizer, "tokenizer", "o200k_base", "tokenizer: o200k_base, cl100k_base, a .gguf model file or a tokenizer.json")
+	f.StringVar(&c.Template, "template", "", "chat template: qwen, chatml, llama3, gemma, mistral, or a file holding a Jinja chat template (.gguf, tokenizer_config.json, .jinja); default: the --tokenizer file's own template, else qwen")
+	f.StringVar(&c.MMProj, "mmproj", "", "projector GGUF (mmproj) that decides image rows")
+	f.StringVar(&c.Vision, "vision", defaultVision, "vision family that decides image rows when no --mmproj is given")
+	f.IntVar(&c.MinTokens, "image-min-tokens", 0, "llama-server --image-min-tokens (0: the projector's default)")
+	f.IntVar(&c.MaxTokens, "image-max-tokens", 0, "llama-server --image-max-tokens (0: the projector's default)")
+	f.IntVar(&c.Context, "ctx", 0, ctxHelp)
+}
 
 func flagValues(fs *pflag.FlagSet) map[string]string {
 	m := map[string]string{}
@@ -141,11 +164,16 @@ func runReplay(ctx context.Context, opts *ReplayOptions) error {
 		casesPath := filepath.Join(opts.Out, "cases.jsonl")
 		flags := os.O_CREATE | os.O_WRONLY | os.O_TRUNC
 		if opts.Resume {
-			if cfg.Previous, err = run.ReadCases(casesPath); err != nil {
+			var failed int
+			if cfg.Previous, failed, err = run.ResumeCases(casesPath); err != nil {
 				return err
 			}
 			flags = os.O_CREATE | os.O_WRONLY | os.O_APPEND
-			fmt.Fprintf(opts.IO.ErrOut, "strata-eval: resuming: %d case(s) already in %s\n", len(cfg.Previous), casesPath)
+			fmt.Fprintf(opts.IO.ErrOut, "strata-eval: resuming: %d case(s) already in %s", len(cfg.Previous), casesPath)
+			if failed > 0 {
+				fmt.Fprintf(opts.IO.ErrOut, "; %d failed case(s) replayed again", failed)
+			}
+			fmt.Fprintln(opts.IO.ErrOut)
 		}
 		f, err := os.OpenFile(casesPath, flags, 0o644)
 		if err != nil {
@@ -155,7 +183,7 @@ func runReplay(ctx context.Context, opts *ReplayOptions) error {
 		cfg.CasesOut = f
 	}
 	progress := newCaseProgress(opts.IO.ErrOut, opts.IO.ErrIsTerminal)
-	cfg.Progress = func(run.Progress) { progress.done() }
+	cfg.Progress = progress.update
 	report, runErr := run.Run(ctx, cfg)
 	progress.finish()
 	if report == nil {
@@ -187,8 +215,8 @@ func (o *ReplayOptions) runConfig() (run.Config, error) {
 	if err != nil {
 		return run.Config{}, err
 	}
-	cfg := run.Config{Paths: o.Paths, Format: format, Turns: o.Turns, Workers: o.Workers, MCPDelivery: o.MCPDelivery,
-		Dump: o.Dump, Arms: arms, Offline: off, Engine: eng, Tokenizer: o.Tokenizer, Context: o.Context,
+	cfg := run.Config{Paths: o.Paths, Stdin: o.IO.In, Format: format, Turns: o.Turns, Workers: o.Workers, MCPDelivery: o.MCPDelivery,
+		Dump: o.Dump, Arms: arms, Offline: off, Engine: eng, Tokenizer: o.Tokenizer, Context: o.Context, ForceContext: o.ForceContext,
 		Answer: o.Live.Answer, Tolerance: o.Live.Tolerance, Reference: o.Live.Reference,
 		Notes: o.IO.ErrOut, ToolVersion: Version, Flags: o.flags, Now: o.now}
 	if o.Live.Expect != "" {
@@ -210,7 +238,7 @@ func writeReport(opts *ReplayOptions, r *results.Report) error {
 		untimed.Timings = results.Timings{}
 		shown = &untimed
 	}
-	if err := results.Write(opts.IO.Out, shown, opts.Format); err != nil {
+	if err := results.WriteWith(opts.IO.Out, shown, opts.Format, results.WriteOptions{Width: opts.IO.TableWidth(), Summary: opts.Summary}); err != nil {
 		return err
 	}
 	if opts.Out == "" {
@@ -227,5 +255,5 @@ func writeReport(opts *ReplayOptions, r *results.Report) error {
 			return err
 		}
 	}
-	return nil
+	return fsutil.WriteAtomic(filepath.Join(opts.Out, "report.html"), func(w io.Writer) error { return results.WriteHTML(w, r) })
 }

@@ -118,5 +118,5 @@ func runRescore(ctx context.Context, opts *RescoreOptions) error {
 			return err
 		}
 	}
-	return nil
+	return fsutil.WriteAtomic(filepath.Join(opts.Out, "report.html"), func(w io.Writer) error { return results.WriteHTML(w, &rep) })
 }

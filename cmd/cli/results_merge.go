@@ -100,6 +100,9 @@ func runResultsMerge(ctx context.Context, opts *MergeOptions) error {
 			return err
 		}
 	}
+	if err := fsutil.WriteAtomic(filepath.Join(opts.Out, "report.html"), func(w io.Writer) error { return results.WriteHTML(w, merged) }); err != nil {
+		return err
+	}
 	if err := results.Write(opts.IO.Out, merged, opts.Format); err != nil {
 		return err
 	}

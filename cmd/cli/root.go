@@ -8,10 +8,13 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
+
+	"github.com/strata-eval/strata-eval/results"
 )
 
 // IOStreams are the streams a command reads and writes; tests inject buffers.
@@ -21,11 +24,29 @@ type IOStreams struct {
 	ErrOut io.Writer
 	// ErrIsTerminal says whether ErrOut is a terminal (progress bars only then).
 	ErrIsTerminal bool
+	// OutWidth is the width of the terminal Out is, 0 when Out is not a terminal.
+	OutWidth int
 }
 
 // SystemStreams returns the process's standard streams.
 func SystemStreams() *IOStreams {
-	return &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr, ErrIsTerminal: term.IsTerminal(int(os.Stderr.Fd()))}
+	s := &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr, ErrIsTerminal: term.IsTerminal(int(os.Stderr.Fd()))}
+	if w, _, err := term.GetSize(int(os.Stdout.Fd())); err == nil && w > 0 {
+		s.OutWidth = w
+	}
+	return s
+}
+
+// TableWidth is the width tables are fitted to: the terminal's when Out is one, else $COLUMNS
+// when it is a positive number, else results.DefaultWidth (docs/decisions.md).
+func (s *IOStreams) TableWidth() int {
+	if s.OutWidth > 0 {
+		return s.OutWidth
+	}
+	if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n > 0 {
+		return n
+	}
+	return results.DefaultWidth
 }
 
 // Main runs strata-eval with the process's arguments and streams and returns the exit code.
@@ -64,7 +85,7 @@ image rows per picture, context-window verdicts and scan latency.
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageErrorf("%v (see '%s --help')", err, c.CommandPath())
 	})
-	root.AddCommand(newVersionCmd(io), newCorpusCmd(io), newReplayCmd(io), newResultsCmd(io), newBenchCmd(io), newBudgetCmd(io), newCompareCmd(io), newRescoreCmd(io))
+	root.AddCommand(newVersionCmd(io), newCorpusCmd(io), newReplayCmd(io), newCountCmd(io), newRowsCmd(io), newResultsCmd(io), newBenchCmd(io), newBudgetCmd(io), newCompareCmd(io), newRescoreCmd(io))
 	return root
 }
 

@@ -74,9 +74,7 @@ func dirBytes(tb testing.TB, dir string) int64 {
 // runCLI runs strata-eval in-process and returns its exit code, stdout and stderr.
 func runCLI(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
-	var out, errOut bytes.Buffer
-	code := Run(context.Background(), args, &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
-	return code, out.String(), errOut.String()
+	return runCLIIn(t, "", args...)
 }
 
 // readReport reads dir/results.json.
@@ -153,7 +151,7 @@ func TestShardsMergeEqualSingleRun(t *testing.T) {
 	if got.Config.Shard != "" {
 		t.Errorf("merged report names shard %q", got.Config.Shard)
 	}
-	for _, name := range []string{"results.md", "results.csv"} {
+	for _, name := range []string{"results.md", "results.csv", "report.html"} {
 		if _, err := os.Stat(filepath.Join(merged, name)); err != nil {
 			t.Errorf("merge did not write %s: %v", name, err)
 		}

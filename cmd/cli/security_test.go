@@ -23,7 +23,12 @@ var plantedSecrets = []string{
 	"planted-x-api-key-44de",
 	"planted-url-token-0b7e",
 	"planted-httprr-bearer-5a61",
+	"planted-tool-text-key-3c9d",
 }
+
+// plantedToolText is a tool's text naming a URL with a credential: counted as recorded,
+// written and printed redacted.
+var plantedToolText = "the report is at https://reports.example.com/r/7?api_key=" + plantedSecrets[5] + "&page=2, and at https://bot:" + plantedSecrets[5] + "@files.example.com/r/7."
 
 // writeHostileRecordings writes recordings that name a file path and URLs (to be never opened
 // or fetched) and carry planted secrets, and returns the folder.
@@ -54,6 +59,13 @@ func writeHostileRecordings(t *testing.T, sentinel, listener string) string {
 		// A proxy log whose envelope carries the Authorization header.
 		"proxy.chat.jsonl": mustJSON(m{"ts": "2026-11-30T10:00:00Z", "headers": m{"Authorization": "Bearer " + plantedSecrets[0], "x-api-key": plantedSecrets[2]},
 			"request": m{"method": "POST", "body": m{"model": "m", "messages": []m{{"role": "user", "content": "hi"}}}}, "status": 200}) + "\n",
+		// A tool's text naming URLs with credentials.
+		"tooltext.chat.json": mustJSON(m{"model": "m", "messages": []m{
+			{"role": "user", "content": "where is the report?"},
+			{"role": "assistant", "content": "", "tool_calls": []m{{"id": "c1", "type": "function",
+				"function": m{"name": "find", "arguments": mustJSON(m{"url": "https://reports.example.com/?token=" + plantedSecrets[5]})}}}},
+			{"role": "tool", "tool_call_id": "c1", "content": plantedToolText},
+		}}),
 		// An httprr trace with the header on the recorded request.
 		"trace.httprr": httprrTrace(`{"model":"m","messages":[{"role":"user","content":"hello"}]}`, "Authorization: Bearer "+plantedSecrets[4]),
 	}
@@ -161,8 +173,16 @@ func TestSecretsNeverWritten(t *testing.T) {
 	}
 	// The recordings were read: every planted conversation is a case, and none is a problem.
 	r := readReport(t, out)
-	if len(r.Cases) != 4 || len(r.Problems) != 0 {
-		t.Fatalf("%d cases and problems %+v; want the 3 planted recordings (4 requests) read cleanly", len(r.Cases), r.Problems)
+	if len(r.Cases) != 6 || len(r.Problems) != 0 {
+		t.Fatalf("%d cases and problems %+v; want the 4 planted recordings (6 requests) read cleanly", len(r.Cases), r.Problems)
+	}
+	// counting used the text as recorded, credentials included
+	for _, c := range r.Cases {
+		if strings.Contains(c.ID, "tooltext") && c.Messages == 3 {
+			if got := c.Arms[0].ToolChars; got != len(plantedToolText) {
+				t.Errorf("%s: tool text of %d characters counted, recorded %d", c.ID, got, len(plantedToolText))
+			}
+		}
 	}
 	for name, b := range outputs {
 		for _, s := range plantedSecrets {

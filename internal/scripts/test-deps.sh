@@ -7,3 +7,44 @@ mkdir -p "$cache"
 if [ -x internal/scripts/fetch-qwen3-tokenizer.sh ]; then
   bash internal/scripts/fetch-qwen3-tokenizer.sh "$cache"
 fi
+# @huggingface/jinja, a reference renderer for the chat-template tests (measure), when npm is there.
+if command -v npm >/dev/null 2>&1 && [ ! -f "$cache/hfjinja/node_modules/@huggingface/jinja/package.json" ]; then
+  mkdir -p "$cache/hfjinja"
+  npm install --silent --no-audit --no-fund --prefix "$cache/hfjinja" @huggingface/jinja@0.5.11 >/dev/null 2>&1 ||
+    echo "test-deps: npm install @huggingface/jinja failed; the reference-renderer tests will skip" >&2
+fi
+# The models' own chat templates of llama.cpp's source tree (models/templates), from the git bundle
+# of the release that node-llama-cpp@3.22.1 ships: the built-in templates are checked against them.
+if command -v npm >/dev/null 2>&1 && command -v git >/dev/null 2>&1 && [ ! -d "$cache/llama-templates" ]; then
+  tmp=$(mktemp -d)
+  if (cd "$tmp" && npm pack --silent node-llama-cpp@3.22.1 >/dev/null 2>&1) &&
+    tar xzf "$tmp/node-llama-cpp-3.22.1.tgz" -C "$tmp" package/llama/gitRelease.bundle &&
+    git clone -q --no-checkout "$tmp/package/llama/gitRelease.bundle" "$tmp/src" &&
+    git -C "$tmp/src" checkout -q HEAD -- models/templates; then
+    mv "$tmp/src/models/templates" "$cache/llama-templates"
+  else
+    echo "test-deps: could not unpack llama.cpp's chat templates; the template comparison tests will skip" >&2
+  fi
+  rm -rf "$tmp"
+fi
+
+# Chromium, for the test that opens report.html in a real headless browser
+# (cmd/cli TestHTMLReportInChromium): Debian's chromium package, installed as root or with
+# sudo -n when it is absent. Without it the test skips and says why; nothing else needs it.
+if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1 &&
+  ! command -v google-chrome >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+  as_root=()
+  if [ "$(id -u)" -ne 0 ]; then
+    if sudo -n true 2>/dev/null; then as_root=(sudo -n); else as_root=(); fi
+  fi
+  if [ "$(id -u)" -eq 0 ] || [ ${#as_root[@]} -gt 0 ]; then
+    echo "test-deps: installing chromium (apt-get) for the HTML report test" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    "${as_root[@]}" apt-get install -y --no-install-recommends chromium >/dev/null 2>&1 ||
+      { "${as_root[@]}" apt-get update >/dev/null 2>&1 &&
+        "${as_root[@]}" apt-get install -y --no-install-recommends chromium >/dev/null 2>&1; } ||
+      echo "test-deps: could not install chromium; the HTML report test will skip" >&2
+  else
+    echo "test-deps: chromium absent and neither root nor sudo -n: the HTML report test will skip (apt-get install -y chromium)" >&2
+  fi
+fi

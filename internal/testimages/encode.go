@@ -10,16 +10,17 @@ import (
 	"image/draw"
 	"image/gif"
 	"image/jpeg"
-	"image/png"
 	"sort"
 
 	"golang.org/x/image/bmp"
 	_ "golang.org/x/image/webp" // registers the WebP decoder for Inspect
+
+	"github.com/strata-eval/strata-eval/internal/synthimage"
 )
 
 // PNG returns a w×h PNG of Picture(w, h, seed, opts...).
 func PNG(w, h int, seed int64, opts ...Option) []byte {
-	return mustEncode(EncodePNG(Picture(w, h, seed, opts...)))
+	return mustEncode(synthimage.EncodePNG(Picture(w, h, seed, opts...)))
 }
 
 // JPEG returns a w×h baseline JPEG of Picture(w, h, seed, opts...) (see WithQuality).
@@ -60,15 +61,6 @@ func mustEncode(b []byte, err error) []byte {
 		return nil
 	}
 	return b
-}
-
-// EncodePNG encodes m as PNG with the standard library encoder (default compression).
-func EncodePNG(m image.Image) ([]byte, error) {
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, m); err != nil {
-		return nil, fmt.Errorf("encode png: %w", err)
-	}
-	return buf.Bytes(), nil
 }
 
 // EncodeJPEG encodes m as a baseline JPEG of the given quality.

@@ -8,6 +8,8 @@ import (
 	"image"
 	"image/color"
 	"image/gif"
+
+	"github.com/strata-eval/strata-eval/internal/synthimage"
 )
 
 // Hostile pictures: files whose headers lie, bombs, truncations and garbage behind a real
@@ -78,9 +80,9 @@ func ClaimingJPEG(w, h uint16) []byte {
 // GarbageJPEG is the JPEG signature FF D8 FF followed by n bytes of seeded noise.
 func GarbageJPEG(n int, seed int64) []byte {
 	b := []byte{0xFF, 0xD8, 0xFF}
-	r := newRNG(seed)
+	r := synthimage.NewRNG(seed)
 	for range n {
-		b = append(b, byte(r.next()))
+		b = append(b, byte(r.Next()))
 	}
 	return b
 }

@@ -10,22 +10,24 @@ package testimages
 import (
 	"image"
 	"image/color"
+
+	"github.com/strata-eval/strata-eval/internal/synthimage"
 )
 
 // MaxSide is the largest width or height a picture of this package can have; larger requests
 // are clamped to it, and sides below 1 become 1.
-const MaxSide = 4096
+const MaxSide = synthimage.MaxSide
 
 // Named colours with unambiguous names, for pictures whose colour is the expected answer.
 var (
-	Red    = color.RGBA{R: 0xE0, G: 0x1B, B: 0x24, A: 0xFF}
+	Red    = synthimage.Red
 	Green  = color.RGBA{R: 0x2E, G: 0xA0, B: 0x43, A: 0xFF}
 	Blue   = color.RGBA{R: 0x1C, G: 0x5F, B: 0xD8, A: 0xFF}
 	Yellow = color.RGBA{R: 0xF5, G: 0xD0, B: 0x16, A: 0xFF}
 	Orange = color.RGBA{R: 0xF2, G: 0x7A, B: 0x12, A: 0xFF}
 	Purple = color.RGBA{R: 0x7B, G: 0x2F, B: 0xBE, A: 0xFF}
-	Black  = color.RGBA{R: 0x10, G: 0x10, B: 0x10, A: 0xFF}
-	White  = color.RGBA{R: 0xFF, G: 0xFF, B: 0xFF, A: 0xFF}
+	Black  = synthimage.Black
+	White  = synthimage.White
 	Gray   = color.RGBA{R: 0x80, G: 0x80, B: 0x80, A: 0xFF}
 )
 
@@ -75,59 +77,27 @@ func collect(opts []Option) settings {
 	return s
 }
 
-// clampSide keeps a side within 1..MaxSide.
-func clampSide(n int) int {
-	switch {
-	case n < 1:
-		return 1
-	case n > MaxSide:
-		return MaxSide
-	}
-	return n
-}
-
-// rng is a splitmix64 generator: tiny, fast and stable across Go releases.
-type rng struct{ state uint64 }
-
-func newRNG(seed int64) *rng {
-	return &rng{state: uint64(seed)*0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019}
-}
-
-func (r *rng) next() uint64 {
-	r.state += 0x9E3779B97F4A7C15
-	return mix64(r.state)
-}
-
-// intn returns a number in [0, n); n must be positive.
-func (r *rng) intn(n int) int { return int(r.next() % uint64(n)) }
-
-func mix64(z uint64) uint64 {
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EB
-	return z ^ (z >> 31)
-}
-
 // Picture draws a w×h picture: the seeded pattern (a soft gradient with a few shapes) or a
 // solid colour, then the optional square and text.
 func Picture(w, h int, seed int64, opts ...Option) *image.RGBA {
-	w, h = clampSide(w), clampSide(h)
+	w, h = synthimage.ClampSide(w), synthimage.ClampSide(h)
 	s := collect(opts)
 	img := image.NewRGBA(image.Rect(0, 0, w, h))
 	background := color.RGBA{R: 0xF4, G: 0xF4, B: 0xF0, A: 0xFF}
 	switch {
 	case s.solid != nil:
 		background = *s.solid
-		fillRect(img, img.Bounds(), background)
+		synthimage.FillRect(img, img.Bounds(), background)
 	case s.square != nil:
-		fillRect(img, img.Bounds(), background)
+		synthimage.FillRect(img, img.Bounds(), background)
 	default:
 		background = drawPattern(img, seed)
 	}
 	x, y, scale := textLayout(img.Bounds(), s.text)
 	if s.text != "" && s.solid == nil {
 		// A light plate keeps the text readable over the pattern.
-		tw, th := TextSize(s.text, scale)
-		fillRect(img, image.Rect(x-2*scale, y-2*scale, x+tw+2*scale, y+th+2*scale), color.RGBA{R: 0xF8, G: 0xF8, B: 0xF4, A: 0xFF})
+		tw, th := synthimage.TextSize(s.text, scale)
+		synthimage.FillRect(img, image.Rect(x-2*scale, y-2*scale, x+tw+2*scale, y+th+2*scale), color.RGBA{R: 0xF8, G: 0xF8, B: 0xF4, A: 0xFF})
 	}
 	if s.grain > 0 {
 		addGrain(img, seed, s.grain)
@@ -138,7 +108,7 @@ func Picture(w, h int, seed int64, opts ...Option) *image.RGBA {
 			side = 1
 		}
 		x0, y0 := (w-side)/2, (h-side)/2
-		fillRect(img, image.Rect(x0, y0, x0+side, y0+side), *s.square)
+		synthimage.FillRect(img, image.Rect(x0, y0, x0+side, y0+side), *s.square)
 	}
 	if s.text != "" {
 		ink := contrasting(background)
@@ -148,7 +118,7 @@ func Picture(w, h int, seed int64, opts ...Option) *image.RGBA {
 		if s.ink != nil {
 			ink = *s.ink
 		}
-		DrawText(img, x, y, scale, s.text, ink)
+		synthimage.DrawText(img, x, y, scale, s.text, ink)
 	}
 	return img
 }
@@ -156,9 +126,9 @@ func Picture(w, h int, seed int64, opts ...Option) *image.RGBA {
 // addGrain adds noise of ±amount to every pixel of img.
 func addGrain(img *image.RGBA, seed int64, amount int) {
 	span := uint64(2*amount + 1)
-	base := mix64(uint64(seed) ^ 0x6A09E667F3BCC908)
+	base := synthimage.Mix64(uint64(seed) ^ 0x6A09E667F3BCC908)
 	for i := 0; i+3 < len(img.Pix); i += 4 {
-		z := mix64(base + uint64(i))
+		z := synthimage.Mix64(base + uint64(i))
 		for c := 0; c < 3; c++ {
 			v := int(img.Pix[i+c]) + int(z%span) - amount
 			img.Pix[i+c] = uint8(max(0, min(255, v)))
@@ -169,34 +139,26 @@ func addGrain(img *image.RGBA, seed int64, amount int) {
 
 // drawPattern paints the seeded pattern and returns its average background colour.
 func drawPattern(img *image.RGBA, seed int64) color.RGBA {
-	r := newRNG(seed)
+	r := synthimage.NewRNG(seed)
 	b := img.Bounds()
-	from := color.RGBA{R: uint8(160 + r.intn(96)), G: uint8(160 + r.intn(96)), B: uint8(160 + r.intn(96)), A: 0xFF}
-	to := color.RGBA{R: uint8(160 + r.intn(96)), G: uint8(160 + r.intn(96)), B: uint8(160 + r.intn(96)), A: 0xFF}
+	from := color.RGBA{R: uint8(160 + r.Intn(96)), G: uint8(160 + r.Intn(96)), B: uint8(160 + r.Intn(96)), A: 0xFF}
+	to := color.RGBA{R: uint8(160 + r.Intn(96)), G: uint8(160 + r.Intn(96)), B: uint8(160 + r.Intn(96)), A: 0xFF}
 	for y := b.Min.Y; y < b.Max.Y; y++ {
-		c := lerp(from, to, y, b.Dy())
-		fillRect(img, image.Rect(b.Min.X, y, b.Max.X, y+1), c)
+		c := synthimage.Lerp(from, to, y, b.Dy())
+		synthimage.FillRect(img, image.Rect(b.Min.X, y, b.Max.X, y+1), c)
 	}
-	shapes := 3 + r.intn(4)
+	shapes := 3 + r.Intn(4)
 	for i := 0; i < shapes; i++ {
-		c := color.RGBA{R: uint8(r.intn(256)), G: uint8(r.intn(256)), B: uint8(r.intn(256)), A: 0xFF}
-		x0, y0 := r.intn(b.Dx()), r.intn(b.Dy())
-		sw, sh := 1+r.intn(max(1, b.Dx()/3)), 1+r.intn(max(1, b.Dy()/3))
-		if r.intn(2) == 0 {
-			fillRect(img, image.Rect(x0, y0, x0+sw, y0+sh), c)
+		c := color.RGBA{R: uint8(r.Intn(256)), G: uint8(r.Intn(256)), B: uint8(r.Intn(256)), A: 0xFF}
+		x0, y0 := r.Intn(b.Dx()), r.Intn(b.Dy())
+		sw, sh := 1+r.Intn(max(1, b.Dx()/3)), 1+r.Intn(max(1, b.Dy()/3))
+		if r.Intn(2) == 0 {
+			synthimage.FillRect(img, image.Rect(x0, y0, x0+sw, y0+sh), c)
 		} else {
 			fillEllipse(img, image.Rect(x0, y0, x0+sw, y0+sh), c)
 		}
 	}
-	return lerp(from, to, 1, 2)
-}
-
-func lerp(a, b color.RGBA, i, n int) color.RGBA {
-	if n <= 1 {
-		return a
-	}
-	f := func(x, y uint8) uint8 { return uint8((int(x)*(n-1-i) + int(y)*i) / (n - 1)) }
-	return color.RGBA{R: f(a.R, b.R), G: f(a.G, b.G), B: f(a.B, b.B), A: 0xFF}
+	return synthimage.Lerp(from, to, 1, 2)
 }
 
 func fillEllipse(img *image.RGBA, r image.Rectangle, c color.RGBA) {
@@ -228,11 +190,11 @@ func contrasting(bg color.RGBA) color.RGBA {
 // textLayout places text as large as fits in 90% of area, centred: its top-left corner and
 // scale.
 func textLayout(area image.Rectangle, text string) (x, y, scale int) {
-	tw, th := TextSize(text, 1)
+	tw, th := synthimage.TextSize(text, 1)
 	if tw == 0 {
 		return area.Min.X, area.Min.Y, 1
 	}
 	scale = max(1, min(area.Dx()*9/10/tw, area.Dy()*9/10/th))
-	tw, th = TextSize(text, scale)
+	tw, th = synthimage.TextSize(text, scale)
 	return area.Min.X + (area.Dx()-tw)/2, area.Min.Y + (area.Dy()-th)/2, scale
 }

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"golang.org/x/image/webp"
+
+	"github.com/strata-eval/strata-eval/internal/synthimage"
 )
 
 // decodeNRGBA decodes a WebP with golang.org/x/image/webp and returns its pixels as NRGBA.
@@ -38,10 +40,10 @@ func toNRGBA(m image.Image) *image.NRGBA {
 }
 
 func noisyNRGBA(w, h int, seed int64, alpha bool) *image.NRGBA {
-	r := newRNG(seed)
+	r := synthimage.NewRNG(seed)
 	m := image.NewNRGBA(image.Rect(0, 0, w, h))
 	for i := range m.Pix {
-		m.Pix[i] = uint8(r.next())
+		m.Pix[i] = uint8(r.Next())
 		if !alpha && i%4 == 3 {
 			m.Pix[i] = 0xFF
 		}

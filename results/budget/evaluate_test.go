@@ -4,21 +4,21 @@ import (
 	"math"
 	"testing"
 
-	"github.com/strata-eval/strata-eval/replay"
+	"github.com/strata-eval/strata-eval/records"
 	"github.com/strata-eval/strata-eval/results"
 )
 
 // fixture is a two-case, two-arm replay report and a bench report.
 func fixture(afterTokens int) []*results.Results {
-	pic := func(o replay.Outcome) results.Picture {
-		return results.Picture{PictureRecord: replay.PictureRecord{Outcome: o, Type: "image/png"}}
+	pic := func(o records.Outcome) results.Picture {
+		return results.Picture{PictureRecord: records.PictureRecord{Outcome: o, Type: "image/png"}}
 	}
 	rep := &results.Report{Schema: results.Schema,
 		Summary: []results.ArmSummary{{Arm: "before"}, {Arm: "after", Reduction: 0.75}},
 		Cases: []results.Case{
 			{ID: "a", Format: "openai-chat", Arms: []results.ArmCase{
-				{Arm: "before", PromptTokens: 300000, Fits: false, Pictures: []results.Picture{pic(replay.OutcomeText)}},
-				{Arm: "after", PromptTokens: afterTokens, ImageRows: 1000, Fits: true, SeesPicture: true, Pictures: []results.Picture{pic(replay.OutcomeLifted)}},
+				{Arm: "before", PromptTokens: 300000, Fits: false, Pictures: []results.Picture{pic(records.OutcomeText)}},
+				{Arm: "after", PromptTokens: afterTokens, ImageRows: 1000, Fits: true, SeesPicture: true, Pictures: []results.Picture{pic(records.OutcomeLifted)}},
 			}},
 			{ID: "b", Format: "mcp", Arms: []results.ArmCase{
 				{Arm: "before", PromptTokens: 100, Fits: true},

@@ -1,4 +1,4 @@
-package testimages
+package synthimage
 
 import (
 	"image"
@@ -116,7 +116,7 @@ func DrawText(dst *image.RGBA, x, y, scale int, text string, ink color.RGBA) {
 			for row := 0; row < glyphHeight; row++ {
 				for col := 0; col < glyphWidth; col++ {
 					if g[row][col] == '#' {
-						fillRect(dst, image.Rect(left+col*scale, top+row*scale, left+(col+1)*scale, top+(row+1)*scale), ink)
+						FillRect(dst, image.Rect(left+col*scale, top+row*scale, left+(col+1)*scale, top+(row+1)*scale), ink)
 					}
 				}
 			}
@@ -124,8 +124,8 @@ func DrawText(dst *image.RGBA, x, y, scale int, text string, ink color.RGBA) {
 	}
 }
 
-// fillRect fills r (clipped to dst) with c.
-func fillRect(dst *image.RGBA, r image.Rectangle, c color.RGBA) {
+// FillRect fills r (clipped to dst) with c.
+func FillRect(dst *image.RGBA, r image.Rectangle, c color.RGBA) {
 	r = r.Intersect(dst.Bounds())
 	for y := r.Min.Y; y < r.Max.Y; y++ {
 		i := dst.PixOffset(r.Min.X, y)

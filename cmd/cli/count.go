@@ -1,0 +1,232 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+
+	"github.com/spf13/cobra"
+
+	"github.com/strata-eval/strata-eval/corpora"
+	"github.com/strata-eval/strata-eval/engine"
+	"github.com/strata-eval/strata-eval/replay"
+	"github.com/strata-eval/strata-eval/results"
+	"github.com/strata-eval/strata-eval/run"
+)
+
+// CountOptions are the flags and streams of `count`.
+type CountOptions struct {
+	IO   *IOStreams
+	Path string
+	CounterFlags
+	InputFormat string
+	Arms        []string
+	Config      string
+	Turns       string
+	MCPDelivery string
+	// Text counts the input as plain text even when it is a recording.
+	Text   bool
+	Format string
+}
+
+func newCountCmd(io *IOStreams) *cobra.Command {
+	opts := &CountOptions{IO: io}
+	c := &cobra.Command{
+		Use:   "count [flags] FILE|-",
+		Short: "Count the tokens of a text, or the prompt of a recorded request",
+		Long: helpWithExit(`Counts what a model server would count, without building a corpus. FILE (or - for stdin) is
+either a recording replay reads (a request log, a Chatbox backup, an MCP transcript; --input-format
+names its format when it cannot be told) or plain text.
+
+For a recording, each request (the last of every conversation, or every one with --turns all)
+is counted as replay counts it in each arm of --arm (default before: the request as recorded,
+with no lift; --arm before,after for both): text tokens through the chat template, image rows
+of every picture the model sees, prompt tokens and whether they fit --ctx. The figures are those
+replay reports for the same arm.
+
+For plain text (or with --text), the tokens of the text itself, and of the text sent as one user
+message through the chat template.`),
+		Args: wrapArgs(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Path = args[0]
+			return runCount(cmd.Context(), opts)
+		},
+	}
+	f := c.Flags()
+	addCounterFlags(f, &opts.CounterFlags, "context size in tokens (default: the model GGUF's, else 262144)")
+	f.StringVar(&opts.InputFormat, "input-format", "auto", "input format (auto or one of: "+formatNames()+")")
+	f.StringSliceVar(&opts.Arms, "arm", []string{"before"}, "the arms a request is counted in (before, after, agent, or those of --config; comma-separated or repeated)")
+	f.StringVar(&opts.Config, "config", "", "YAML file defining more arms")
+	f.StringVar(&opts.Turns, "turns", "last", "which requests of a conversation: last or all")
+	f.StringVar(&opts.MCPDelivery, "mcp-delivery", replay.MCPAuto, "how MCP results reach the server: structured, stringified or auto")
+	f.BoolVar(&opts.Text, "text", false, "count the input as plain text, even when it is a recording")
+	f.StringVar(&opts.Format, "format", "table", "output: table or json")
+	return c
+}
+
+// countRow is one counted request.
+type countRow struct {
+	Case         string `json:"case"`
+	Arm          string `json:"arm"`
+	Messages     int    `json:"messages"`
+	TextTokens   int    `json:"text_tokens"`
+	ImageRows    int    `json:"image_rows"`
+	Pictures     int    `json:"pictures_seen"`
+	PromptTokens int    `json:"prompt_tokens"`
+	Context      int    `json:"context"`
+	Fits         bool   `json:"fits"`
+}
+
+// textCount is the count of a plain text.
+type textCount struct {
+	Tokenizer string `json:"tokenizer"`
+	Template  string `json:"template"`
+	Chars     int    `json:"characters"`
+	Tokens    int    `json:"tokens"`
+	// AsUserMessage is the prompt of the text sent as one user message through the template.
+	AsUserMessage int `json:"as_user_message"`
+}
+
+func runCount(ctx context.Context, opts *CountOptions) error {
+	if opts.Format != results.FormatTable && opts.Format != results.FormatJSON {
+		return usageErrorf("--format must be table or json, not %q", opts.Format)
+	}
+	format, err := corpora.ParseFormat(opts.InputFormat)
+	if err != nil {
+		return usageErrorf("--input-format: %v", err)
+	}
+	in, closeIn, err := openCountInput(opts)
+	if err != nil {
+		return err
+	}
+	defer closeIn()
+	if !opts.Text && format == "" {
+		head, perr := in.Peek(countSniffSize)
+		if perr != nil && perr != io.EOF && !errors.Is(perr, bufio.ErrBufferFull) {
+			return withExitCode(ExitInputs, fmt.Errorf("read %s: %w", opts.Path, perr))
+		}
+		if _, derr := corpora.Detect(opts.Path, head); errors.Is(derr, corpora.ErrUnknownFormat) {
+			opts.Text = true
+		}
+	}
+	if opts.Text {
+		data, err := io.ReadAll(in)
+		if err != nil {
+			return withExitCode(ExitInputs, fmt.Errorf("read %s: %w", opts.Path, err))
+		}
+		return countText(ctx, opts, string(data))
+	}
+	return countRequests(ctx, opts, in)
+}
+
+// countSniffSize is how much of the input tells a recording from plain text (what the readers'
+// detection looks at).
+const countSniffSize = 64 << 10
+
+// openCountInput opens FILE or stdin behind a reader that can look at its first bytes; a
+// recording is then streamed, never read whole.
+func openCountInput(opts *CountOptions) (*bufio.Reader, func(), error) {
+	if opts.Path == run.StdinPath {
+		return bufio.NewReaderSize(opts.IO.In, countSniffSize), func() {}, nil
+	}
+	f, err := os.Open(opts.Path)
+	if err != nil {
+		return nil, nil, withExitCode(ExitInputs, fmt.Errorf("read %s: %w", opts.Path, err))
+	}
+	return bufio.NewReaderSize(f, countSniffSize), func() { f.Close() }, nil
+}
+
+// replayOptions are the replay flags count shares.
+func (o *CountOptions) replayOptions() *ReplayOptions {
+	return &ReplayOptions{IO: o.IO, Paths: []string{o.Path}, InputFormat: o.InputFormat, CounterFlags: o.CounterFlags,
+		Config: o.Config, Turns: o.Turns, MCPDelivery: o.MCPDelivery, Workers: 1, Arms: o.Arms}
+}
+
+// countRequests replays the recording through the arms of --arm and prints each request's
+// counts; a file is read again by path (so that case ids name it as replay does), stdin from in.
+func countRequests(ctx context.Context, opts *CountOptions, in io.Reader) error {
+	ro := opts.replayOptions()
+	cfg, err := ro.runConfig()
+	if err != nil {
+		return err
+	}
+	cfg.Stdin = in
+	report, runErr := run.Run(ctx, cfg)
+	if report == nil {
+		return runErr
+	}
+	var rows []countRow
+	for _, c := range report.Cases {
+		for _, a := range c.Arms {
+			seen := 0
+			for _, p := range a.Pictures {
+				if p.SeenByModel {
+					seen++
+				}
+			}
+			rows = append(rows, countRow{Case: c.ID, Arm: a.Arm, Messages: c.Messages, TextTokens: a.TextTokens,
+				ImageRows: a.ImageRows, Pictures: seen, PromptTokens: a.PromptTokens, Context: a.Context, Fits: a.Fits})
+		}
+	}
+	if opts.Format == results.FormatJSON {
+		if rows == nil {
+			rows = []countRow{}
+		}
+		if err := writeIndentedJSON(opts.IO.Out, rows); err != nil {
+			return err
+		}
+		return runErr
+	}
+	t := results.Table{Title: results.Header(report),
+		Header: []string{"request", "arm", "messages", "text tokens", "image rows", "pictures seen", "prompt tokens", "fits"},
+		Right:  []bool{false, false, true, true, true, true, true, false}}
+	for _, r := range rows {
+		fits := "yes"
+		if !r.Fits {
+			fits = "no: refused"
+		}
+		t.Rows = append(t.Rows, []string{results.ShortID(r.Case), r.Arm, strconv.Itoa(r.Messages), results.Thousands(int64(r.TextTokens)),
+			results.Thousands(int64(r.ImageRows)), strconv.Itoa(r.Pictures), results.Thousands(int64(r.PromptTokens)), fits})
+	}
+	if len(report.Problems) > 0 {
+		defer results.WriteTables(opts.IO.Out, []results.Table{results.ProblemTable(report)}, false)
+	}
+	if err := results.WriteTables(opts.IO.Out, []results.Table{results.FitTable(t, opts.IO.TableWidth(), results.TextColumns(t))}, false); err != nil {
+		return err
+	}
+	return runErr
+}
+
+// countText counts a plain text with the tokenizer, and as one user message through the template.
+func countText(ctx context.Context, opts *CountOptions, text string) error {
+	off, err := engine.NewOffline(engine.OfflineConfig{Tokenizer: opts.Tokenizer, Template: opts.Template, MMProj: opts.MMProj, Vision: opts.Vision})
+	if err != nil {
+		return withExitCode(ExitUsage, err)
+	}
+	msg := corpora.Message{Role: corpora.RoleUser, Parts: []corpora.Part{{Kind: corpora.PartText, Text: text}}}
+	asMessage, err := off.Count(ctx, []corpora.Message{msg}, nil)
+	if err != nil {
+		return err
+	}
+	tc := textCount{Tokenizer: opts.Tokenizer, Template: off.TemplateName(), Chars: len([]rune(text)),
+		Tokens: off.CountText(text), AsUserMessage: asMessage.PromptTokens}
+	if opts.Format == results.FormatJSON {
+		return writeIndentedJSON(opts.IO.Out, tc)
+	}
+	_, err = fmt.Fprintf(opts.IO.Out, "%s tokens (%s characters, tokenizer %s); as one user message with the %s template: %s tokens\n",
+		results.Thousands(int64(tc.Tokens)), results.Thousands(int64(tc.Chars)), tc.Tokenizer, tc.Template, results.Thousands(int64(tc.AsUserMessage)))
+	return err
+}
+
+// writeIndentedJSON writes v as indented JSON.
+func writeIndentedJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}

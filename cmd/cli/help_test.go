@@ -1,0 +1,85 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// helpBudgets returns the example budgets of `budget check --help` (the indented lines under
+// "budgets:").
+func helpBudgets(t *testing.T) []string {
+	t.Helper()
+	code, out, errOut := runCLI(t, "budget", "check", "--help")
+	if code != ExitOK {
+		t.Fatalf("budget check --help: exit %d\n%s", code, errOut)
+	}
+	_, block, ok := strings.Cut(out, "\n  budgets:\n")
+	if !ok {
+		t.Fatalf("budget check --help has no example budgets block:\n%s", out)
+	}
+	var lines []string
+	for _, line := range strings.Split(block, "\n") {
+		if !strings.HasPrefix(line, "    ") {
+			break
+		}
+		lines = append(lines, strings.TrimSpace(line))
+	}
+	if len(lines) < 3 {
+		t.Fatalf("only %d example budgets", len(lines))
+	}
+	return lines
+}
+
+var scanOverRead = regexp.MustCompile(`scan_over_read\{payload:(\w+)\}: p\(50\) < ([0-9.]+)`)
+
+// TestHelpBudgetFiguresHold: the figures the help texts show are true. The example budgets of
+// `budget check --help` on replay figures hold on a replay of the sample corpus (the delta one
+// against the same run as baseline); the scan/read budget that `budget check --help` and
+// `bench scan --help` show is the same and lies above the current figure of
+// docs/performance.md for its payload.
+func TestHelpBudgetFiguresHold(t *testing.T) {
+	lines := helpBudgets(t)
+	var replayLines, scanLines []string
+	for _, l := range lines {
+		if strings.HasPrefix(l, "scan_over_read") {
+			scanLines = append(scanLines, l)
+		} else {
+			replayLines = append(replayLines, l)
+		}
+	}
+	dir := t.TempDir()
+	res := sampleRun(t, filepath.Join(dir, "run"), 1000, nil)
+	budgets := filepath.Join(dir, "budgets.yaml")
+	if err := os.WriteFile(budgets, []byte("budgets:\n  "+strings.Join(replayLines, "\n  ")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := runCLI(t, "budget", "check", "--budgets", budgets, "--baseline", res, res); code != ExitOK {
+		t.Errorf("the example budgets of budget check --help do not hold on the sample corpus (exit %d):\n%s%s", code, out, errOut)
+	}
+
+	_, bench, _ := runCLI(t, "bench", "scan", "--help")
+	m := scanOverRead.FindStringSubmatch(bench)
+	if m == nil || len(scanLines) != 1 || !strings.Contains(scanLines[0], m[0]) {
+		t.Fatalf("bench scan --help shows %q, budget check --help %q: want one scan_over_read budget, the same in both", m, scanLines)
+	}
+	bound, err := strconv.ParseFloat(m[2], 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	perf, err := os.ReadFile(filepath.Join("..", "..", "docs", "performance.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := regexp.MustCompile("(?m)^\\| `" + regexp.QuoteMeta(m[1]) + "`.*\\| ([0-9.]+)× \\|$").FindSubmatch(perf)
+	if row == nil {
+		t.Fatalf("docs/performance.md has no scan/read figure for %s", m[1])
+	}
+	figure, _ := strconv.ParseFloat(string(row[1]), 64)
+	if figure >= bound {
+		t.Errorf("the help's budget scan_over_read{payload:%s} < %v is crossed by the figure of docs/performance.md (%v×)", m[1], bound, figure)
+	}
+}

@@ -1,0 +1,290 @@
+package cli
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/strata-eval/strata-eval/engine"
+	"github.com/strata-eval/strata-eval/internal/tinymodel"
+	"github.com/strata-eval/strata-eval/results"
+)
+
+// LlamaServerEnv names a llama-server binary for TestLiveLlamaServer; without it the test
+// looks where `make llama-server` puts it.
+const LlamaServerEnv = "STRATA_EVAL_LLAMA_SERVER"
+
+// findLlamaServer returns the llama-server binary of the release the llama engine binds
+// ($STRATA_EVAL_LLAMA_SERVER, else what `make llama-server` built under
+// ${STRATA_EVAL_CACHE:-$HOME/.cache/strata-eval}/llama-server/<release>/bin), or skips.
+func findLlamaServer(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv(LlamaServerEnv); p != "" {
+		if _, err := os.Stat(p); err != nil {
+			t.Skipf("skipping the live llama-server test: $%s: %v", LlamaServerEnv, err)
+		}
+		return p
+	}
+	cache := os.Getenv("STRATA_EVAL_CACHE")
+	if cache == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			t.Skipf("skipping the live llama-server test: no home folder: %v", err)
+		}
+		cache = filepath.Join(home, ".cache", "strata-eval")
+	}
+	p := filepath.Join(cache, "llama-server", engine.LlamaRelease, "bin", "llama-server")
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("skipping the live llama-server test: no %s (run `make llama-server`, 10-40 min, or set $%s)", p, LlamaServerEnv)
+	}
+	return p
+}
+
+// startLlamaServer starts llama-server on a free loopback port with model, waits until it
+// is ready and returns its URL; the server is stopped when the test ends.
+func startLlamaServer(t *testing.T, bin, model string) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	logPath := filepath.Join(t.TempDir(), "llama-server.log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "--model", model, "--host", "127.0.0.1", "--port", fmt.Sprint(port),
+		"--threads", "2", "--parallel", "2", "--no-webui")
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", bin, err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-exited
+		logFile.Close()
+	})
+	url := fmt.Sprintf("http://127.0.0.1:%d", port)
+	deadline := time.Now().Add(2 * time.Minute)
+	for time.Now().Before(deadline) {
+		select {
+		case err := <-exited:
+			log, _ := os.ReadFile(logPath)
+			t.Fatalf("llama-server exited (%v) before it was ready:\n%s", err, tail(string(log), 3000))
+		default:
+		}
+		if resp, err := http.Get(url + "/health"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return url
+			}
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	log, _ := os.ReadFile(logPath)
+	t.Fatalf("llama-server not ready after 2 minutes:\n%s", tail(string(log), 3000))
+	return ""
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return "…" + s[len(s)-n:]
+	}
+	return s
+}
+
+// knownServerDiffs are the arm requests where llama-server's prompt is not the computed one,
+// keyed "case arm" (the case id relative to the repository root), with server − computed:
+// none since the renderer renders what llama-server renders (issue 11). The test fails when a
+// listed difference changes, so the list cannot go stale.
+var knownServerDiffs = map[string]int{}
+
+// TestLiveLlamaServer replays the sample corpus and the real recordings (corpora/testdata/real
+// and corpora/testdata/mcp) against a real llama-server of the release the llama engine binds,
+// serving the tiny Qwen3 model, with the http engine (--tokenizer the same GGUF), the offline
+// engine and the llama engine: on every case and arm whose request carries no picture, the
+// server's prompt tokens equal the computed ones (server − computed = 0) and the offline and
+// llama engines' counts equal the server's. The server has no projector, so requests with
+// pictures are refused by it (said once) and keep their computed counts. Skipped when the
+// binary, the tokenizer or the llama.cpp libraries are absent.
+func TestLiveLlamaServer(t *testing.T) {
+	bin := findLlamaServer(t)
+	root, err := tinymodel.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := tinymodel.FindTokenizer()
+	if err != nil {
+		t.Skipf("skipping the live llama-server test: Qwen3 tokenizer absent: %v", err)
+	}
+	model, err := tinymodel.EnsureQwen3(filepath.Join(root, ".cache", "tinymodel"), tok, tinymodel.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	libs, libErr := engine.FindLlamaLibs(filepath.Join(root, ".cache", "llama-libs", "linux-x64"))
+	url := startLlamaServer(t, bin, model)
+
+	for _, corpus := range []struct {
+		name  string
+		paths []string
+	}{
+		{"sample", nil},
+		{"real", []string{filepath.Join(root, "corpora", "testdata", "real"), filepath.Join(root, "corpora", "testdata", "mcp")}},
+	} {
+		t.Run(corpus.name, func(t *testing.T) {
+			common := append([]string{"--tokenizer", model, "--turns", "all"}, corpus.paths...)
+			offline := liveRun(t, "offline", common)
+			served := liveRun(t, "http", append([]string{"--engine", "http", "--endpoint", url, "--no-cache"}, common...))
+			server := serverCounts(t, root, offline, served)
+			compareWithServer(t, corpus.name+" corpus, http engine (its computed counts)", server, served, func(a results.ArmCase) (int, bool) {
+				if a.Computed == nil {
+					return 0, false
+				}
+				return a.Computed.PromptTokens, true
+			})
+			compareWithServer(t, corpus.name+" corpus, offline engine", server, offline, promptTokens)
+			if libErr != nil {
+				t.Logf("llama engine not run: %v", libErr)
+				return
+			}
+			llama := liveRun(t, "llama", append([]string{"--engine", "llama", "--model", model, "--llama-lib", libs, "--gpu-layers", "none"}, common...))
+			compareWithServer(t, corpus.name+" corpus, llama engine", server, llama, promptTokens)
+		})
+	}
+}
+
+func promptTokens(a results.ArmCase) (int, bool) { return a.PromptTokens, true }
+
+// liveRun replays with args and returns the report; exit 0 is wanted (a refusal of pictures
+// is a warning, not a failure).
+func liveRun(t *testing.T, name string, args []string) *results.Report {
+	t.Helper()
+	code, stderr, r := replayLive(t, t.TempDir(), args...)
+	if r == nil {
+		t.Fatalf("%s: exit %d, no report: %s", name, code, stderr)
+	}
+	if code != ExitOK {
+		t.Errorf("%s: exit %d: %s", name, code, tail(stderr, 3000))
+	}
+	return r
+}
+
+// carriesPicture says whether an arm's request hands the model a picture (computed rows).
+func carriesPicture(a results.ArmCase) bool {
+	if a.ImageRows > 0 || a.SeesPicture {
+		return true
+	}
+	for _, p := range a.Pictures {
+		if p.SeenByModel {
+			return true
+		}
+	}
+	return false
+}
+
+// serverCounts returns llama-server's prompt tokens by "case arm" (case ids relative to root)
+// for every arm whose request carries no picture (the server has no projector: it refuses
+// pictures, and those arms keep their computed counts). A case that failed, or an arm without
+// pictures that the server did not count, is an error.
+func serverCounts(t *testing.T, root string, offline, served *results.Report) map[string]int {
+	t.Helper()
+	withPicture := map[string]bool{}
+	for _, c := range offline.Cases {
+		for _, a := range c.Arms {
+			withPicture[armKey(root, c.ID, a.Arm)] = carriesPicture(a)
+		}
+	}
+	out := map[string]int{}
+	pictures := 0
+	for _, c := range served.Cases {
+		if c.Error != "" {
+			t.Errorf("http engine: case %s failed: %s", c.ID, c.Error)
+		}
+		for _, a := range c.Arms {
+			key := armKey(root, c.ID, a.Arm)
+			switch {
+			case withPicture[key]:
+				pictures++
+			case a.CountDiff == nil || a.TextSource != results.SourceServer:
+				t.Errorf("http engine: %s has no picture but no server count", key)
+			default:
+				out[key] = a.PromptTokens
+			}
+		}
+	}
+	t.Logf("llama-server counted %d arm requests; %d with pictures left out", len(out), pictures)
+	if len(out) == 0 {
+		t.Error("llama-server counted nothing")
+	}
+	return out
+}
+
+// armKey names a case's arm with the case id relative to the repository root.
+func armKey(root, id, arm string) string {
+	return strings.TrimPrefix(strings.TrimPrefix(id, root), string(filepath.Separator)) + " " + arm
+}
+
+// compareWithServer sets an engine's counts (count of each arm of r) beside llama-server's:
+// server − computed must be 0 on every arm the server counted, or the difference listed in
+// knownServerDiffs. It logs the figures: requests compared, the sum of server − computed, and
+// every arm that differs.
+func compareWithServer(t *testing.T, what string, server map[string]int, r *results.Report, count func(results.ArmCase) (int, bool)) {
+	t.Helper()
+	root, _ := tinymodel.RepoRoot()
+	var compared, sum int
+	var differ, wrong []string
+	for _, c := range r.Cases {
+		for _, a := range c.Arms {
+			key := armKey(root, c.ID, a.Arm)
+			s, ok := server[key]
+			if !ok {
+				continue
+			}
+			n, ok := count(a)
+			if !ok {
+				wrong = append(wrong, key+": no count")
+				continue
+			}
+			compared++
+			d := s - n
+			sum += d
+			if d != 0 {
+				differ = append(differ, fmt.Sprintf("%s: server %d, computed %d, %+d", key, s, n, d))
+			}
+			switch want, known := knownServerDiffs[key]; {
+			case d == want:
+			case d == 0 && known:
+				wrong = append(wrong, fmt.Sprintf("%s: server − computed is 0 now (knownServerDiffs says %+d): delete the entry", key, want))
+			default:
+				wrong = append(wrong, fmt.Sprintf("%s: server %d, computed %d: %+d, want %+d", key, s, n, d, want))
+			}
+		}
+	}
+	sort.Strings(differ)
+	sort.Strings(wrong)
+	t.Logf("%s: %d arm requests compared, server − computed %+d in all, %d differ%s", what, compared, sum, len(differ), listed(differ))
+	if compared != len(server) {
+		t.Errorf("%s: %d of the %d arms llama-server counted compared", what, compared, len(server))
+	}
+	if len(wrong) > 0 {
+		t.Errorf("%s: server − computed is not what knownServerDiffs says on %d arm request(s)%s", what, len(wrong), listed(wrong))
+	}
+}
+
+func listed(lines []string) string {
+	if len(lines) == 0 {
+		return ""
+	}
+	return ":\n  " + strings.Join(lines, "\n  ")
+}

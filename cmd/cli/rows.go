@@ -1,0 +1,165 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/strata-eval/strata-eval/measure"
+	"github.com/strata-eval/strata-eval/replay"
+	"github.com/strata-eval/strata-eval/results"
+)
+
+// RowsOptions are the flags and streams of `rows`.
+type RowsOptions struct {
+	IO        *IOStreams
+	Pictures  []string
+	Vision    []string
+	MMProj    string
+	MinTokens int
+	MaxTokens int
+	Format    string
+}
+
+func newRowsCmd(io *IOStreams) *cobra.Command {
+	opts := &RowsOptions{IO: io}
+	c := &cobra.Command{
+		Use:   "rows [flags] WxH|PICTURE...",
+		Short: "Image rows of a picture size or a picture file, per vision family",
+		Long: helpWithExit(`Prints what a picture costs the prompt: its embedding rows, the marker tokens around them and
+the total, with the size the preprocessor resizes it to and its tiles, for one or more vision
+families (--vision, repeatable; all for every family; --mmproj for a projector GGUF). Each
+argument is a size (1280x800 or 1280×800) or a picture file (PNG, JPEG, GIF, BMP, WebP), whose
+size is read from its header after the picture check replay applies. The figures are those
+replay gives every picture it measures (docs/pipeline.md §10).`),
+		Args: wrapArgs(cobra.MinimumNArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Pictures = args
+			return runRows(cmd.Context(), opts)
+		},
+	}
+	f := c.Flags()
+	f.StringArrayVar(&opts.Vision, "vision", nil, "vision family (repeatable; all for every family; default "+defaultVision+")")
+	f.StringVar(&opts.MMProj, "mmproj", "", "projector GGUF (mmproj) that decides image rows, instead of --vision")
+	f.IntVar(&opts.MinTokens, "image-min-tokens", 0, "llama-server --image-min-tokens (0: the projector's default)")
+	f.IntVar(&opts.MaxTokens, "image-max-tokens", 0, "llama-server --image-max-tokens (0: the projector's default)")
+	f.StringVar(&opts.Format, "format", "table", "output: table or json")
+	return c
+}
+
+// rowsRow is the cost of one picture under one family.
+type rowsRow struct {
+	Picture string       `json:"picture"`
+	Width   int          `json:"width"`
+	Height  int          `json:"height"`
+	Family  string       `json:"family"`
+	Rows    measure.Rows `json:"rows"`
+}
+
+// sizeArg is WxH (x, X or ×).
+var sizeArg = regexp.MustCompile(`^(\d+)\s*[xX×]\s*(\d+)$`)
+
+func runRows(ctx context.Context, opts *RowsOptions) error {
+	if opts.Format != results.FormatTable && opts.Format != results.FormatJSON {
+		return usageErrorf("--format must be table or json, not %q", opts.Format)
+	}
+	families, err := opts.families()
+	if err != nil {
+		return err
+	}
+	var out []rowsRow
+	for _, arg := range opts.Pictures {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		w, h, err := pictureSize(arg)
+		if err != nil {
+			return err
+		}
+		for _, fam := range families {
+			rows, err := measure.ImageRows(fam, w, h, measure.RowOptions{MinTokens: opts.MinTokens, MaxTokens: opts.MaxTokens})
+			if err != nil {
+				return withExitCode(ExitUsage, fmt.Errorf("%s: %w", arg, err))
+			}
+			out = append(out, rowsRow{Picture: arg, Width: w, Height: h, Family: fam.Name, Rows: rows})
+		}
+	}
+	if opts.Format == results.FormatJSON {
+		return writeIndentedJSON(opts.IO.Out, out)
+	}
+	t := results.Table{Title: "image rows",
+		Header: []string{"picture", "size", "family", "rows", "markers", "total", "resized to", "tiles", "source"},
+		Right:  []bool{false, false, false, true, true, true, false, true, false}}
+	for _, r := range out {
+		resized := r.Rows.Resized.String()
+		if r.Rows.Overview.Width > 0 {
+			resized += " + overview " + r.Rows.Overview.String()
+		}
+		tiles := "-"
+		if r.Rows.Tiles > 0 {
+			tiles = fmt.Sprintf("%d (%s)", r.Rows.Tiles, r.Rows.Grid)
+		}
+		t.Rows = append(t.Rows, []string{r.Picture, fmt.Sprintf("%d×%d", r.Width, r.Height), r.Family,
+			results.Thousands(int64(r.Rows.Rows)), strconv.Itoa(r.Rows.Markers), results.Thousands(int64(r.Rows.Total)), resized, tiles, r.Rows.Source})
+	}
+	return results.WriteTables(opts.IO.Out, []results.Table{results.FitTable(t, opts.IO.TableWidth(), results.TextColumns(t))}, false)
+}
+
+// families resolves --mmproj and --vision.
+func (o *RowsOptions) families() ([]measure.Family, error) {
+	if o.MMProj != "" {
+		if len(o.Vision) > 0 {
+			return nil, usageErrorf("--mmproj and --vision exclude each other")
+		}
+		f, err := measure.LoadProjector(o.MMProj)
+		if err != nil {
+			return nil, withExitCode(ExitUsage, err)
+		}
+		return []measure.Family{f}, nil
+	}
+	names := o.Vision
+	if len(names) == 0 {
+		names = []string{defaultVision}
+	}
+	if len(names) == 1 && names[0] == "all" {
+		names = measure.Families()
+	}
+	var out []measure.Family
+	for _, n := range names {
+		f, err := measure.FamilyByName(n)
+		if err != nil {
+			return nil, usageErrorf("--vision: %v", err)
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// pictureSize reads WxH, or the size of a picture file after the picture check.
+func pictureSize(arg string) (int, int, error) {
+	if m := sizeArg.FindStringSubmatch(strings.TrimSpace(arg)); m != nil {
+		w, err1 := strconv.Atoi(m[1])
+		h, err2 := strconv.Atoi(m[2])
+		if err1 != nil || err2 != nil || w <= 0 || h <= 0 {
+			return 0, 0, usageErrorf("%s: not a picture size", arg)
+		}
+		return w, h, nil
+	}
+	data, err := os.ReadFile(arg)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return 0, 0, usageErrorf("%s: neither a size (WxH) nor a picture file: %v", arg, err)
+		}
+		return 0, 0, withExitCode(ExitInputs, fmt.Errorf("read %s: %w", arg, err))
+	}
+	info, err := replay.CheckPicture(data, replay.PictureLimits{})
+	if err != nil {
+		return 0, 0, withExitCode(ExitInputs, fmt.Errorf("%s: %w", arg, err))
+	}
+	return info.Width, info.Height, nil
+}

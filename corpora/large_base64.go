@@ -1,0 +1,310 @@
+package corpora
+
+import (
+	"bytes"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"strconv"
+	"strings"
+)
+
+// LargeBase64Bytes is the decoded size past which the MCP line readers stream the base64 of an
+// image or audio block's data, or of a resource blob, instead of holding it (50 MiB, the source
+// agent's cap on blobs and downloads): what is kept is its length, its first bytes and its
+// digest (docs/decisions.md). Such a payload is over the server's 32 MiB picture cap, which
+// counts it from its header and length, and over the agent's cap, which does not decode it.
+const LargeBase64Bytes = 50 << 20
+
+// largeBase64Chars is the shortest base64 run whose decoded size is over LargeBase64Bytes.
+const largeBase64Chars = (LargeBase64Bytes/3)*4 + 8
+
+// LargeHeadBytes is how much of a large payload is decoded and kept: enough for any header.
+const LargeHeadBytes = 64 << 10
+
+// LargeBase64 is what is kept of a base64 payload streamed past (see LargeBase64Bytes).
+type LargeBase64 struct {
+	// Chars is the number of base64 characters recorded; Bytes the decoded size.
+	Chars int64 `json:"chars"`
+	Bytes int64 `json:"bytes"`
+	// Head is the first LargeHeadBytes decoded bytes (all of them when fewer).
+	Head []byte `json:"-"`
+	// SHA256 is the hex digest of the decoded bytes.
+	SHA256 string `json:"sha256"`
+	// Err says why the base64 cannot be decoded ("" when it can).
+	Err string `json:"error,omitempty"`
+}
+
+// largeNonce makes the text that stands for a streamed payload in a line unforgeable by a
+// recording: it is drawn once per process.
+var largeNonce = func() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}()
+
+// largeMarkerPrefix starts the JSON string a line reader writes in place of a streamed
+// payload; the string holds the LargeBase64 fields (see largeMarker).
+func largeMarkerPrefix() string { return "\x00strata-eval:large-base64:" + largeNonce + ":" }
+
+// largeMarker is the JSON string body (escaped) that replaces a streamed payload in a line.
+func largeMarker(l *LargeBase64) string {
+	fields := strconv.FormatInt(l.Chars, 10) + ":" + strconv.FormatInt(l.Bytes, 10) + ":" + l.SHA256 + ":" +
+		base64.StdEncoding.EncodeToString(l.Head) + ":" + hex.EncodeToString([]byte(l.Err))
+	return `\u0000` + largeMarkerPrefix()[1:] + fields
+}
+
+// parseLargeMarker reads back a decoded JSON string written by largeMarker (ok false for any
+// other string).
+func parseLargeMarker(s string) (*LargeBase64, bool) {
+	rest, ok := strings.CutPrefix(s, largeMarkerPrefix())
+	if !ok {
+		return nil, false
+	}
+	f := strings.Split(rest, ":")
+	if len(f) != 5 {
+		return nil, false
+	}
+	l := &LargeBase64{SHA256: f[2]}
+	var err1, err2, err3, err4 error
+	l.Chars, err1 = strconv.ParseInt(f[0], 10, 64)
+	l.Bytes, err2 = strconv.ParseInt(f[1], 10, 64)
+	l.Head, err3 = base64.StdEncoding.DecodeString(f[3])
+	msg, err4 := hex.DecodeString(f[4])
+	if err := errors.Join(err1, err2, err3, err4); err != nil {
+		return nil, false
+	}
+	l.Err = string(msg)
+	return l, true
+}
+
+// largeDecoder decodes a base64 run as it streams by, keeping its length, head and digest.
+// It accepts the base64 alphabet with '=' padding at the end and skips line breaks, as
+// Python's non-validating b64decode does; anything else is an error.
+type largeDecoder struct {
+	out   LargeBase64
+	h     hash.Hash
+	quad  []byte // pending characters
+	buf   []byte // decoded bytes of one batch
+	pads  int
+	ended bool // a '=' was met: Python stops decoding there
+}
+
+func newLargeDecoder() *largeDecoder {
+	return &largeDecoder{h: sha256.New(), quad: make([]byte, 0, 64<<10+4), buf: make([]byte, 48<<10+3)}
+}
+
+// write takes characters of the run (already unescaped: `\/` given as '/').
+func (d *largeDecoder) write(p []byte) {
+	for len(p) > 0 {
+		if !d.ended {
+			// the common case: a stretch of the alphabet, copied whole
+			lim := min(len(p), cap(d.quad)-4-len(d.quad))
+			n := 0
+			for n < lim && b64Alphabet[p[n]] {
+				n++
+			}
+			if n > 0 {
+				d.quad = append(d.quad, p[:n]...)
+				d.out.Chars += int64(n)
+				d.pads = 0
+				p = p[n:]
+				if len(d.quad) == cap(d.quad)-4 {
+					d.flush(false)
+				}
+				continue
+			}
+		}
+		c := p[0]
+		p = p[1:]
+		d.out.Chars++
+		switch {
+		case c == '\n' || c == '\r' || d.ended:
+			// skipped, as Python skips line breaks and ignores what follows the padding
+		case c == '=':
+			d.pads++
+			if len(d.quad)%4 >= 2 && len(d.quad)%4+d.pads >= 4 {
+				d.ended = true
+			}
+		default: // not in the alphabet
+			d.fail(fmt.Sprintf("character %q at position %d of the base64 payload", c, d.out.Chars-1))
+		}
+	}
+}
+
+// b64Alphabet marks the characters of the standard base64 alphabet.
+var b64Alphabet = func() (t [256]bool) {
+	for _, c := range []byte("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/") {
+		t[c] = true
+	}
+	return t
+}()
+
+func isB64Char(c byte) bool { return b64Alphabet[c] }
+
+// flush decodes the whole groups of four pending (all of them at the end).
+func (d *largeDecoder) flush(final bool) {
+	n := len(d.quad) / 4 * 4
+	enc := base64.StdEncoding
+	if final && len(d.quad) != n {
+		n = len(d.quad)
+		enc = base64.RawStdEncoding
+		if n%4 == 1 || !d.ended {
+			d.fail("incorrect padding")
+		}
+	}
+	k, err := enc.Decode(d.buf, d.quad[:n])
+	if err != nil {
+		d.fail(err.Error())
+	}
+	d.emit(d.buf[:k])
+	d.quad = append(d.quad[:0], d.quad[n:]...)
+}
+
+func (d *largeDecoder) fail(msg string) {
+	if d.out.Err == "" {
+		d.out.Err = msg
+	}
+}
+
+func (d *largeDecoder) emit(b []byte) {
+	if room := LargeHeadBytes - len(d.out.Head); room > 0 {
+		d.out.Head = append(d.out.Head, b[:min(room, len(b))]...)
+	}
+	d.out.Bytes += int64(len(b))
+	d.h.Write(b)
+}
+
+// finish ends the run and returns what is kept of it.
+func (d *largeDecoder) finish() *LargeBase64 {
+	d.flush(true)
+	d.out.SHA256 = hex.EncodeToString(d.h.Sum(nil))
+	return &d.out
+}
+
+// spillActivate is the length past which a line is scanned for payloads to stream: a line
+// shorter than a large payload holds none, and is read as it is.
+const spillActivate = 8 << 20
+
+// lineSpiller follows the JSON of one long line as it is read and streams the base64 of a
+// "data" or "blob" string member past largeBase64Chars characters through a largeDecoder,
+// writing in its place the marker parseLargeMarker reads back. Only whole strings of base64
+// characters (with `\/` escapes and `\n` / `\r` line breaks) are streamed.
+type lineSpiller struct {
+	// limit is the run length from which a payload is streamed (0: largeBase64Chars).
+	limit int
+
+	inString, escape bool
+	strStart         int  // where the current string's content starts in the line
+	pure             bool // the current string is base64 so far
+	valueKey         string
+	lastString       string // the last short string, a key when a ':' follows
+	expectColon      bool
+	afterColon       bool
+	pendingKey       string
+
+	spill       *largeDecoder
+	spillEscape bool
+}
+
+// feed appends chunk to line, streaming past what it must, and returns the line.
+func (s *lineSpiller) feed(line, chunk []byte) []byte {
+	for i := 0; i < len(chunk); i++ {
+		c := chunk[i]
+		if s.spill != nil {
+			if s.spillEscape {
+				s.spillEscape = false
+				switch c {
+				case '/':
+					s.spill.write([]byte{'/'})
+				case 'n', 'r':
+				default:
+					s.spill.fail(fmt.Sprintf("escape \\%c in the base64 payload", c))
+				}
+				continue
+			}
+			j := i
+			for j < len(chunk) && chunk[j] != '"' && chunk[j] != '\\' {
+				j++
+			}
+			s.spill.write(chunk[i:j])
+			i = j
+			if i == len(chunk) {
+				break
+			}
+			if chunk[i] == '\\' {
+				s.spillEscape = true
+				continue
+			}
+			line = append(line, largeMarker(s.spill.finish())...)
+			line = append(line, '"')
+			s.spill = nil
+			continue
+		}
+		line = s.step(append(line, c), c)
+	}
+	return line
+}
+
+func (s *lineSpiller) runLimit() int {
+	if s.limit > 0 {
+		return s.limit
+	}
+	return largeBase64Chars
+}
+
+// step follows the JSON state after c was appended to line, and returns the line (cut where
+// a payload starts being streamed).
+func (s *lineSpiller) step(line []byte, c byte) []byte {
+	if s.inString {
+		switch {
+		case s.escape:
+			s.escape = false
+			if c != '/' {
+				s.pure = false
+			}
+		case c == '\\':
+			s.escape = true
+		case c == '"':
+			s.inString = false
+			s.lastString = ""
+			if content := line[s.strStart : len(line)-1]; len(content) <= 16 {
+				s.lastString = string(content)
+			}
+			s.expectColon = true
+		case !isB64Char(c) && c != '=':
+			s.pure = false
+		}
+		if s.pure && !s.escape && c != '"' && (s.valueKey == "data" || s.valueKey == "blob") &&
+			len(line)-s.strStart >= s.runLimit() {
+			s.spill = newLargeDecoder()
+			s.spill.write(bytes.ReplaceAll(line[s.strStart:], []byte(`\/`), []byte("/")))
+			line = line[:s.strStart]
+			s.inString = false // the marker and the closing quote end it
+			s.lastString, s.expectColon = "", true
+		}
+		return line
+	}
+	switch c {
+	case '"':
+		s.inString, s.strStart, s.pure = true, len(line), true
+		s.valueKey = ""
+		if s.afterColon {
+			s.valueKey = s.pendingKey
+		}
+		s.afterColon, s.expectColon = false, false
+	case ':':
+		if s.expectColon {
+			s.afterColon, s.pendingKey = true, s.lastString
+		}
+		s.expectColon = false
+	case ' ', '\t', '\r', '\n':
+	default:
+		s.expectColon, s.afterColon = false, false
+	}
+	return line
+}

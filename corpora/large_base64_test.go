@@ -1,0 +1,163 @@
+package corpora
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"io"
+	"strings"
+	"testing"
+)
+
+// largePayloadReader streams an MCP transcript whose result line carries n bytes of a seeded
+// pattern as base64 in an image block (with `\/` escapes when escaped), then a text block,
+// without holding the line.
+func largePayloadReader(data []byte, escaped, claudeLog bool) io.Reader {
+	b64 := base64.StdEncoding.EncodeToString(data)
+	if escaped {
+		b64 = strings.ReplaceAll(b64, "/", `\/`)
+	}
+	client, server, suffix := "", "", ""
+	if claudeLog { // Claude Desktop's mcp-server-NAME.log records
+		client = "2025-03-28T21:46:09.014Z [shot] [info] Message from client: "
+		server = "2025-03-28T21:46:10.014Z [shot] [info] Message from server: "
+		suffix = " { metadata: undefined }"
+	}
+	return io.MultiReader(
+		strings.NewReader(client+`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"shot","arguments":{}}}`+suffix+"\n"),
+		strings.NewReader(server+`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"image","mimeType":"image/png","data":"`),
+		strings.NewReader(b64),
+		strings.NewReader(`"},{"type":"text","text":"after the picture"},{"type":"resource","resource":{"uri":"file:///x","mimeType":"image/png","blob":"`+
+			base64.StdEncoding.EncodeToString(data[:1000])+`"}}]}}`+suffix+"\n"))
+}
+
+// TestLargePayloadStreamed: a picture whose decoded size is over LargeBase64Bytes in one JSON
+// line is streamed past while the line is read: its size, first bytes and digest are kept, and
+// the rest of the line is read as usual (peak memory: BenchmarkHugeLine in cmd/cli).
+func TestLargePayloadStreamed(t *testing.T) {
+	data := make([]byte, LargeBase64Bytes+12345)
+	copy(data, "\x89PNG\r\n\x1a\n")
+	for i := 8; i < len(data); i++ {
+		data[i] = byte(i*7 + i>>9)
+	}
+	sum := sha256.Sum256(data)
+	for _, tt := range []struct{ escaped, claudeLog bool }{{false, false}, {true, false}, {false, true}} {
+		escaped := tt.escaped
+		format := FormatMCPJSONL
+		if tt.claudeLog {
+			format = FormatClaudeDesktopLog
+		}
+		var c Collector
+		if err := Read(context.Background(), "mcp-server-shot.log", largePayloadReader(data, escaped, tt.claudeLog), format, &c); err != nil {
+			t.Fatal(err)
+		}
+		if len(c.Conversations) != 1 || len(c.Problems) != 0 {
+			t.Fatalf("escaped %v: %d conversations, problems %v", escaped, len(c.Conversations), c.Problems)
+		}
+		var res *CallToolResult
+		for _, m := range c.Conversations[0].Messages {
+			for _, p := range m.Parts {
+				if p.ToolResult != nil {
+					res = p.ToolResult.MCP
+				}
+			}
+		}
+		if res == nil || len(res.Content) != 3 {
+			t.Fatalf("escaped %v: result %+v", escaped, res)
+		}
+		img := res.Content[0]
+		if img.Data != "" || img.Large == nil {
+			t.Fatalf("escaped %v: the payload was held (%d characters)", escaped, len(img.Data))
+		}
+		l := img.Large
+		if l.Bytes != int64(len(data)) || l.SHA256 != hex.EncodeToString(sum[:]) || !bytes.Equal(l.Head, data[:LargeHeadBytes]) || l.Err != "" {
+			t.Errorf("escaped %v: kept %d bytes, sha256 %s, head ok %v, err %q", escaped, l.Bytes, l.SHA256, bytes.Equal(l.Head, data[:LargeHeadBytes]), l.Err)
+		}
+		if res.Content[1].Text != "after the picture" || res.Content[2].Resource == nil || res.Content[2].Resource.LargeBlob != nil ||
+			len(*res.Content[2].Resource.Blob) != len(base64.StdEncoding.EncodeToString(data[:1000])) {
+			t.Errorf("escaped %v: the blocks after the payload: %+v", escaped, res.Content[1:])
+		}
+	}
+}
+
+// TestLargeMarkerNotForgeable: a recording cannot pass itself off as a streamed payload.
+func TestLargeMarkerNotForgeable(t *testing.T) {
+	forged := `\u0000strata-eval:large-base64:000000000000000000000000:99999999999:99999999999:00:iVBORw0KGgo=:`
+	src := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{}}}` + "\n" +
+		`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"image","mimeType":"image/png","data":"` + forged + `"}]}}` + "\n"
+	var c Collector
+	if err := Read(context.Background(), "f.jsonl", strings.NewReader(src), FormatMCPJSONL, &c); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range c.Conversations[0].Messages {
+		for _, p := range m.Parts {
+			if p.ToolResult != nil && p.ToolResult.MCP.Content[0].Large != nil {
+				t.Error("a forged marker was taken for a streamed payload")
+			}
+		}
+	}
+}
+
+// FuzzLargeDecoder: what the streaming decoder keeps of valid base64 is what
+// encoding/base64 decodes, whatever the sizes of the writes; other input gives an error.
+func FuzzLargeDecoder(f *testing.F) {
+	f.Add([]byte("hello, world"), 3)
+	f.Add([]byte{0x89, 'P', 'N', 'G'}, 1)
+	f.Fuzz(func(t *testing.T, data []byte, step int) {
+		step = 1 + abs(step)%97
+		b64 := []byte(base64.StdEncoding.EncodeToString(data))
+		d := newLargeDecoder()
+		for i := 0; i < len(b64); i += step {
+			d.write(b64[i:min(len(b64), i+step)])
+		}
+		l := d.finish()
+		sum := sha256.Sum256(data)
+		if l.Err != "" || l.Bytes != int64(len(data)) || l.SHA256 != hex.EncodeToString(sum[:]) || l.Chars != int64(len(b64)) ||
+			!bytes.Equal(l.Head, data[:min(len(data), LargeHeadBytes)]) {
+			t.Fatalf("%q: kept %+v", b64, l)
+		}
+		if len(b64) > 4 && bytes.HasSuffix(b64, []byte("=")) {
+			d := newLargeDecoder()
+			d.write(bytes.TrimRight(b64, "="))
+			if d.finish().Err == "" {
+				t.Fatalf("%q without its padding: no error", b64)
+			}
+		}
+	})
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
+// FuzzLineSpiller: with a small streaming limit, the line a spiller writes does not depend on
+// how the line is cut into chunks, a line with no "data" or "blob" member comes out unchanged,
+// and a valid JSON line stays valid JSON whose streamed payloads read back as markers.
+func FuzzLineSpiller(f *testing.F) {
+	f.Add([]byte(`{"type":"image","data":"iVBORw0KGgoAAAANSUhEUgAA","x":"y"}`), 3, 5)
+	f.Add([]byte(`{"resource":{"blob":"QUJD\/REVG==","mimeType":"image/png"}}`), 1, 4)
+	f.Add([]byte(`{"data" : "QUJDREVG\nQUJD", "data":["QUJDREVGSEhI"]}`), 7, 4)
+	f.Fuzz(func(t *testing.T, line []byte, step, limit int) {
+		step, limit = 1+abs(step)%61, 4+abs(limit)%64
+		whole := (&lineSpiller{limit: limit}).feed(nil, line)
+		s := &lineSpiller{limit: limit}
+		var cut []byte
+		for i := 0; i < len(line); i += step {
+			cut = s.feed(cut, line[i:min(len(line), i+step)])
+		}
+		if !bytes.Equal(cut, whole) {
+			t.Fatalf("chunks of %d give %q, the whole line %q", step, cut, whole)
+		}
+		if !bytes.Contains(line, []byte(`"data"`)) && !bytes.Contains(line, []byte(`"blob"`)) && !bytes.Equal(whole, line) {
+			t.Fatalf("a line with no payload member changed: %q → %q", line, whole)
+		}
+		if jwValid(line) && s.spill == nil && !jwValid(whole) {
+			t.Fatalf("valid JSON %q became %q", line, whole)
+		}
+	})
+}

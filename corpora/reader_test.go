@@ -1,0 +1,117 @@
+package corpora
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestFormatTableIsComplete(t *testing.T) {
+	seen := map[Format]bool{}
+	for _, spec := range formatTable() {
+		if spec.format == "" || spec.sniff == nil || spec.read == nil {
+			t.Errorf("incomplete entry %+v", spec.format)
+		}
+		if seen[spec.format] {
+			t.Errorf("format %s twice in the table", spec.format)
+		}
+		seen[spec.format] = true
+		if got, err := ParseFormat(string(spec.format)); err != nil || got != spec.format {
+			t.Errorf("ParseFormat(%s) = %q, %v", spec.format, got, err)
+		}
+	}
+	if len(Formats()) != len(seen) {
+		t.Errorf("Formats lists %d, the table %d", len(Formats()), len(seen))
+	}
+	for _, s := range []string{"", "auto"} {
+		if got, err := ParseFormat(s); err != nil || got != "" {
+			t.Errorf("ParseFormat(%q) = %q, %v; want detection", s, got, err)
+		}
+	}
+	_, err := ParseFormat("chatbox-v2")
+	if err == nil {
+		t.Fatal("unknown format accepted")
+	}
+	for _, f := range Formats() {
+		if !strings.Contains(err.Error(), string(f)) {
+			t.Errorf("error %q does not name %s", err, f)
+		}
+	}
+}
+
+// TestDetectOrder checks the places where two sniffs say yes and the table's order decides.
+func TestDetectOrder(t *testing.T) {
+	tests := []struct {
+		name, file, head string
+		want             Format
+	}{
+		{"inspector export holds JSON-RPC", "history.json", `[{"direction":"request","message":{"jsonrpc":"2.0","id":1,"method":"tools/call"}}]`, FormatMCPInspector},
+		{"stdio prefix before any JSON-RPC", "t.log", "STDIN: {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\"}\n", FormatMCPJSONL},
+		{"chatbox name wins over messages", "chatbox-exported-data-2025.json", `{"settings":{},"messages":[]}`, FormatChatbox},
+		{"claude log of JSON-RPC", "mcp-server-fs.log", `2025-06-01T10:00:00.000Z [fs] [info] Message from client: {"jsonrpc":"2.0","id":1}`, FormatClaudeDesktopLog},
+		{"claude log by its first line", "x.log", "\ufeff2025-06-01T10:00:00.000Z [info] [fs] Server started\n", FormatClaudeDesktopLog},
+		{"responses before anthropic", "req.json", `{"model":"claude-x","input":[{"type":"input_text","text":"hi"}]}`, FormatOpenAIResponses},
+		{"anthropic before chat", "req.json", `{"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"ok"}]}]}`, FormatAnthropic},
+		{"httprr after white space", "trace", "\n  httprr trace v1\n", FormatHTTPRR},
+	}
+	for _, tt := range tests {
+		got, err := Detect(tt.file, []byte(tt.head))
+		if err != nil || got != tt.want {
+			t.Errorf("%s: Detect = %q, %v; want %q", tt.name, got, err, tt.want)
+		}
+	}
+	if _, err := Detect("notes.txt", []byte("just some text")); err != ErrUnknownFormat {
+		t.Errorf("plain text: err = %v, want ErrUnknownFormat", err)
+	}
+}
+
+// TestFormatsDocListsTheDetectionOrder keeps docs/formats.md's detection order that of the table.
+func TestFormatsDocListsTheDetectionOrder(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "formats.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(doc), "Detection tries the formats in this order and takes the first that matches:")
+	if !ok {
+		t.Fatal("docs/formats.md does not state the detection order")
+	}
+	list, _, _ := strings.Cut(after, "(")
+	var named []string
+	for _, f := range strings.Split(list, "`") {
+		if f = strings.TrimSpace(f); f != "" && f != "," {
+			named = append(named, f)
+		}
+	}
+	var want []string
+	for _, f := range Formats() {
+		want = append(want, string(f))
+	}
+	if strings.Join(named, " ") != strings.Join(want, " ") {
+		t.Errorf("docs/formats.md lists %v, the table %v", named, want)
+	}
+}
+
+// FuzzDetect: detection never panics, gives the same answer twice, and every format it names
+// has a reader.
+func FuzzDetect(f *testing.F) {
+	f.Add("chatbox-exported-data-1.json", `{"chat-sessions":[]}`)
+	f.Add("mcp.log", "2025-06-01T10:00:00.000Z [fs] [info] Message from client: {}")
+	f.Add("t.jsonl", "STDIN: {\"jsonrpc\":\"2.0\"}")
+	f.Add("h.json", `[{"direction":"request","message":{"jsonrpc":"2.0"}}]`)
+	f.Add("r.json", `{"model":"claude-x","max_tokens":1,"system":"s","messages":[]}`)
+	f.Add("x", "\ufeff httprr trace v1\n")
+	f.Fuzz(func(t *testing.T, name, head string) {
+		got, err := Detect(name, []byte(head))
+		again, err2 := Detect(name, []byte(head))
+		if got != again || (err == nil) != (err2 == nil) {
+			t.Fatalf("Detect gave %q then %q", got, again)
+		}
+		if err != nil {
+			return
+		}
+		if _, err := ReaderFor(got); err != nil {
+			t.Fatalf("Detect named %q, which has no reader: %v", got, err)
+		}
+	})
+}

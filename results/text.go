@@ -1,0 +1,94 @@
+package results
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// WriteOptions shape the text forms of a report.
+type WriteOptions struct {
+	// Width is the width terminal tables are fitted to (0: DefaultWidth).
+	Width int
+	// Summary keeps only the summary tables (summary, scan time, problems): no per-case table,
+	// no pictures table.
+	Summary bool
+}
+
+// Header is the line printed before the tables: what counted and against what — tokenizer,
+// chat template, vision family, context and engine (with the model and servers of a live one).
+func Header(r *Report) string {
+	c := r.Config
+	parts := []string{"tokenizer " + orDash(c.Tokenizer), "template " + orDash(c.Template),
+		"vision " + orDash(c.Vision), "context " + Thousands(int64(c.Context)), "engine " + orDash(c.Engine)}
+	if c.Model != "" {
+		parts = append(parts, "model "+c.Model)
+	}
+	if len(c.Endpoints) > 0 {
+		parts = append(parts, "server "+strings.Join(c.Endpoints, ", "))
+	}
+	if c.Shard != "" {
+		parts = append(parts, "shard "+c.Shard)
+	}
+	return strings.Join(parts, " · ")
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// TextTables returns the tables of the text forms: the per-case tables (unless Summary), the
+// summary, the scan times, the pictures in their compact form (unless Summary) and the problems.
+func TextTables(r *Report, o WriteOptions) []Table {
+	var ts []Table
+	if !o.Summary {
+		for _, c := range r.Cases {
+			ts = append(ts, CaseTable(c))
+		}
+	}
+	ts = append(ts, SummaryTable(r))
+	if len(r.Timings.Scan) > 0 {
+		if st := ScanTable(r); len(st.Rows) > 0 {
+			ts = append(ts, st)
+		}
+	}
+	if !o.Summary {
+		if pt := CompactPictureTable(r); len(pt.Rows) > 0 {
+			ts = append(ts, pt)
+		}
+	}
+	if len(r.Problems) > 0 {
+		ts = append(ts, ProblemTable(r))
+	}
+	return ts
+}
+
+// writeText writes the header and the tables; terminal tables are fitted to the width, their
+// text columns wrapped.
+func writeText(w io.Writer, r *Report, o WriteOptions, markdown bool) error {
+	header := Header(r)
+	if markdown {
+		header = "_" + header + "_"
+	}
+	if _, err := fmt.Fprintf(w, "%s\n\n", header); err != nil {
+		return err
+	}
+	ts := TextTables(r, o)
+	if !markdown {
+		width := o.Width
+		if width <= 0 {
+			width = DefaultWidth
+		}
+		for i, t := range ts {
+			cols := TextColumns(t)
+			if t.Title == "pictures" {
+				cols[0].Max, cols[3].Max = 20, 14 // the case id is named once per taller group; "png 1280×800" over "1.5 MB"
+			}
+			ts[i] = FitTable(t, width, cols)
+		}
+	}
+	return WriteTables(w, ts, markdown)
+}

@@ -1,0 +1,157 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/strata-eval/strata-eval/engine"
+	"github.com/strata-eval/strata-eval/replay"
+)
+
+// liveState is what a run learns about its live engine while it runs: warnings for the report,
+// whether the server takes pictures, whether it is still there. Safe for concurrent use.
+type liveState struct {
+	notes io.Writer
+
+	mu       sync.Mutex
+	warnings []string
+	// noPictures is the server's first refusal of a picture; noPictureArms counts the arms
+	// that kept their computed counts because of it.
+	noPictures    error
+	noPictureArms int
+	// gone is the error that said the server stopped answering; notReplayed counts the cases
+	// given up because of it.
+	gone        error
+	notReplayed int
+}
+
+// warn records a warning for the report and prints it at once.
+func (s *liveState) warn(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.warnings = append(s.warnings, msg)
+	fmt.Fprintf(s.notes, "strata-eval: warning: %s\n", msg)
+}
+
+// pictureRefused records an arm whose pictures the server does not take; the first one is
+// said at once, on stderr, and the report says it once with the number of arms.
+func (s *liveState) pictureRefused(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.noPictureArms++
+	if s.noPictures == nil {
+		s.noPictures = err
+		fmt.Fprintf(s.notes, "strata-eval: %v; requests with pictures are not sent again, their arms keep the computed counts (start llama-server with --mmproj to count them)\n", err)
+	}
+}
+
+// serverGone records that the server is gone; the cases not yet replayed are given up.
+func (s *liveState) serverGone(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.gone == nil {
+		s.gone = err
+		fmt.Fprintf(s.notes, "strata-eval: %v; the remaining cases are not sent (--resume replays them)\n", err)
+	}
+}
+
+// goneErr is the error that said the server is gone, or nil.
+func (s *liveState) goneErr() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.gone
+}
+
+// giveUp counts a case not replayed because the server is gone and returns its error text.
+func (s *liveState) giveUp() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.notReplayed++
+	return fmt.Sprintf("not replayed: %v", s.gone)
+}
+
+// runError is the error a run ends with when the server went away, else nil.
+func (s *liveState) runError() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.gone == nil {
+		return nil
+	}
+	return fmt.Errorf("%w; %d case(s) not replayed (their error is in the report; --resume replays them)", s.gone, s.notReplayed)
+}
+
+// report returns the warnings of the run, the refusal of pictures included.
+func (s *liveState) report() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := append([]string(nil), s.warnings...)
+	if s.noPictures != nil {
+		out = append(out, fmt.Sprintf("%v: %d arm(s) with pictures keep the computed counts and are left out of server − computed", s.noPictures, s.noPictureArms))
+	}
+	return out
+}
+
+// checkServer compares the configuration with what a live http server says about itself
+// (llama.cpp's /props): the context size and the model the server runs.
+func (m *meter) checkServer(ctx context.Context, h *engine.HTTP, cfg *Config) {
+	info, ok := h.Props(ctx)
+	if ok {
+		m.server = info.Build
+		switch {
+		case cfg.Context == 0:
+			m.context = info.Context
+		case cfg.Context > info.Context && !cfg.ForceContext:
+			m.live.warn("--ctx %d is larger than the server's context (n_ctx %d from /props): the server's is used (--force-ctx keeps --ctx)", cfg.Context, info.Context)
+			m.context = info.Context
+		}
+	}
+	served := filepath.Base(info.ModelPath)
+	if info.ModelPath == "" {
+		served = "a model of its own"
+	}
+	tok := strings.ToLower(cfg.Tokenizer)
+	switch {
+	case !strings.HasSuffix(tok, ".gguf") && !strings.HasSuffix(tok, ".json"):
+		m.live.warn("\"computed\" counts use the %s tokenizer while the server runs %s: server − computed then compares two tokenizers; pass --tokenizer with the server's GGUF (or its tokenizer.json) to compute with its own", cfg.Tokenizer, served)
+	case strings.HasSuffix(tok, ".gguf") && info.ModelPath != "" && !strings.EqualFold(filepath.Base(cfg.Tokenizer), served):
+		m.live.warn("--tokenizer %s is not the model the server runs (%s): server − computed compares two models", filepath.Base(cfg.Tokenizer), served)
+	}
+}
+
+// checkReference warns when a verbatim arm runs without the arm its count is compared with.
+func (m *meter) checkReference(arms []replay.Arm) {
+	var names []string
+	run := false
+	for _, a := range arms {
+		names = append(names, a.Name)
+		run = run || a.Name == m.reference
+	}
+	for _, a := range arms {
+		if a.Settings.Server != replay.ServerVerbatim || a.Name == m.reference {
+			continue
+		}
+		if !run {
+			m.live.warn("the verbatim arm %s has no reference arm: --reference-arm %s is not among the arms run (%s), so no divergence is computed", a.Name, m.reference, strings.Join(names, ", "))
+		}
+	}
+}
+
+// liveFailure sorts an engine's failure to count an arm: a refusal of pictures is recorded and
+// returned as noPictures (the arm keeps its computed counts); a server gone is recorded and
+// returned as err; anything else is returned as err.
+func (m *meter) liveFailure(err error) (noPictures, rest error) {
+	switch {
+	case errors.Is(err, engine.ErrNoPictures):
+		m.live.pictureRefused(err)
+		return err, nil
+	case errors.Is(err, engine.ErrServerGone):
+		m.live.serverGone(err)
+	}
+	return nil, err
+}
