@@ -101,7 +101,9 @@ func (t *BPETokenizer) b64FastPath() bool {
 func (e *bpeEngine) countB64Pieces(text string, p int, s *bpeScratch) (n, stop int) {
 	e.b64Once.Do(e.fillB64Counts)
 	short := &e.b64Counts.short
-	state, start, code := b64Start, p, uint32(0)
+	// length is the length of the current piece, code the codes of the last three characters
+	// (a rolling window, never reset: a short piece's code is its low 6·length bits).
+	state, length, code := b64Start, 0, uint32(0)
 	i := p
 	for ; i < len(text); i++ {
 		c := text[i]
@@ -111,33 +113,34 @@ func (e *bpeEngine) countB64Pieces(text string, p int, s *bpeScratch) (n, stop i
 		}
 		tr := b64Trans[state<<3|class]
 		state = tr & 7
-		boundary := uint32(tr >> 3) // 1 when the piece text[start:i] ends here
-		length := i - start
+		boundary := int(tr >> 3) // 1 when the piece text[i-length:i] ends here
 		if length > 3 && boundary != 0 {
-			n += e.countLongB64(text[start:i], s)
-			length = 0
+			n += e.countLongB64(text[i-length:i], s)
 		}
-		// The finished piece's count, when it ends here and is short.
-		n += int(short[b64ShortIndex(length, code)] & -uint8(boundary))
-		keep := boundary - 1 // 0 at a boundary, all ones inside a piece
-		start += (i - start) &^ int(int32(keep))
-		code = (code<<6&keep | uint32(b64Code[c])) & (1<<18 - 1)
+		// The finished piece's count, when it ends here and is short (b64ShortIndex reads an
+		// empty slot for a long one).
+		n += int(short[b64ShortIndex(length, code)]) & -boundary
+		length = length&^-boundary + 1
+		code = (code<<6 | uint32(b64Code[c])) & (1<<18 - 1)
 	}
 	if i < len(text) {
-		return n, start
+		return n, i - length
 	}
-	if length := i - start; length > 3 {
-		n += e.countLongB64(text[start:i], s)
-	} else if length > 0 {
+	if length > 3 {
+		n += e.countLongB64(text[i-length:i], s)
+	} else {
 		n += int(short[b64ShortIndex(length, code)])
 	}
 	return n, i
 }
 
 // b64ShortIndex is where b64Counts.short holds the count of a piece of length characters (1 to
-// 3; 0 and longer read a slot that is never kept) whose codes end code.
+// 3) whose codes end code; length 0 or over 3 gives slot 0, which holds 0.
 func b64ShortIndex(length int, code uint32) uint32 {
-	l := min(length, 3)
+	l := length
+	if l > 3 {
+		l = 0
+	}
 	return b64ShortBase[l] + code&b64ShortMask[l]
 }
 
