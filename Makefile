@@ -6,7 +6,7 @@ FUZZTIME  ?= 10s
 BENCHTIME ?= 1s
 COUNT     ?= 1
 
-.PHONY: all build run test test-deps llama-libs llama-server test-llama-server unit ci-replay bench bench-scale bench-hugeline fuzz lint generate clean
+.PHONY: all build run test test-deps llama-libs llama-server test-llama-server unit ci-replay bench bench-scale scale-same bench-hugeline fuzz lint generate clean
 
 all: build
 
@@ -57,6 +57,11 @@ bench:
 ## bench-scale: replay a generated 1 GiB corpus with -j 1 and -j 2: wall time, MB/s, peak RSS.
 bench-scale: build
 	@bash internal/scripts/bench-scale.sh $(BIN)
+
+## scale-same: the CSV of a generated 200 MB corpus is byte-identical through this build and BASE (default main).
+BASE ?= main
+scale-same: build
+	@bash internal/scripts/scale-same.sh $(BIN) $(BASE)
 
 ## bench-hugeline: peak RSS and time of replaying one JSON line of 49 MB (a 37 MB PNG in one MCP
 ## result) and of 1.04 GB (a 780 MB PNG), generated in a temporary folder (BenchmarkHugeLine).

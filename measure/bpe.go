@@ -52,6 +52,22 @@ type bpeEngine struct {
 type b64ShortCounts struct {
 	two   [1 << 12]uint8
 	three [1 << 18]uint8
+	// pairRank is the rank of each two-character base64 token (noRank: no token), and
+	// tripleTok a bit per three-character piece that is a token: what countB64Four needs
+	// besides the whole piece (rankByConcatenation only).
+	pairRank  [1 << 12]uint32
+	tripleTok [1 << 18 / 64]uint64
+	// tripleRank is the rank of each three-character token (noRank: no token), for
+	// countB64Merge.
+	tripleRank [1 << 18]uint32
+	// bytesOK says every byte of the alphabet is a token.
+	bytesOK bool
+	// longTok is a filter of the tokens of more than maxShortToken base64 characters (a bit per
+	// hash of their length and first eight bytes, see b64LongBit): a clear bit proves a span is
+	// no token without the map look-up.
+	longTok [1 << 16 / 64]uint64
+	// short holds the counts of pieces of one, two and three characters at b64ShortIndex.
+	short [1 + 1<<6 + 1<<12 + 1<<18]uint8
 }
 
 // b64Code maps a byte to its 6-bit base64 code, or 0xff.
@@ -90,11 +106,97 @@ func (e *bpeEngine) countB64Short(piece string) (int, bool) {
 	return int(n), n != 0
 }
 
+// countB64Four returns the token count of a piece of four base64 characters under tiktoken's
+// rule (rankByConcatenation, the whole piece looked up first), without merging; ok is false for
+// any other piece or rule. TestB64FourEqualsMerging compares it with the merge on all 64⁴
+// pieces. With the bytes a, b, c, d, all of them tokens:
+//
+//   - the whole piece is a token: 1;
+//   - no pair ab, bc, cd is a token: 4;
+//   - else the pair of lowest rank merges first (the leftmost on equal ranks, which only equal
+//     pairs have), and one more merge happens, leaving 2 parts, exactly when a pair is left
+//     that is a token: after ab, abc or cd; after bc, abc or bcd; after cd, ab or bcd. The
+//     part it makes is abc, bcd or ab+cd, never the whole piece, which is no token, so no
+//     third merge can follow. Otherwise 3.
+func (e *bpeEngine) countB64Four(piece string) (int, bool) {
+	if len(piece) != 4 || e.mode != rankByConcatenation || !e.wholePieceFirst {
+		return 0, false
+	}
+	a, b, c, d := b64Code[piece[0]], b64Code[piece[1]], b64Code[piece[2]], b64Code[piece[3]]
+	if (a|b|c|d)&0xc0 != 0 { // a byte outside the alphabet (code 0xff)
+		return 0, false
+	}
+	e.b64Once.Do(e.fillB64Counts)
+	t := e.b64Counts
+	if !t.bytesOK {
+		return 0, false
+	}
+	if _, ok := e.index.lookup(piece); ok {
+		return 1, true
+	}
+	ab, bc, cd := t.pairRank[uint32(a)<<6|uint32(b)], t.pairRank[uint32(b)<<6|uint32(c)], t.pairRank[uint32(c)<<6|uint32(d)]
+	abc := t.tripleTok[(uint32(a)<<12|uint32(b)<<6|uint32(c))>>6]>>(c&63)&1 != 0
+	bcd := t.tripleTok[(uint32(b)<<12|uint32(c)<<6|uint32(d))>>6]>>(d&63)&1 != 0
+	var second bool
+	switch {
+	case ab == noRank && bc == noRank && cd == noRank:
+		return 4, true
+	case ab <= bc && ab <= cd:
+		second = abc || cd != noRank
+	case bc <= cd:
+		second = abc || bcd
+	default:
+		second = ab != noRank || bcd
+	}
+	if second {
+		return 2, true
+	}
+	return 3, true
+}
+
+// isB64 says every byte of s is a base64 character.
+func isB64(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if b64Code[s[i]] == 0xff {
+			return false
+		}
+	}
+	return true
+}
+
+// b64LongBit is the bit of b64Counts.longTok of a string of eight bytes or more.
+func b64LongBit(s string) uint32 {
+	h := (le64(s, 0) ^ uint64(len(s))<<58) * 0x9E3779B97F4A7C15
+	return uint32(h >> 48)
+}
+
+// lookupB64 is index.lookup for a span of base64 characters, with the long tokens filtered
+// by b64Counts.longTok first.
+func (e *bpeEngine) lookupB64(span string) (uint32, bool) {
+	if len(span) > maxShortToken {
+		if bit := b64LongBit(span); e.b64Counts.longTok[bit>>6]>>(bit&63)&1 == 0 {
+			return 0, false
+		}
+	}
+	return e.index.lookup(span)
+}
+
+// b64BytesOK says every base64 character has a byte token.
+func (e *bpeEngine) b64BytesOK() bool {
+	for c := range 256 {
+		if b64Code[c] != 0xff && !e.byteOK[c] {
+			return false
+		}
+	}
+	return true
+}
+
 // fillB64Counts counts every two- and three-character base64 piece once.
 func (e *bpeEngine) fillB64Counts() {
 	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 	t := new(b64ShortCounts)
 	s := new(bpeScratch)
+	t.bytesOK = e.b64BytesOK()
 	var buf [3]byte
 	for i := 0; i < 64; i++ {
 		for j := 0; j < 64; j++ {
@@ -102,14 +204,35 @@ func (e *bpeEngine) fillB64Counts() {
 			if n, ok := e.countPieceUncached(string(buf[:2]), s); ok {
 				t.two[i<<6|j] = uint8(n)
 			}
+			t.pairRank[i<<6|j] = noRank
+			if id, ok := e.index.lookup(string(buf[:2])); ok && e.mode == rankByConcatenation {
+				t.pairRank[i<<6|j] = id
+			}
 			for k := 0; k < 64; k++ {
 				buf[2] = alphabet[k]
 				if n, ok := e.countPieceUncached(string(buf[:3]), s); ok {
 					t.three[i<<12|j<<6|k] = uint8(n)
 				}
+				t.tripleRank[i<<12|j<<6|k] = noRank
+				if id, ok := e.index.lookup(string(buf[:3])); ok {
+					t.tripleTok[(i<<12|j<<6|k)>>6] |= 1 << (k & 63)
+					t.tripleRank[i<<12|j<<6|k] = id
+				}
 			}
 		}
 	}
+	for tok := range e.index.long {
+		if isB64(tok) {
+			bit := b64LongBit(tok)
+			t.longTok[bit>>6] |= 1 << (bit & 63)
+		}
+	}
+	t.short[0] = 0
+	for i := 0; i < 64; i++ {
+		t.short[b64ShortIndex(1, uint32(i))] = 1
+	}
+	copy(t.short[b64ShortIndex(2, 0):], t.two[:])
+	copy(t.short[b64ShortIndex(3, 0):], t.three[:])
 	e.b64Counts = t
 }
 
@@ -256,7 +379,10 @@ func (e *bpeEngine) countPiece(piece string, s *bpeScratch) (int, bool) {
 	if slot.lo == lo && slot.hi == hi {
 		return int(slot.count), true
 	}
-	n, ok := e.countPieceUncached(piece, s)
+	n, ok := e.countB64Four(piece) // a memo miss of four characters: likely base64
+	if !ok {
+		n, ok = e.countPieceUncached(piece, s)
+	}
 	if ok {
 		*slot = memoSlot{lo: lo, hi: hi, count: uint32(n)}
 	}
@@ -298,16 +424,10 @@ func (e *bpeEngine) mergeScan(dst []uint32, piece string, s *bpeScratch) []uint3
 	ranks[n-1] = noRank
 	parts := n
 	for parts > 1 {
-		best, bestAt := uint32(noRank), -1
-		for i := 0; i+1 < parts; i++ {
-			if ranks[i] < best {
-				best, bestAt = ranks[i], i
-			}
-		}
-		if bestAt < 0 {
+		i := lowestRank(ranks[:parts-1])
+		if i < 0 {
 			break
 		}
-		i := bestAt
 		ids[i] = merged[i]
 		copy(start[i+1:parts], start[i+2:parts+1])
 		copy(ids[i+1:parts-1], ids[i+2:parts])
@@ -324,6 +444,18 @@ func (e *bpeEngine) mergeScan(dst []uint32, piece string, s *bpeScratch) []uint3
 		}
 	}
 	return append(dst, ids[:parts]...)
+}
+
+// lowestRank returns the index of the lowest rank, the leftmost on ties, or -1 when every rank
+// is noRank.
+func lowestRank(ranks []uint32) int {
+	best, at := uint32(noRank), -1
+	for i, r := range ranks {
+		if r < best {
+			best, at = r, i
+		}
+	}
+	return at
 }
 
 // mergeHeap merges a long piece: parts form a doubly linked list, candidate pairs sit in a

@@ -1,7 +1,6 @@
 package measure
 
 import (
-	"encoding/binary"
 	"fmt"
 	"hash/maphash"
 	"strings"
@@ -328,26 +327,53 @@ func nextChunk(text string, selectBits uint) int { return nextChunkIn(text, sele
 
 // nextChunkIn is nextChunk for text that is followed by more of the run unless final: then a
 // cut whose following rune may continue past the end of text is not taken.
+//
+// A cut is selected when three independent conditions hold (the window's hash, a digit or a
+// newline before it, the cut rules), so their order changes no cut: the hash is tested first,
+// at every position, since it passes one position in 2^selectBits and costs a load and a
+// multiply without a branch that mispredicts (TestNextChunkMatchesBytewise holds it to a
+// byte-by-byte walk that tests the digit first).
 func nextChunkIn(text string, selectBits uint, final bool) int {
+	if selectBits == 0 {
+		for i := 8; i < len(text); i++ {
+			if chunkCutAt(text, i, selectBits, final) {
+				return i
+			}
+		}
+		return len(text)
+	}
+	shift := 64 - selectBits
 	for i := 8; i < len(text); i++ {
-		// Every cut follows a digit or a newline: skip other bytes at a compare each.
-		if prev := text[i-1]; prev-'0' > 9 && prev != '\n' {
-			continue
+		if le64(text, i-8)*chunkHashMul>>shift == 0 && chunkCutAt(text, i, selectBits, final) {
+			return i
 		}
-		// The window's hash first: it passes one candidate in 2^selectBits and costs less than
-		// the cut rules (the conditions are independent; their order changes no cut).
-		if h := binary.LittleEndian.Uint64([]byte(text[i-8:i])) * 0x9E3779B97F4A7C15; selectBits > 0 && h>>(64-selectBits) != 0 {
-			continue
-		}
-		if !isChunkCut(text, i) {
-			continue
-		}
-		if !final && text[i] >= utf8.RuneSelf && !utf8.FullRuneInString(text[i:]) {
-			continue // the rune after the newline is cut off: decided by the next part
-		}
-		return i
 	}
 	return len(text)
+}
+
+// chunkHashMul is the multiplier of the window hash.
+const chunkHashMul = 0x9E3779B97F4A7C15
+
+// chunkCutAt says whether i (8 ≤ i < len(text)) is a selected cut.
+func chunkCutAt(text string, i int, selectBits uint, final bool) bool {
+	if prev := text[i-1]; prev-'0' > 9 && prev != '\n' {
+		return false // every cut follows a digit or a newline
+	}
+	if h := le64(text, i-8) * chunkHashMul; selectBits > 0 && h>>(64-selectBits) != 0 {
+		return false
+	}
+	if !isChunkCut(text, i) {
+		return false
+	}
+	// A rune after the newline that is cut off is decided by the next part.
+	return final || text[i] < utf8.RuneSelf || utf8.FullRuneInString(text[i:])
+}
+
+// le64 reads 8 bytes of s at i as a little-endian word.
+func le64(s string, i int) uint64 {
+	s = s[i : i+8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
 // isChunkCut reports whether counting text[:i] and text[i:] apart provably gives the tokens of

@@ -334,6 +334,44 @@ func TestB64ShortCountsEqualMerging(t *testing.T) {
 	}
 }
 
+// TestB64FourEqualsMerging compares countB64Four with the merge on every piece of four base64
+// characters (64⁴), for each tokenizer it answers for, and checks it declines any other piece.
+func TestB64FourEqualsMerging(t *testing.T) {
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+	for _, tok := range chunkTokenizers(t) {
+		e, s := tok.engine, new(bpeScratch)
+		if _, ok := e.countB64Four("abcd"); !ok {
+			if e.mode == rankByConcatenation {
+				t.Fatalf("%s: countB64Four declines a tiktoken vocabulary", tok.Name())
+			}
+			continue
+		}
+		buf := make([]byte, 4)
+		checked := 0
+		for code := 0; code < 1<<24; code++ {
+			for i := range buf {
+				buf[i] = alphabet[code>>(18-6*i)&63]
+			}
+			piece := string(buf)
+			got, ok := e.countB64Four(piece)
+			want, _ := e.encodePiece(s.out[:0], piece, s)
+			if !ok || got != len(want) {
+				t.Fatalf("%s: countB64Four(%q) = %d, %v; merging gives %d tokens", tok.Name(), piece, got, ok, len(want))
+			}
+			s.out = want
+			checked++
+		}
+		if checked != 1<<24 {
+			t.Fatalf("checked %d pieces", checked)
+		}
+		for _, piece := range []string{"abc", "abcde", "ab=c", "a-bc", "日a", "ab\nc"} {
+			if _, ok := e.countB64Four(piece); ok {
+				t.Errorf("%s: countB64Four(%q) answered for a piece outside its domain", tok.Name(), piece)
+			}
+		}
+	}
+}
+
 // BenchmarkChunkScan finds the chunk cuts of 2 MB of base64 (no counting).
 func BenchmarkChunkScan(b *testing.B) {
 	r := rand.New(rand.NewPCG(19, 20))

@@ -99,6 +99,8 @@ type BPETokenizer struct {
 	normalize func(string) string
 	decoder   [][]byte
 	scratch   sync.Pool
+	// b64Fast says countOrdinary may count runs of base64 with countB64Pieces.
+	b64Fast bool
 }
 
 // bpeSpec is what a vocabulary source hands to newBPETokenizer.
@@ -166,6 +168,7 @@ func newBPETokenizer(sp bpeSpec) (*BPETokenizer, error) {
 		})
 	}
 	t.scratch.New = func() any { return new(bpeScratch) }
+	t.b64Fast = t.b64FastPath()
 	return t, nil
 }
 
@@ -292,11 +295,21 @@ func (t *BPETokenizer) encodeOrdinary(dst []uint32, text string, s *bpeScratch) 
 
 func (t *BPETokenizer) countOrdinary(text string, s *bpeScratch) int {
 	n := 0
+	// The base64 fast path is tried where the last piece ended on a base64 byte: in prose it
+	// would stop at once after every word.
+	fast := t.b64Fast
 	for p := 0; p < len(text); {
+		if fast {
+			c, stop := t.engine.countB64Pieces(text, p, s)
+			if n, p = n+c, stop; p == len(text) {
+				break
+			}
+		}
 		end := t.split(text, p)
 		c, _ := t.engine.countPiece(text[p:end], s)
 		n += c
 		p = end
+		fast = t.b64Fast && p < len(text) && b64Class[text[p]] != b64Other && b64Class[text[p-1]] != b64Other
 	}
 	return n
 }

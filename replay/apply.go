@@ -32,6 +32,9 @@ type Applier struct {
 	// MCPDelivery says how structured MCP results reach the server: "structured" (the
 	// default when empty), "stringified" or "auto".
 	MCPDelivery string
+	// Pictures remembers picture-check verdicts and picture hashes across the requests the
+	// Applier applies (nil: every picture is checked and hashed every time).
+	Pictures *PictureMemo
 }
 
 // Apply runs the arm on the request with a default Applier (no client-side gate, MCP results
@@ -87,7 +90,7 @@ func (ap Applier) Apply(ctx context.Context, arm Arm, req corpora.Request) (*Res
 		// then the attached pictures), never as a client's JSON string.
 		delivery = MCPStructured
 	}
-	w := &armWalk{settings: s, lift: lift, delivery: delivery, res: res}
+	w := &armWalk{settings: s, memo: ap.Pictures, lift: lift, delivery: delivery, res: res}
 	if req.Conversation != nil {
 		w.format = req.Conversation.Format
 	}
@@ -155,6 +158,7 @@ func mergeClientRecords(client, server []PictureRecord) []PictureRecord {
 // armWalk carries the server side through the messages of one request.
 type armWalk struct {
 	settings Settings
+	memo     *PictureMemo
 	lift     bool
 	delivery string
 	format   corpora.Format
@@ -167,10 +171,7 @@ func (w *armWalk) record(r PictureRecord) { w.res.Pictures = append(w.res.Pictur
 func (w *armWalk) message(i int, m *corpora.Message) (corpora.Message, error) {
 	out := corpora.Message{Role: m.Role, Name: m.Name, ToolCallID: m.ToolCallID, Loc: m.Loc, Raw: m.Raw}
 	isTool := m.Role == corpora.RoleTool
-	var lifter *Lifter
-	if w.lift {
-		lifter = NewLifter(w.settings)
-	}
+	lifter := w.newLifter()
 	var scan rendered
 	scanned := false
 	parts := make([]corpora.Part, 0, len(m.Parts))
@@ -248,7 +249,7 @@ func (w *armWalk) toolText(text string, msgIndex int, loc corpora.Location, lift
 			// Cannot happen for a run of base64 characters; kept so no picture goes unrecorded.
 			p.Outcome, p.Reason, p.Image = OutcomeOmitted, err.Error(), nil
 		}
-		w.record(textPictureRecord(text, p, msgIndex, loc))
+		w.record(textPictureRecord(text, p, msgIndex, loc, w.memo))
 		if p.Image != nil {
 			parts = append(parts, corpora.Part{Kind: corpora.PartImage, Image: p.Image, Loc: loc})
 		}
@@ -261,7 +262,7 @@ func (w *armWalk) toolResult(p *corpora.Part, msgIndex int, msgName string) rend
 	tr := p.ToolResult
 	loc := p.Loc
 	if tr.MCP != nil {
-		opt := MCPRenderOptions{ToolName: tr.Name}
+		opt := MCPRenderOptions{ToolName: tr.Name, Pictures: w.memo}
 		if opt.ToolName == "" {
 			opt.ToolName = msgName
 		}
@@ -311,7 +312,7 @@ func (w *armWalk) newLifter() *Lifter {
 	if !w.lift {
 		return nil
 	}
-	return NewLifter(w.settings)
+	return NewLifter(w.settings).WithPictureMemo(w.memo)
 }
 
 // mcpResult renders a structured MCP result. One with picture blocks takes the structured
@@ -370,7 +371,7 @@ func (w *armWalk) recordMCP(r MCPRendering, msgIndex int) {
 			Source:       corpora.OriginTool,
 		}
 		if p.Data != nil {
-			f := describePictureBytes(p.Data)
+			f := w.memo.describeBytes(p.Data)
 			rec.SHA256, rec.Width, rec.Height = f.sha256, f.width, f.height
 		} else if p.Head != nil {
 			rec.SHA256 = p.SHA256
@@ -401,7 +402,7 @@ func (w *armWalk) passImage(p *corpora.Part, msgIndex int, role corpora.Role) co
 	if img.Origin != "" {
 		rec.Source = img.Origin
 	}
-	f := describePictureBytes(img.Data)
+	f := w.memo.describeBytes(img.Data)
 	rec.SHA256, rec.Width, rec.Height = f.sha256, f.width, f.height
 	if img.Width > 0 && img.Height > 0 {
 		rec.Width, rec.Height = img.Width, img.Height
@@ -414,7 +415,7 @@ func (w *armWalk) passImage(p *corpora.Part, msgIndex int, role corpora.Role) co
 	}
 	// The server decodes the picture it is sent: one that fails the picture check is not
 	// attached, in either arm.
-	info, err := CheckPicture(img.Data, PictureLimits{})
+	info, err := w.memo.Check(img.Data, PictureLimits{})
 	if err != nil {
 		rec.Outcome, rec.SeenByModel, rec.Reason, rec.Problem = OutcomeOmitted, false, err.Error(), true
 		w.record(rec)

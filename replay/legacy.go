@@ -15,7 +15,7 @@ func LegacyToolText(text string, s Settings) (string, []TextPicture) {
 func (w *armWalk) legacyToolParts(text string, msgIndex int, loc corpora.Location) []corpora.Part {
 	out, pics := LegacyToolText(text, w.settings)
 	for _, p := range pics {
-		w.record(textPictureRecord(text, p, msgIndex, loc))
+		w.record(textPictureRecord(text, p, msgIndex, loc, w.memo))
 	}
 	return []corpora.Part{{Kind: corpora.PartText, Text: out, Loc: loc}}
 }

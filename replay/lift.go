@@ -2,7 +2,6 @@ package replay
 
 import (
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/hex"
 	"fmt"
 	"strings"
@@ -70,6 +69,7 @@ type Lifter struct {
 	maxBytes    int64
 	noVision    bool
 	limits      PictureLimits
+	memo        *PictureMemo
 	lifted      int
 	checkNanos  int64
 }
@@ -87,6 +87,13 @@ func NewLifter(s Settings) *Lifter {
 	if l.maxBytes <= 0 {
 		l.maxBytes = DefaultMaxPictureBytes
 	}
+	return l
+}
+
+// WithPictureMemo makes the Lifter answer the picture check from m for pictures checked before
+// (nil: check every picture); it returns l.
+func (l *Lifter) WithPictureMemo(m *PictureMemo) *Lifter {
+	l.memo = m
 	return l
 }
 
@@ -170,7 +177,7 @@ func (l *Lifter) checkRun(text string, p *TextPicture) bool {
 		p.Reason = fmt.Sprintf("the %s picture's base64 cannot be decoded: %v", p.Type, err)
 		return false
 	}
-	info, err := CheckPicture(data, l.limits)
+	info, err := l.memo.Check(data, l.limits)
 	if err != nil {
 		p.Reason = err.Error()
 		return false
@@ -288,7 +295,7 @@ func describeRun(text string, r Run) (pictureFacts, bool) {
 	head := make([]byte, 0, min(int(r.DecodedLen()), headerKeep))
 	var out [3072]byte
 	err := runChunks(text, r, func(src []byte) error {
-		n, err := base64.RawStdEncoding.Decode(out[:], src)
+		n, err := rawStdDecoder.Decode(out[:], src)
 		h.Write(out[:n])
 		if len(head) < cap(head) {
 			head = append(head, out[:min(n, cap(head)-len(head))]...)
@@ -303,8 +310,9 @@ func describeRun(text string, r Run) (pictureFacts, bool) {
 	return f, true
 }
 
-// textPictureRecord makes the record of a picture met in a tool's text.
-func textPictureRecord(text string, p TextPicture, msgIndex int, loc corpora.Location) PictureRecord {
+// textPictureRecord makes the record of a picture met in a tool's text (its sha256 and size
+// remembered in memo, when not nil).
+func textPictureRecord(text string, p TextPicture, msgIndex int, loc corpora.Location, memo *PictureMemo) PictureRecord {
 	rec := PictureRecord{
 		Loc:          loc,
 		MessageIndex: msgIndex,
@@ -322,9 +330,9 @@ func textPictureRecord(text string, p TextPicture, msgIndex int, loc corpora.Loc
 	var f pictureFacts
 	ok := false
 	if p.Image != nil && p.Image.Data != nil {
-		f, ok = describePictureBytes(p.Image.Data), true
+		f, ok = memo.describeBytes(p.Image.Data), true
 	} else {
-		f, ok = describeRun(text, p.Run)
+		f, ok = memo.describeRun(text, p.Run)
 	}
 	if ok {
 		rec.SHA256, rec.Width, rec.Height = f.sha256, f.width, f.height

@@ -2,7 +2,6 @@ package replay
 
 import (
 	"bytes"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -69,6 +68,8 @@ type MCPRenderOptions struct {
 	// ToolName is the name of the tool that answered ("mcp__<server>__<tool>" names the
 	// server that resource-link notes point to).
 	ToolName string
+	// Pictures remembers picture-check verdicts across results (nil: check every picture).
+	Pictures *PictureMemo
 }
 
 // HasPictureBlocks says whether an MCP result carries picture blocks: image blocks, or
@@ -190,7 +191,7 @@ func renderMCP(res *corpora.CallToolResult, s Settings, opt MCPRenderOptions, li
 			p.Reason = fmt.Sprintf("larger than %s bytes", FormatCount(maxBytes))
 			items = append(items, mcpItem{text: LegacyPictureNote(p.Type, p.Bytes), loc: loc})
 		default:
-			info, err := CheckPicture(p.Data, PictureLimits{})
+			info, err := opt.Pictures.Check(p.Data, PictureLimits{})
 			switch {
 			case err != nil:
 				p.Outcome, p.Reason, p.Problem = OutcomeOmitted, err.Error(), true
@@ -302,7 +303,7 @@ const mcpHeadBytes = 64 << 10
 // that does not is ignored once more data follows; a last group of one character is an error,
 // and one of two or three characters without its padding is "Incorrect padding".
 func decodeLenientBase64(s string) ([]byte, error) {
-	if d, err := base64.StdEncoding.DecodeString(s); err == nil {
+	if d, err := decodeStdString(s); err == nil {
 		return d, nil // the common case: strict base64 decodes the same
 	}
 	out := make([]byte, 0, len(s)/4*3+3)

@@ -184,14 +184,30 @@ func notAlphaMask(x uint64) uint64 {
 	return ^good & swarHigh
 }
 
+// alphaPrefixSWAR returns the length of the leading blocks of 32 bytes of s that are all
+// base64 characters, testing four words a branch.
+func alphaPrefixSWAR(s string) int {
+	i := 0
+	for i+32 <= len(s) {
+		b := s[i : i+32]
+		if notAlphaMask(load64(b, 0))|notAlphaMask(load64(b, 8))|
+			notAlphaMask(load64(b, 16))|notAlphaMask(load64(b, 24)) != 0 {
+			break
+		}
+		i += 32
+	}
+	return i
+}
+
 // scanRunEnd reads the run that begins at start and returns the end of its characters
 // (before any padding), the number of characters and whether it holds "\/" escapes.
 func scanRunEnd(text string, start int) (end, chars int, escaped bool) {
 	i := start
 	escapes := 0
 	for {
-		// One word first (most runs in prose are short), then 32 bytes a step while all are
-		// base64 (one branch for four words), then the first other byte a word at a time.
+		// One word first (most runs in prose are short), then blocks while all are base64
+		// (AVX2 where the CPU has it, else four words a branch), then the first other byte a
+		// word at a time.
 		if i+8 <= len(text) {
 			if m := notAlphaMask(load64(text, i)); m != 0 {
 				i += bits.TrailingZeros64(m) >> 3
@@ -199,14 +215,7 @@ func scanRunEnd(text string, start int) (end, chars int, escaped bool) {
 			}
 			i += 8
 		}
-		for i+32 <= len(text) {
-			s := text[i : i+32]
-			if notAlphaMask(load64(s, 0))|notAlphaMask(load64(s, 8))|
-				notAlphaMask(load64(s, 16))|notAlphaMask(load64(s, 24)) != 0 {
-				break
-			}
-			i += 32
-		}
+		i += alphaPrefix(text[i:])
 		for i+8 <= len(text) {
 			if m := notAlphaMask(load64(text, i)); m != 0 {
 				i += bits.TrailingZeros64(m) >> 3
@@ -297,19 +306,24 @@ func SniffRun(text string, r Run) string {
 	return SniffImage(decodeRunPrefix(text, r, head[:]))
 }
 
-// DecodeRun decodes the whole run (its "\/" escapes as '/', padding optional). It copies the
-// text through a small buffer, never as a whole.
+// DecodeRun decodes the whole run (its "\/" escapes as '/', padding optional) with the
+// vectorised decoder: in place when the run has no escapes, else through a small buffer.
 func DecodeRun(text string, r Run) ([]byte, error) {
 	if !r.Decodable() {
 		return nil, fmt.Errorf("base64 run at byte %d: %d characters: %w", r.Start, r.Chars, errRunLength)
 	}
 	dst := make([]byte, r.DecodedLen())
 	out := 0
-	err := runChunks(text, r, func(src []byte) error {
-		got, err := base64.RawStdEncoding.Decode(dst[out:], src)
-		out += got
-		return err
-	})
+	var err error
+	if !r.Escaped {
+		out, err = decodeRawStd(dst, text[r.Start:r.End-r.Padding])
+	} else {
+		err = runChunks(text, r, func(src []byte) error {
+			got, err := rawStdDecoder.Decode(dst[out:], src)
+			out += got
+			return err
+		})
+	}
 	if err != nil {
 		return nil, fmt.Errorf("base64 run at byte %d: %w", r.Start, err)
 	}

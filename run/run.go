@@ -124,7 +124,8 @@ func Run(ctx context.Context, cfg Config) (*results.Report, error) {
 		}
 	}
 	r := &runner{cfg: &cfg, meter: m,
-		applier: replay.Applier{ClientSide: replay.AgentClientSide, MCPDelivery: cfg.MCPDelivery}}
+		applier: replay.Applier{ClientSide: replay.AgentClientSide, MCPDelivery: cfg.MCPDelivery,
+			Pictures: replay.NewPictureMemo()}}
 	load, runErr := r.execute(ctx)
 	if load == nil {
 		return nil, runErr

@@ -1,0 +1,144 @@
+package measure
+
+import (
+	"encoding/base64"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// countOrdinaryGeneral is countOrdinary without the base64 fast path: its oracle.
+func countOrdinaryGeneral(t *BPETokenizer, text string) int {
+	s := new(bpeScratch)
+	n := 0
+	for p := 0; p < len(text); {
+		end := t.split(text, p)
+		c, _ := t.engine.countPiece(text[p:end], s)
+		n += c
+		p = end
+	}
+	return n
+}
+
+// b64PieceEnd walks b64Trans from p and returns the end of the first piece; ok is false when a
+// byte that decides it (the piece's, or the one after it) is no base64.
+func b64PieceEnd(text string, p int) (end int, ok bool) {
+	state := b64Start
+	for i := p; i < len(text); i++ {
+		class := b64Class[text[i]]
+		if class == b64Other {
+			return i, false
+		}
+		tr := b64Trans[state<<3|class]
+		if tr&b64Boundary != 0 {
+			return i, true
+		}
+		state = tr & 7
+	}
+	return len(text), p < len(text)
+}
+
+// checkB64Pieces holds the state machine to the o200k splitter at every piece start of text,
+// and the count with the fast path to the count without it.
+func checkB64Pieces(t *testing.T, tok *BPETokenizer, text string) {
+	t.Helper()
+	for p := 0; p < len(text); {
+		want := tok.split(text, p)
+		if end, ok := b64PieceEnd(text, p); ok && end != want {
+			t.Fatalf("b64Trans ends the piece of %q at %d at %d, the splitter at %d", text, p, end, want)
+		}
+		p = want
+	}
+	if got, want := tok.countOrdinary(text, new(bpeScratch)), countOrdinaryGeneral(tok, text); got != want {
+		t.Fatalf("count %d with the base64 fast path, %d without (%q)", got, want, text)
+	}
+}
+
+func TestB64PieceEndMatchesSplitter(t *testing.T) {
+	tok := ourTiktoken(t, "o200k_base")
+	if !tok.b64Fast {
+		t.Fatal("o200k_base does not take the base64 fast path")
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	raw := make([]byte, 200_000)
+	for i := range raw {
+		raw[i] = byte(r.Uint32())
+	}
+	enc := base64.StdEncoding.EncodeToString(raw)
+	texts := []string{enc, base64.URLEncoding.EncodeToString(raw[:3000]), `{"data":"` + enc[:5000] + `"}`,
+		"ab's ABc'd 12345 +/+a //A9z/ é\u0301a" + enc[:300] + "日本" + enc[300:600] + "\n" + enc[600:900] + "'s",
+		englishText(r, 20_000)}
+	// Every string of up to three characters over the alphabet classes and their neighbours.
+	const alpha = "aZ5+/'é \n="
+	for _, a := range alpha {
+		for _, b := range alpha {
+			for _, c := range alpha {
+				texts = append(texts, string(a)+string(b)+string(c), "Ab"+string(a)+string(b)+string(c)+"9")
+			}
+		}
+	}
+	for _, text := range texts {
+		checkB64Pieces(t, tok, text)
+	}
+	for _, name := range []string{"cl100k_base"} {
+		if ourTiktoken(t, name).b64Fast {
+			t.Errorf("%s takes the o200k base64 fast path", name)
+		}
+	}
+}
+
+func FuzzB64Count(f *testing.F) {
+	f.Add("iVBORw0KGgoAAAANSUhEUgAAAAEAAAAB+/9z" + strings.Repeat("Ab1+", 5))
+	f.Add("a'sB日+/+Q==\n12345x")
+	tok := ourTiktoken(f, "o200k_base")
+	f.Fuzz(func(t *testing.T, text string) {
+		checkB64Pieces(t, tok, text)
+	})
+}
+
+// TestB64MergeEqualsMergeScan compares countB64Merge with the general merge on random pieces of
+// every length it takes, on pieces cut from random base64 by the pre-tokenizer, and on pieces
+// of repeated characters and pairs (equal ranks: the leftmost merges first).
+func TestB64MergeEqualsMergeScan(t *testing.T) {
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+	for _, tok := range chunkTokenizers(t) {
+		if !tok.b64Fast {
+			continue
+		}
+		e, s := tok.engine, new(bpeScratch)
+		e.b64Once.Do(e.fillB64Counts)
+		r := rand.New(rand.NewPCG(11, 12))
+		var pieces []string
+		for n := 5; n <= maxB64Merge; n++ {
+			for range 40_000 {
+				b := make([]byte, n)
+				for i := range b {
+					b[i] = alphabet[r.IntN(64)]
+				}
+				pieces = append(pieces, string(b))
+			}
+			for _, unit := range []string{"a", "A", "ab", "Ab", "aB", "+/", "9", "abc", "zzq"} {
+				pieces = append(pieces, strings.Repeat(unit, n)[:n])
+			}
+		}
+		raw := make([]byte, 300_000)
+		for i := range raw {
+			raw[i] = byte(r.Uint32())
+		}
+		enc := base64.StdEncoding.EncodeToString(raw)
+		for p := 0; p < len(enc); {
+			end := tok.split(enc, p)
+			if end-p >= 5 && end-p <= maxB64Merge {
+				pieces = append(pieces, enc[p:end])
+			}
+			p = end
+		}
+		for _, piece := range pieces {
+			want, _ := e.encodePiece(s.out[:0], piece, s)
+			if got := e.countB64Merge(piece); got != len(want) {
+				t.Fatalf("%s: countB64Merge(%q) = %d; merging gives %d tokens", tok.Name(), piece, got, len(want))
+			}
+			s.out = want
+		}
+	}
+}

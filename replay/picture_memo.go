@@ -1,0 +1,121 @@
+package replay
+
+import (
+	"hash/maphash"
+	"sync"
+)
+
+// PictureMemo remembers what a run learns about a picture from its bytes: the verdict of the
+// picture check (CheckPicture), and the sha256 and declared size its record carries. A
+// conversation re-sends its pictures every turn, and every arm meets them again; with a memo a
+// picture is inflated and hashed once per run rather than once per request and arm. Each
+// figure is a function of the bytes (and the limits) alone, so a remembered figure is the
+// figure. A nil *PictureMemo computes everything every time. It is safe for concurrent use.
+type PictureMemo struct {
+	seeds [2]maphash.Seed
+
+	mu       sync.Mutex
+	verdicts map[memoKey]checkVerdict
+	facts    map[memoKey]runFacts
+}
+
+// memoKey identifies bytes as the count cache keys text (measure.textKey): the length and two
+// 64-bit maphash values under independent seeds drawn per process, so that bytes cannot be
+// crafted to collide (about 2⁻¹²⁸ per pair of distinct inputs of one length); what says
+// whether the bytes are a picture's or the base64 text of a run, lim the limits of a check.
+type memoKey struct {
+	lo, hi uint64
+	n      int
+	what   memoSubject
+	lim    PictureLimits
+}
+
+// memoSubject says what a memo key's bytes are.
+type memoSubject uint8
+
+const (
+	memoPictureBytes memoSubject = iota // a picture's decoded bytes
+	memoRunText                         // the text of a base64 run, escapes included
+)
+
+type checkVerdict struct {
+	info PictureInfo
+	err  error
+}
+
+type runFacts struct {
+	facts pictureFacts
+	ok    bool
+}
+
+// Memo limits: inputs under minMemoBytes are computed directly (that costs about what the
+// look-up does); each table is emptied when it reaches maxMemoEntries.
+const (
+	minMemoBytes   = 4 << 10
+	maxMemoEntries = 1 << 14
+)
+
+// NewPictureMemo returns an empty memo.
+func NewPictureMemo() *PictureMemo {
+	return &PictureMemo{seeds: [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()},
+		verdicts: map[memoKey]checkVerdict{}, facts: map[memoKey]runFacts{}}
+}
+
+func (m *PictureMemo) key(b []byte, what memoSubject, lim PictureLimits) memoKey {
+	return memoKey{lo: maphash.Bytes(m.seeds[0], b), hi: maphash.Bytes(m.seeds[1], b), n: len(b), what: what, lim: lim}
+}
+
+// remember returns the memo's value for key in table, computing and storing it when absent.
+func remember[V any](m *PictureMemo, table map[memoKey]V, key memoKey, compute func() V) V {
+	m.mu.Lock()
+	v, ok := table[key]
+	m.mu.Unlock()
+	if ok {
+		return v
+	}
+	v = compute()
+	m.mu.Lock()
+	if len(table) >= maxMemoEntries {
+		clear(table)
+	}
+	table[key] = v
+	m.mu.Unlock()
+	return v
+}
+
+// Check returns CheckPicture(data, lim), from memory when the same bytes were checked under
+// the same limits before.
+func (m *PictureMemo) Check(data []byte, lim PictureLimits) (PictureInfo, error) {
+	if m == nil || len(data) < minMemoBytes {
+		return CheckPicture(data, lim)
+	}
+	v := remember(m, m.verdicts, m.key(data, memoPictureBytes, lim), func() checkVerdict {
+		info, err := CheckPicture(data, lim)
+		return checkVerdict{info: info, err: err}
+	})
+	return v.info, v.err
+}
+
+// describeBytes returns describePictureBytes(data), remembered.
+func (m *PictureMemo) describeBytes(data []byte) pictureFacts {
+	if m == nil || len(data) < minMemoBytes {
+		return describePictureBytes(data)
+	}
+	return remember(m, m.facts, m.key(data, memoPictureBytes, PictureLimits{}), func() runFacts {
+		return runFacts{facts: describePictureBytes(data), ok: true}
+	}).facts
+}
+
+// describeRun returns describeRun(text, r), remembered by the run's text: a picture that is
+// only recorded is neither decoded nor hashed again.
+func (m *PictureMemo) describeRun(text string, r Run) (pictureFacts, bool) {
+	run := text[r.Start:r.End]
+	if m == nil || len(run) < minMemoBytes {
+		return describeRun(text, r)
+	}
+	v := remember(m, m.facts, m.key(stringBytes(run), memoRunText, PictureLimits{}), func() runFacts {
+		f, ok := describeRun(text, r)
+		return runFacts{facts: f, ok: ok}
+	})
+	return v.facts, v.ok
+}
