@@ -58,7 +58,7 @@ func TestParseCallToolResultRevisions(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			loc := Location{File: "t.jsonl", Line: 7, Pointer: "/result"}
-			res, err := parseCallToolResult(json.RawMessage(tt.raw), loc)
+			res, err := parseCallToolResult(json.RawMessage(tt.raw), loc, false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -125,7 +125,7 @@ func TestParseCallToolResultErrorsAreLocated(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := parseCallToolResult(json.RawMessage(tt.raw), Location{File: "f", Line: 3, Pointer: "/result"})
+			_, err := parseCallToolResult(json.RawMessage(tt.raw), Location{File: "f", Line: 3, Pointer: "/result"}, false)
 			if err == nil {
 				t.Fatal("want an error")
 			}
@@ -148,7 +148,7 @@ func TestParseCallToolResultErrorsAreLocated(t *testing.T) {
 func TestStringMemberMessages(t *testing.T) {
 	loc := Location{File: "f", Pointer: "/p"}
 	mcp := func(raw string) error {
-		_, err := parseCallToolResult(json.RawMessage(raw), loc)
+		_, err := parseCallToolResult(json.RawMessage(raw), loc, false)
 		return err
 	}
 	chatbox := func(raw string) error {
@@ -203,7 +203,7 @@ func FuzzParseCallToolResult(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		res, err := parseCallToolResult(json.RawMessage(raw), Location{File: "fuzz"})
+		res, err := parseCallToolResult(json.RawMessage(raw), Location{File: "fuzz"}, false)
 		if err != nil {
 			return
 		}
