@@ -110,9 +110,10 @@ func (rd *apiLogReader) readLine(br *bufio.Reader) ([]byte, error) {
 		}
 		if need := len(buf) + len(chunk); need > cap(buf) {
 			size := max(need, 2*cap(buf))
-			if need > apiMaxScratch && rd.left != nil {
-				// the rest of the input bounds the line: one buffer, filled once
-				size = max(need, need+br.Buffered()+int(min(rd.left.left, int64(rd.maxRecord))))
+			if need > apiMaxScratch && cap(buf) <= apiMaxScratch && rd.left != nil && rd.left.left > 0 {
+				// the rest of the input bounds the line: one buffer, filled once (a file that
+				// grew since it was opened goes on doubling)
+				size = need + br.Buffered() + int(min(rd.left.left, int64(rd.maxRecord)))
 			}
 			grown := make([]byte, len(buf), min(size, rd.maxRecord+1))
 			copy(grown, buf)

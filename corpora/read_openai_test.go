@@ -668,3 +668,21 @@ func TestReadOpenAIChatDocumentFromFile(t *testing.T) {
 		t.Errorf("second document's message at %+v", l)
 	}
 }
+
+// TestReadOpenAIChatFileGrewWhileRead: when a file holds more than its size said (it grew since
+// it was opened), a huge line is still read whole.
+func TestReadOpenAIChatFileGrewWhileRead(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a 70 MB line")
+	}
+	big := strings.Repeat("A", 70<<20)
+	input := `{"messages":[{"role":"tool","tool_call_id":"c","content":"` + big + `"}]}` + "\n"
+	var c Collector
+	err := newAPILogReader("grew.jsonl", chatAPI(), &c).read(context.Background(), &sizedReader{r: strings.NewReader(input), left: 1 << 20})
+	if err != nil || len(c.Problems) != 0 || len(c.Conversations) != 1 {
+		t.Fatalf("err %v, %d conversations, problems:\n%s", err, len(c.Conversations), apiShortProblems(&c))
+	}
+	if got := c.Conversations[0].Messages[0].Parts[0].ToolResult.Text; got != big {
+		t.Errorf("tool text of %d bytes, want %d", len(got), len(big))
+	}
+}
