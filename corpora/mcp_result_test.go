@@ -212,5 +212,19 @@ func FuzzParseCallToolResult(f *testing.F) {
 				t.Errorf("StringifyAISDK(%s) produced invalid JSON %.200s", era, out)
 			}
 		}
+		// With exact offsets, each block is located at its first byte and each payload at its
+		// value's (a string's opening quote, or null).
+		exact, err := parseCallToolResult(json.RawMessage(raw), Location{File: "fuzz", Line: 1}, true)
+		if err != nil {
+			t.Fatalf("exact offsets changed the verdict: %v", err)
+		}
+		for i, b := range exact.Content {
+			if off := b.Loc.Offset; off > 0 && (off >= int64(len(raw)) || raw[off] != b.Raw[0]) {
+				t.Errorf("block %d located at byte %d, not at its first byte", i, off)
+			}
+			if off := b.PayloadLoc.Offset; off > 0 && (off >= int64(len(raw)) || raw[off] != '"' && raw[off] != 'n') {
+				t.Errorf("payload of block %d located at byte %d, not at its value", i, off)
+			}
+		}
 	})
 }
