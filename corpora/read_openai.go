@@ -85,9 +85,10 @@ func (e *apiLineTooLongError) Error() string {
 // jwNode.text), so each line needs a buffer of its own. A long line is gathered in a buffer
 // that doubles; one of up to apiOwnLine bytes is the reader's scratch (kept from line to line)
 // and is copied once into a slice of its exact size, a longer one is returned as is (its
-// unused capacity is never written, so never resident). Past apiMaxScratch, when the input
-// says how many bytes are left (a regular file: sizedReader), the buffer is made once of
-// that size (capped at the record cap), so a huge line is copied once and held once.
+// unused capacity is never written, so never resident). When the input says how many bytes
+// are left (a regular file: sizedReader) and the line is past apiMaxScratch, or the rest is
+// at most 8 times what is read, the buffer is made once of that size (capped at the record
+// cap), so a huge line is copied once and held once.
 func (rd *apiLogReader) readLine(br *bufio.Reader) ([]byte, error) {
 	chunk, err := br.ReadSlice('\n')
 	if !errors.Is(err, bufio.ErrBufferFull) {
@@ -110,10 +111,13 @@ func (rd *apiLogReader) readLine(br *bufio.Reader) ([]byte, error) {
 		}
 		if need := len(buf) + len(chunk); need > cap(buf) {
 			size := max(need, 2*cap(buf))
-			if need > apiMaxScratch && cap(buf) <= apiMaxScratch && rd.left != nil && rd.left.left > 0 {
-				// the rest of the input bounds the line: one buffer, filled once (a file that
-				// grew since it was opened goes on doubling)
-				size = need + br.Buffered() + int(min(rd.left.left, int64(rd.maxRecord)))
+			if cap(buf) <= apiMaxScratch && rd.left != nil && rd.left.left > 0 {
+				// the rest of the input bounds the line: one buffer, filled once, when the line
+				// is huge or the rest is at most 8 times what is read (a file that grew since it
+				// was opened goes on doubling)
+				if sized := need + br.Buffered() + int(min(rd.left.left, int64(rd.maxRecord))); need > apiMaxScratch || sized <= 8*need {
+					size = sized
+				}
 			}
 			grown := make([]byte, len(buf), min(size, rd.maxRecord+1))
 			copy(grown, buf)
@@ -259,40 +263,46 @@ func (rd *apiLogReader) handleLine(ctx context.Context, line []byte, lineNo int)
 
 // documentMode reads a whole document held in memory: one or more JSON values.
 func (rd *apiLogReader) documentMode(ctx context.Context, data []byte) error {
-	base := 0
+	pos := 0
 	if bytes.HasPrefix(data, []byte("\ufeff")) {
-		base = 3
+		pos = 3
 	}
-	dec := json.NewDecoder(bytes.NewReader(data[base:]))
 	for {
-		start := jwSkipSpace(data, base+int(dec.InputOffset()))
+		start := jwSkipSpace(data, pos)
 		if start >= len(data) {
 			return nil
 		}
-		if err := dec.Decode(new(jwSyntaxOnly)); err != nil {
-			errOff := len(data)
-			var se *json.SyntaxError
-			if errors.As(err, &se) {
-				errOff = min(base+int(max(se.Offset-1, 0)), len(data)) // the byte that broke the syntax
+		// A valid value is found in place (encoding/json's Decoder would copy the document
+		// into a buffer of its own); only a broken one is handed to the Decoder, for its error.
+		end, err := jwValueEnd(data, start)
+		if err != nil || !jwValid(data[start:end]) {
+			dec := json.NewDecoder(bytes.NewReader(data[start:]))
+			if err := dec.Decode(new(jwSyntaxOnly)); err != nil {
+				errOff := len(data)
+				var se *json.SyntaxError
+				if errors.As(err, &se) {
+					errOff = min(start+int(max(se.Offset-1, 0)), len(data)) // the byte that broke the syntax
+				}
+				line, col := apiLineCol(data, errOff)
+				startLine, _ := apiLineCol(data, start)
+				rd.e.Problem(&ReadError{Loc: Location{File: rd.name, Line: line, Offset: int64(col)},
+					Err: fmt.Errorf("invalid JSON in the value starting at line %d: %w", startLine, err)})
+				rd.next++
+				// Go on line by line after the line the broken value started on: a JSON Lines
+				// file whose first line is broken looks like a document until here.
+				nl := bytes.IndexByte(data[start:], '\n')
+				if nl < 0 {
+					return nil
+				}
+				return rd.fallbackLines(ctx, data[start+nl+1:], startLine+1)
 			}
-			line, col := apiLineCol(data, errOff)
-			startLine, _ := apiLineCol(data, start)
-			rd.e.Problem(&ReadError{Loc: Location{File: rd.name, Line: line, Offset: int64(col)},
-				Err: fmt.Errorf("invalid JSON in the value starting at line %d: %w", startLine, err)})
-			rd.next++
-			// Go on line by line after the line the broken value started on: a JSON Lines file
-			// whose first line is broken looks like a document until here.
-			nl := bytes.IndexByte(data[start:], '\n')
-			if nl < 0 {
-				return nil
-			}
-			return rd.fallbackLines(ctx, data[start+nl+1:], startLine+1)
+			end = start + int(dec.InputOffset())
 		}
-		end := base + int(dec.InputOffset())
 		rec := jwNode{raw: data[start:end], loc: Location{File: rd.name, Offset: int64(start)}}
 		if err := rd.handleRecord(ctx, rec); err != nil {
 			return err
 		}
+		pos = end
 	}
 }
 
