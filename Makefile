@@ -64,10 +64,13 @@ scale-same: build
 	@bash internal/scripts/scale-same.sh $(BIN) $(BASE)
 
 ## bench-hugeline: peak RSS and time of replaying one JSON line of 49 MB (a 37 MB PNG in one MCP
-## result) and of 1.04 GB (a 780 MB PNG), generated in a temporary folder (BenchmarkHugeLine).
+## result) and of 1.04 GB (a 780 MB PNG), then the same pictures as base64 in an OpenAI chat
+## request log's tool text, generated in a temporary folder (BenchmarkHugeLine).
 bench-hugeline:
 	$(GO) test -run='^$$' -bench='^BenchmarkHugeLine$$' -benchtime=1x -count=$(COUNT) ./cmd/cli
 	HUGELINE_PICTURE_BYTES=780000000 $(GO) test -run='^$$' -bench='^BenchmarkHugeLine$$' -benchtime=1x -count=$(COUNT) -timeout 30m ./cmd/cli
+	HUGELINE_FORMAT=openai-chat $(GO) test -run='^$$' -bench='^BenchmarkHugeLine$$' -benchtime=1x -count=$(COUNT) ./cmd/cli
+	HUGELINE_FORMAT=openai-chat HUGELINE_PICTURE_BYTES=780000000 $(GO) test -run='^$$' -bench='^BenchmarkHugeLine$$' -benchtime=1x -count=$(COUNT) -timeout 30m ./cmd/cli
 
 fuzz:
 	FUZZTIME=$(FUZZTIME) bash internal/scripts/fuzz-all.sh

@@ -89,7 +89,7 @@ func TestStringifyAISDKGolden(t *testing.T) {
 		`{"mimeType":"audio/wav","data":"UklGRg==","type":"audio"},` +
 		`{"type":"widget","x":[1, 2]}` +
 		`],"structuredContent":{"ok":true},"isError":false,"_meta":{"k":"v"}}`
-	res, err := parseCallToolResult(json.RawMessage(raw), Location{File: "f"})
+	res, err := parseCallToolResult(json.RawMessage(raw), Location{File: "f"}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +132,7 @@ func TestStringifyAISDKGolden(t *testing.T) {
 
 func mustParseCTR(t *testing.T, raw string) *CallToolResult {
 	t.Helper()
-	res, err := parseCallToolResult(json.RawMessage(raw), Location{File: "t"})
+	res, err := parseCallToolResult(json.RawMessage(raw), Location{File: "t"}, false)
 	if err != nil {
 		t.Fatalf("parseCallToolResult(%s): %v", raw, err)
 	}
@@ -151,7 +151,7 @@ func TestJSStringRoundTripsThroughGoDecoder(t *testing.T) {
 func BenchmarkStringifyAISDKImage(b *testing.B) {
 	data := strings.Repeat("iVBORw0KGgoAAAANSUhEUgAA", 1<<16) // 1.5 MB of base64
 	raw := `{"content":[{"type":"text","text":"shot"},{"type":"image","data":"` + data + `","mimeType":"image/png"}],"isError":false}`
-	res, err := parseCallToolResult(json.RawMessage(raw), Location{})
+	res, err := parseCallToolResult(json.RawMessage(raw), Location{}, false)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // This file holds the JSON helpers shared by the request-log readers: a walker over
@@ -314,9 +315,19 @@ func (n jwNode) elements(fn func(i int, v jwNode) error) error {
 }
 
 // text returns the value of a JSON string.
+//
+// A string of jwShareBytes or more without escapes shares the record's bytes (no copy): a
+// record's bytes are its own (each line or document is read into a buffer of its own, never
+// reused or written after, and kept by Message.Raw anyway), so a tool text of hundreds of MB
+// is held once, in the line, not twice.
 func (n jwNode) text() (string, *ReadError) {
 	if n.kind() != '"' {
 		return "", n.errorf("expected a string, found %s", n.kindName())
+	}
+	if len(n.raw) >= jwShareBytes+2 && n.raw[len(n.raw)-1] == '"' {
+		if inner := n.raw[1 : len(n.raw)-1]; bytes.IndexByte(inner, '\\') < 0 {
+			return unsafe.String(&inner[0], len(inner)), nil
+		}
 	}
 	s, err := jwUnquote(n.raw)
 	if err != nil {
@@ -324,6 +335,9 @@ func (n jwNode) text() (string, *ReadError) {
 	}
 	return s, nil
 }
+
+// jwShareBytes is the length from which text shares a string's bytes with its record.
+const jwShareBytes = 1 << 20
 
 // textBytes returns the value of a JSON string as bytes; without escapes it shares the
 // record's bytes (no copy), which matters for multi-megabyte base64 payloads.

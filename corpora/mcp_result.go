@@ -14,8 +14,10 @@ var errNoContentArray = errors.New("not an MCP CallToolResult: no content array"
 // 2026-07-28. raw must be a JSON object with a `content` array (errNoContentArray otherwise).
 // Blocks of unknown type are kept with Type and Raw; `_meta` and `structuredContent` are kept
 // as recorded; a missing `isError` is false. loc is the location of raw; every block gets
-// loc + /content/<i>. Base64 payloads are not decoded here.
-func parseCallToolResult(raw json.RawMessage, loc Location) (*CallToolResult, error) {
+// loc + /content/<i>. Base64 payloads are not decoded here. exact says loc.Offset is the
+// offset of raw's first byte in its line: blocks and payloads then get their own offsets
+// (line:column), up to a payload streamed past, after which the line's bytes have moved.
+func parseCallToolResult(raw json.RawMessage, loc Location, exact bool) (*CallToolResult, error) {
 	members, err := jsObjectMembers(raw)
 	if err != nil {
 		return nil, &ReadError{Loc: loc, Err: fmt.Errorf("MCP result: %w", err)}
@@ -50,17 +52,27 @@ func parseCallToolResult(raw json.RawMessage, loc Location) (*CallToolResult, er
 	}
 	res.Content = make([]Block, 0, len(elems))
 	for i, el := range elems {
-		blk, err := parseMCPBlock(el, loc.Child("content").Child(i))
+		bloc := loc.Child("content").Child(i)
+		if exact {
+			bloc.Offset += int64(jwSubsliceStart(raw, el))
+		} else {
+			bloc.Offset = 0
+		}
+		blk, err := parseMCPBlock(el, bloc, exact)
 		if err != nil {
 			return nil, err
+		}
+		if blk.Large != nil || (blk.Resource != nil && blk.Resource.LargeBlob != nil) {
+			exact = false // the streamed payload's marker is shorter than what was recorded
 		}
 		res.Content = append(res.Content, blk)
 	}
 	return res, nil
 }
 
-// parseMCPBlock parses one content block; loc is its location.
-func parseMCPBlock(raw []byte, loc Location) (Block, error) {
+// parseMCPBlock parses one content block; loc is its location (exact as for
+// parseCallToolResult).
+func parseMCPBlock(raw []byte, loc Location, exact bool) (Block, error) {
 	blk := Block{Raw: json.RawMessage(raw), Loc: loc}
 	members, err := jsObjectMembers(raw)
 	if err != nil {
@@ -103,6 +115,9 @@ func parseMCPBlock(raw []byte, loc Location) (Block, error) {
 			return blk, err
 		}
 	}
+	if blk.Type == "image" || blk.Type == "audio" {
+		blk.PayloadLoc = memberLoc(loc, members, "data", exact)
+	}
 	if l, ok := parseLargeMarker(blk.Data); ok {
 		blk.Data, blk.Large = "", l
 	}
@@ -128,13 +143,34 @@ func parseMCPBlock(raw []byte, loc Location) (Block, error) {
 		if !ok {
 			return blk, &ReadError{Loc: loc, Err: errors.New("resource block without a resource")}
 		}
-		res, err := parseEmbeddedResource(v, loc.Child("resource"))
+		rloc := memberLoc(loc, members, "resource", exact)
+		res, err := parseEmbeddedResource(v, rloc)
 		if err != nil {
 			return blk, err
 		}
 		blk.Resource = res
+		if res.Blob != nil {
+			rm, _ := jsObjectMembers(v)
+			blk.PayloadLoc = memberLoc(rloc, rm, "blob", exact)
+		}
 	}
 	return blk, nil
+}
+
+// memberLoc is the location of the member key of the object at loc whose members are given:
+// with its offset when exact, else with no offset.
+func memberLoc(loc Location, members []jsObjectMember, key string, exact bool) Location {
+	c := loc.Child(key)
+	c.Offset = 0
+	if !exact {
+		return c
+	}
+	for _, m := range members {
+		if m.Key == key {
+			c.Offset = loc.Offset + int64(m.Offset)
+		}
+	}
+	return c
 }
 
 // parseEmbeddedResource parses the resource of a `resource` block: {uri, mimeType?, text|blob}.

@@ -58,7 +58,7 @@ func TestParseCallToolResultRevisions(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			loc := Location{File: "t.jsonl", Line: 7, Pointer: "/result"}
-			res, err := parseCallToolResult(json.RawMessage(tt.raw), loc)
+			res, err := parseCallToolResult(json.RawMessage(tt.raw), loc, false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -125,7 +125,7 @@ func TestParseCallToolResultErrorsAreLocated(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := parseCallToolResult(json.RawMessage(tt.raw), Location{File: "f", Line: 3, Pointer: "/result"})
+			_, err := parseCallToolResult(json.RawMessage(tt.raw), Location{File: "f", Line: 3, Pointer: "/result"}, false)
 			if err == nil {
 				t.Fatal("want an error")
 			}
@@ -148,7 +148,7 @@ func TestParseCallToolResultErrorsAreLocated(t *testing.T) {
 func TestStringMemberMessages(t *testing.T) {
 	loc := Location{File: "f", Pointer: "/p"}
 	mcp := func(raw string) error {
-		_, err := parseCallToolResult(json.RawMessage(raw), loc)
+		_, err := parseCallToolResult(json.RawMessage(raw), loc, false)
 		return err
 	}
 	chatbox := func(raw string) error {
@@ -203,13 +203,27 @@ func FuzzParseCallToolResult(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		res, err := parseCallToolResult(json.RawMessage(raw), Location{File: "fuzz"})
+		res, err := parseCallToolResult(json.RawMessage(raw), Location{File: "fuzz"}, false)
 		if err != nil {
 			return
 		}
 		for _, era := range []string{AISDKEraContent, AISDKEraJSON} {
 			if out := StringifyAISDK(res, era); !json.Valid([]byte(out)) && json.Valid(raw) {
 				t.Errorf("StringifyAISDK(%s) produced invalid JSON %.200s", era, out)
+			}
+		}
+		// With exact offsets, each block is located at its first byte and each payload at its
+		// value's (a string's opening quote, or null).
+		exact, err := parseCallToolResult(json.RawMessage(raw), Location{File: "fuzz", Line: 1}, true)
+		if err != nil {
+			t.Fatalf("exact offsets changed the verdict: %v", err)
+		}
+		for i, b := range exact.Content {
+			if off := b.Loc.Offset; off > 0 && (off >= int64(len(raw)) || raw[off] != b.Raw[0]) {
+				t.Errorf("block %d located at byte %d, not at its first byte", i, off)
+			}
+			if off := b.PayloadLoc.Offset; off > 0 && (off >= int64(len(raw)) || raw[off] != '"' && raw[off] != 'n') {
+				t.Errorf("payload of block %d located at byte %d, not at its value", i, off)
 			}
 		}
 	})

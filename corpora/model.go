@@ -232,6 +232,9 @@ type Block struct {
 	// Raw is the block exactly as recorded, for renderings that stringify it.
 	Raw json.RawMessage `json:"-"`
 	Loc Location        `json:"loc"`
+	// PayloadLoc is the location of the base64 payload of an image or audio block (its
+	// data) or of a resource's blob; zero for other blocks.
+	PayloadLoc Location `json:"payload_loc,omitzero"`
 }
 
 // EmbeddedResource is the resource of an MCP `resource` block: text or a base64 blob.

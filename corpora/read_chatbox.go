@@ -647,7 +647,7 @@ func (rd *chatboxReader) toolCall(p *chatboxPart, ploc, mloc Location, counts ma
 			tr.Text, tr.IsText = s, true
 		}
 	case len(result) > 0 && result[0] == '{':
-		res, err := parseCallToolResult(result, rloc)
+		res, err := parseCallToolResult(result, rloc, false)
 		if err == nil {
 			tr.MCP, tr.IsError = res, res.IsError
 			tr.Text = StringifyAISDK(res, AISDKEraContent)

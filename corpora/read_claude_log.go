@@ -163,6 +163,6 @@ func claudeLogLine(line []byte, loc Location, session func(string) *mcpSession, 
 	if bytes.Contains(raw, claudeTruncationMarker) {
 		s.note("%s: logged message carries a truncation marker; its content is incomplete", loc)
 	}
-	mcpAddValue(s, raw, loc, dir, false, e)
+	mcpAddValue(s, raw, loc, dir, false, true, e)
 	return s
 }

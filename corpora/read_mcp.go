@@ -32,6 +32,9 @@ type mcpFrame struct {
 	raw []byte   // the frame (a JSON object); kept by results, so it must not be reused
 	loc Location // location of the frame itself
 	dir mcpDir
+	// exact says loc.Offset is the offset of raw's first byte in its line (raw holds the
+	// line's bytes as recorded), so values inside get line:column locations.
+	exact bool
 }
 
 // mcpKey names a request: the direction it travelled and its id.
@@ -274,7 +277,10 @@ func (s *mcpSession) toolResult(f mcpFrame, call *mcpCall, result, rpcErr []byte
 		return tr
 	}
 	loc := f.loc.Child("result")
-	res, err := parseCallToolResult(result, loc)
+	if f.exact {
+		loc.Offset += int64(jwSubsliceStart(f.raw, result))
+	}
+	res, err := parseCallToolResult(result, loc, f.exact)
 	if err == nil {
 		tr.MCP = res
 		tr.IsError = res.IsError

@@ -115,9 +115,9 @@ func inspectorEntry(sess *mcpSession, raw []byte, loc Location, e Emitter) {
 		if direction == "response" {
 			dir = mcpDirUnknown // which side answered is inferred from the pending requests
 		}
-		mcpAddValue(sess, msg, loc.Child("message"), dir, false, e)
+		mcpAddValue(sess, msg, loc.Child("message"), dir, false, false, e)
 		if resp := get("response"); resp != nil && string(resp) != "null" {
-			mcpAddValue(sess, resp, loc.Child("response"), dir.opposite(), false, e)
+			mcpAddValue(sess, resp, loc.Child("response"), dir.opposite(), false, false, e)
 		}
 		return
 	}
@@ -157,7 +157,7 @@ func inspectorBody(sess *mcpSession, raw []byte, loc Location, dir mcpDir, e Emi
 			e.Problem(&ReadError{Loc: loc, Err: errors.New("body is not valid JSON")})
 			return
 		}
-		mcpAddValue(sess, body, loc, dir, false, e)
+		mcpAddValue(sess, body, loc, dir, false, false, e)
 		return
 	}
 	// text/event-stream: events separated by blank lines, data lines joined by "\n".
@@ -175,7 +175,7 @@ func inspectorBody(sess *mcpSession, raw []byte, loc Location, dir mcpDir, e Emi
 			sess.skip("SSE events that are not JSON")
 			return
 		}
-		mcpAddValue(sess, payload, loc, dir, false, e)
+		mcpAddValue(sess, payload, loc, dir, false, false, e)
 	}
 	sawData := false
 	for _, l := range bytes.Split(body, []byte("\n")) {

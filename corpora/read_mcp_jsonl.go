@@ -221,12 +221,24 @@ func mcpJSONLLine(sess *mcpSession, line []byte, loc Location, e Emitter) {
 		}
 		return
 	}
-	mcpAddValue(sess, raw, loc, dir, true, e)
+	mcpAddValue(sess, raw, loc, dir, true, true, e)
+}
+
+// childAt is the location of the member or element child (a sub-slice of parent) of the value
+// at loc: with its offset in the line when exact, else with none.
+func childAt(loc Location, parent, child []byte, token any, exact bool) Location {
+	c := loc.Child(token)
+	c.Offset = 0
+	if exact {
+		c.Offset = loc.Offset + int64(jwSubsliceStart(parent, child))
+	}
+	return c
 }
 
 // mcpAddValue adds a frame, a batch array of frames, or (when envelopes is set) an
-// envelope object holding one of them.
-func mcpAddValue(sess *mcpSession, raw []byte, loc Location, dir mcpDir, envelopes bool, e Emitter) {
+// envelope object holding one of them. exact says loc.Offset is the offset of raw's first byte
+// in its line (see mcpFrame.exact).
+func mcpAddValue(sess *mcpSession, raw []byte, loc Location, dir mcpDir, envelopes, exact bool, e Emitter) {
 	if len(raw) == 0 {
 		return
 	}
@@ -237,7 +249,7 @@ func mcpAddValue(sess *mcpSession, raw []byte, loc Location, dir mcpDir, envelop
 			return
 		}
 		for i, el := range elems {
-			mcpAddValue(sess, el, loc.Child(i), dir, false, e)
+			mcpAddValue(sess, el, childAt(loc, raw, el, i, exact), dir, false, exact, e)
 		}
 		return
 	}
@@ -254,7 +266,7 @@ func mcpAddValue(sess *mcpSession, raw []byte, loc Location, dir mcpDir, envelop
 		}
 	}
 	if isFrame || !envelopes {
-		sess.add(mcpFrame{raw: raw, loc: loc, dir: dir}, e)
+		sess.add(mcpFrame{raw: raw, loc: loc, dir: dir, exact: exact}, e)
 		return
 	}
 	// One level of envelope.
@@ -275,8 +287,9 @@ func mcpAddValue(sess *mcpSession, raw []byte, loc Location, dir mcpDir, envelop
 			if m.Key != key || len(m.Value) == 0 {
 				continue
 			}
-			inner := m.Value
+			inner, innerExact := m.Value, exact
 			if inner[0] == '"' { // a frame recorded as a JSON string
+				innerExact = false
 				var s string
 				if json.Unmarshal(inner, &s) != nil {
 					continue
@@ -288,7 +301,7 @@ func mcpAddValue(sess *mcpSession, raw []byte, loc Location, dir mcpDir, envelop
 			}
 			if inner[0] == '{' || inner[0] == '[' {
 				if bytes.Contains(inner, []byte(`"jsonrpc"`)) || bytes.Contains(inner, []byte(`"method"`)) {
-					mcpAddValue(sess, inner, loc.Child(key), envDir, false, e)
+					mcpAddValue(sess, inner, childAt(loc, raw, m.Value, key, innerExact), envDir, false, innerExact, e)
 					return
 				}
 			}

@@ -169,7 +169,8 @@ func TestReadMCPRealSampleDetails(t *testing.T) {
 	if conv.Messages[0].Loc != want || conv.Messages[0].Parts[0].Loc.Pointer != "/params" {
 		t.Errorf("call loc %+v part %+v", conv.Messages[0].Loc, conv.Messages[0].Parts[0].Loc)
 	}
-	if l := results[0].MCP.Content[0].Loc; l.Line != 10 || l.Offset != 8 || l.Pointer != "/result/content/0" {
+	// a block: the column of its own first byte
+	if l := results[0].MCP.Content[0].Loc; l.Line != 10 || l.Offset != 30 || l.Pointer != "/result/content/0" {
 		t.Errorf("block loc %+v", l)
 	}
 }
@@ -247,6 +248,24 @@ func TestReadMCPJSONLEveryRevision(t *testing.T) {
 	}
 	if !strings.HasPrefix(results[2].Text, `[{"type":"text","text":"{\"type\":\"resource\",\"resource\":{\"uri\":\"file:///r.png\"`) {
 		t.Errorf("resource stringified as %.100s", results[2].Text)
+	}
+	// each payload is located at its own value, line:column, like every other format
+	for _, pl := range []struct {
+		loc           Location
+		line, payload string
+		pointer       string
+	}{
+		{img.PayloadLoc, lines[7], pngB64, "/result/content/1/data"},
+		{results[1].MCP.Content[0].PayloadLoc, lines[9], "UklGRiQAAABXQVZF", "/1/result/content/0/data"},
+		{results[2].MCP.Content[0].PayloadLoc, lines[9], pngB64, "/0/result/content/0/resource/blob"},
+	} {
+		if pl.loc.Pointer != pl.pointer || pl.loc.Line != 10 && pl.loc.Line != 8 || pl.loc.Offset <= 0 ||
+			!strings.HasPrefix(pl.line[pl.loc.Offset:], `"`+pl.payload+`"`) {
+			t.Errorf("payload located at %s (%+v), want the column of its value at %s", pl.loc, pl.loc, pl.pointer)
+		}
+	}
+	if s := img.PayloadLoc.String(); !strings.HasPrefix(s, "session.jsonl:8:") || !strings.HasSuffix(s, " at /result/content/1/data") {
+		t.Errorf("image payload location %q", s)
 	}
 	// envelope.
 	if r := results[3]; string(r.MCP.Meta) != `{"k":1}` || string(r.MCP.StructuredContent) != `{"n":1}` || r.MCP.Content[0].Loc.Pointer != "/msg/result/content/0" {
@@ -346,8 +365,12 @@ func TestReadClaudeDesktopLogGroupsByServer(t *testing.T) {
 	if len(sc) != 1 || sr[0].MCP.Content[0].Data != pngB64 {
 		t.Fatalf("shots calls %+v", sc)
 	}
-	if l := sr[0].MCP.Content[0].Loc; l.Line != 8 || l.Pointer != "/result/content/0" || l.Offset != int64(strings.Index(strings.Split(log, "\r\n")[7], "{")) {
+	line8 := strings.Split(log, "\r\n")[7]
+	if l := sr[0].MCP.Content[0].Loc; l.Line != 8 || l.Pointer != "/result/content/0" || l.Offset != int64(strings.Index(line8, `{"type"`)) {
 		t.Errorf("image block at %+v", l)
+	}
+	if l := sr[0].MCP.Content[0].PayloadLoc; l.Line != 8 || l.Pointer != "/result/content/0/data" || l.Offset != int64(strings.Index(line8, `"`+pngB64)) {
+		t.Errorf("image payload at %+v", l)
 	}
 	// The line cut without a marker is a located problem; the marked one is a note.
 	if len(c.Problems) != 1 || c.Problems[0].Loc.Line != 12 {
@@ -397,6 +420,9 @@ func TestReadMCPInspectorExports(t *testing.T) {
 	}
 	if b := results[0].MCP.Content[1]; b.Data != pngB64 || b.Loc.Pointer != "/0/response/result/content/1" || b.Loc.Line != 2 {
 		t.Errorf("image block at %+v", b.Loc)
+	}
+	if b := results[0].MCP.Content[1]; b.PayloadLoc.Pointer != "/0/response/result/content/1/data" || b.PayloadLoc.Line != 2 {
+		t.Errorf("image payload at %+v", b.PayloadLoc)
 	}
 	if results[1].RPCError == nil || results[1].Text != "Request timed out" {
 		t.Errorf("timeout result %+v", results[1])

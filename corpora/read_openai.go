@@ -63,6 +63,8 @@ type apiLogReader struct {
 	next      int // index of the next request in the file
 	// lineScratch gathers a line longer than the bufio buffer (see readLine).
 	lineScratch []byte
+	// left, when the input knows its size, says how many bytes are left in it (readLine).
+	left *sizedReader
 }
 
 func newAPILogReader(name string, format apiFormat, e Emitter) *apiLogReader {
@@ -79,10 +81,14 @@ func (e *apiLineTooLongError) Error() string {
 // readLine returns the next line with its '\n' (if any). A line longer than the cap is
 // consumed and reported as *apiLineTooLongError. io.EOF comes with the last (partial) line.
 //
-// A long line is gathered in the reader's scratch buffer (kept from line to line) and then
-// copied once into a slice of its exact size: the records' bytes are referenced by the
-// conversations (Message.Raw, payloads), so each line needs its own, but growing it chunk by
-// chunk would copy a multi-megabyte line several times.
+// The records' bytes are referenced by the conversations (Message.Raw, payloads, long texts:
+// jwNode.text), so each line needs a buffer of its own. A long line is gathered in a buffer
+// that doubles; one of up to apiOwnLine bytes is the reader's scratch (kept from line to line)
+// and is copied once into a slice of its exact size, a longer one is returned as is (its
+// unused capacity is never written, so never resident). When the input says how many bytes
+// are left (a regular file: sizedReader) and the line is past apiMaxScratch, or the rest is
+// at most 8 times what is read, the buffer is made once of that size (capped at the record
+// cap), so a huge line is copied once and held once.
 func (rd *apiLogReader) readLine(br *bufio.Reader) ([]byte, error) {
 	chunk, err := br.ReadSlice('\n')
 	if !errors.Is(err, bufio.ErrBufferFull) {
@@ -92,11 +98,7 @@ func (rd *apiLogReader) readLine(br *bufio.Reader) ([]byte, error) {
 		return append([]byte(nil), chunk...), err
 	}
 	buf := rd.lineScratch[:0]
-	defer func() {
-		if cap(buf) <= apiMaxScratch {
-			rd.lineScratch = buf[:0]
-		}
-	}()
+	rd.lineScratch = nil // given back below when it stays the scratch
 	for {
 		if len(buf)+len(chunk) > rd.maxRecord {
 			for errors.Is(err, bufio.ErrBufferFull) {
@@ -108,7 +110,16 @@ func (rd *apiLogReader) readLine(br *bufio.Reader) ([]byte, error) {
 			return nil, &apiLineTooLongError{size: rd.maxRecord}
 		}
 		if need := len(buf) + len(chunk); need > cap(buf) {
-			grown := make([]byte, len(buf), max(need, 2*cap(buf)))
+			size := max(need, 2*cap(buf))
+			if cap(buf) <= apiMaxScratch && rd.left != nil && rd.left.left > 0 {
+				// the rest of the input bounds the line: one buffer, filled once, when the line
+				// is huge or the rest is at most 8 times what is read (a file that grew since it
+				// was opened goes on doubling)
+				if sized := need + br.Buffered() + int(min(rd.left.left, int64(rd.maxRecord))); need > apiMaxScratch || sized <= 8*need {
+					size = sized
+				}
+			}
+			grown := make([]byte, len(buf), min(size, rd.maxRecord+1))
 			copy(grown, buf)
 			buf = grown
 		}
@@ -117,12 +128,38 @@ func (rd *apiLogReader) readLine(br *bufio.Reader) ([]byte, error) {
 			chunk, err = br.ReadSlice('\n')
 			continue
 		}
+		if cap(buf) > apiOwnLine {
+			return buf, err
+		}
+		rd.lineScratch = buf[:0]
 		return append(make([]byte, 0, len(buf)), buf...), err
 	}
 }
 
-// apiMaxScratch is the largest line buffer a reader keeps for the next line.
+// apiOwnLine is the largest line buffer a reader keeps for the next line; a line needing more
+// keeps its buffer (readLine).
+const apiOwnLine = 4 << 20
+
+// apiMaxScratch is the line length past which readLine sizes the line's buffer from the
+// bytes left in the input.
 const apiMaxScratch = 64 << 20
+
+// readAllInto appends what r holds to dst as io.ReadAll does, filling dst's capacity first.
+func readAllInto(dst []byte, r io.Reader) ([]byte, error) {
+	for {
+		if len(dst) == cap(dst) {
+			dst = append(dst, 0)[:len(dst)]
+		}
+		n, err := r.Read(dst[len(dst):cap(dst)])
+		dst = dst[:len(dst)+n]
+		if err == io.EOF {
+			return dst, nil
+		}
+		if err != nil {
+			return dst, err
+		}
+	}
+}
 
 // apiTrim trims whitespace and a byte order mark around a line.
 func apiTrim(b []byte) []byte {
@@ -134,6 +171,7 @@ func apiTrim(b []byte) []byte {
 // input is JSON Lines (one request, or one array of requests, a line); otherwise it is read
 // as one (multi-line) document, a stream of JSON values.
 func (rd *apiLogReader) read(ctx context.Context, r io.Reader) error {
+	rd.left, _ = r.(*sizedReader)
 	br := bufio.NewReaderSize(r, 64<<10)
 	var prefix []byte
 	lineNo := 0
@@ -170,11 +208,16 @@ func (rd *apiLogReader) read(ctx context.Context, r io.Reader) error {
 			}
 			return rd.lineMode(ctx, br, lineNo)
 		}
-		rest, rerr := io.ReadAll(io.LimitReader(br, int64(rd.maxRecord-len(prefix)-len(line))+1))
+		limit := int64(rd.maxRecord-len(prefix)-len(line)) + 1
+		size := int64(len(prefix) + len(line) + 512)
+		if rd.left != nil { // the document is the rest of the file: read into one buffer of its size
+			size = int64(len(prefix)+len(line)+br.Buffered()) + min(rd.left.left, limit) + 1
+		}
+		data := append(append(make([]byte, 0, size), prefix...), line...)
+		data, rerr := readAllInto(data, io.LimitReader(br, limit))
 		if rerr != nil {
 			return &ReadError{Loc: Location{File: rd.name, Line: lineNo}, Err: rerr}
 		}
-		data := append(append(prefix, line...), rest...)
 		if len(data) > rd.maxRecord {
 			return &ReadError{Loc: Location{File: rd.name}, Err: fmt.Errorf("document larger than %d bytes", rd.maxRecord)}
 		}
@@ -220,40 +263,46 @@ func (rd *apiLogReader) handleLine(ctx context.Context, line []byte, lineNo int)
 
 // documentMode reads a whole document held in memory: one or more JSON values.
 func (rd *apiLogReader) documentMode(ctx context.Context, data []byte) error {
-	base := 0
+	pos := 0
 	if bytes.HasPrefix(data, []byte("\ufeff")) {
-		base = 3
+		pos = 3
 	}
-	dec := json.NewDecoder(bytes.NewReader(data[base:]))
 	for {
-		start := jwSkipSpace(data, base+int(dec.InputOffset()))
+		start := jwSkipSpace(data, pos)
 		if start >= len(data) {
 			return nil
 		}
-		if err := dec.Decode(new(jwSyntaxOnly)); err != nil {
-			errOff := len(data)
-			var se *json.SyntaxError
-			if errors.As(err, &se) {
-				errOff = min(base+int(max(se.Offset-1, 0)), len(data)) // the byte that broke the syntax
+		// A valid value is found in place (encoding/json's Decoder would copy the document
+		// into a buffer of its own); only a broken one is handed to the Decoder, for its error.
+		end, err := jwValueEnd(data, start)
+		if err != nil || !jwValid(data[start:end]) {
+			dec := json.NewDecoder(bytes.NewReader(data[start:]))
+			if err := dec.Decode(new(jwSyntaxOnly)); err != nil {
+				errOff := len(data)
+				var se *json.SyntaxError
+				if errors.As(err, &se) {
+					errOff = min(start+int(max(se.Offset-1, 0)), len(data)) // the byte that broke the syntax
+				}
+				line, col := apiLineCol(data, errOff)
+				startLine, _ := apiLineCol(data, start)
+				rd.e.Problem(&ReadError{Loc: Location{File: rd.name, Line: line, Offset: int64(col)},
+					Err: fmt.Errorf("invalid JSON in the value starting at line %d: %w", startLine, err)})
+				rd.next++
+				// Go on line by line after the line the broken value started on: a JSON Lines
+				// file whose first line is broken looks like a document until here.
+				nl := bytes.IndexByte(data[start:], '\n')
+				if nl < 0 {
+					return nil
+				}
+				return rd.fallbackLines(ctx, data[start+nl+1:], startLine+1)
 			}
-			line, col := apiLineCol(data, errOff)
-			startLine, _ := apiLineCol(data, start)
-			rd.e.Problem(&ReadError{Loc: Location{File: rd.name, Line: line, Offset: int64(col)},
-				Err: fmt.Errorf("invalid JSON in the value starting at line %d: %w", startLine, err)})
-			rd.next++
-			// Go on line by line after the line the broken value started on: a JSON Lines file
-			// whose first line is broken looks like a document until here.
-			nl := bytes.IndexByte(data[start:], '\n')
-			if nl < 0 {
-				return nil
-			}
-			return rd.fallbackLines(ctx, data[start+nl+1:], startLine+1)
+			end = start + int(dec.InputOffset())
 		}
-		end := base + int(dec.InputOffset())
 		rec := jwNode{raw: data[start:end], loc: Location{File: rd.name, Offset: int64(start)}}
 		if err := rd.handleRecord(ctx, rec); err != nil {
 			return err
 		}
+		pos = end
 	}
 }
 

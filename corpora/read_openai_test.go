@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // apiTestPNG draws a w×h picture with a gradient and returns it PNG-encoded.
@@ -612,5 +613,76 @@ func TestReadOpenAIChatHugeLine(t *testing.T) {
 	}
 	if c.Conversations[2].Messages[0].Loc.Line != 3 {
 		t.Errorf("line numbers lost after the huge line")
+	}
+}
+
+// TestReadOpenAIChatHugeLineHeldOnce: a line of 80 MB read from a file is read into one buffer
+// sized from what is left of the file (not a doubled one, not copied once more), and its tool
+// text shares that buffer: the line is held once (peak RSS: BenchmarkHugeLine in cmd/cli).
+func TestReadOpenAIChatHugeLineHeldOnce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds an 80 MB line")
+	}
+	big := "the screen: " + strings.Repeat("iVBORw0KGgo", 80<<20/11)
+	one := `{"messages":[{"role":"user","content":"x"}]}`
+	path := filepath.Join(t.TempDir(), "big.jsonl")
+	input := one + "\n" + `{"messages":[{"role":"tool","tool_call_id":"c","content":"` + big + `"}]}` + "\n" + one + "\n"
+	if err := os.WriteFile(path, []byte(input), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var c Collector
+	if err := ReadFile(context.Background(), path, "", &c); err != nil || len(c.Problems) != 0 || len(c.Conversations) != 3 {
+		t.Fatalf("err %v, %d conversations, problems:\n%s", err, len(c.Conversations), apiShortProblems(&c))
+	}
+	msg := c.Conversations[1].Messages[0]
+	text := msg.Parts[0].ToolResult.Text
+	if text != big {
+		t.Fatalf("tool text of %d bytes, want %d", len(text), len(big))
+	}
+	raw := msg.Raw
+	start := uintptr(unsafe.Pointer(unsafe.StringData(text))) - uintptr(unsafe.Pointer(unsafe.SliceData(raw)))
+	if start >= uintptr(len(raw)) {
+		t.Error("the tool text is a copy, not the line's bytes")
+	}
+	if spare := cap(raw) - len(raw); spare > 1<<20 {
+		t.Errorf("the line's buffer has %d bytes to spare: grown, not sized from the file", spare)
+	}
+}
+
+// TestReadOpenAIChatDocumentFromFile: a multi-line document read from a file is read into a
+// buffer sized from the file, and read as from any reader.
+func TestReadOpenAIChatDocumentFromFile(t *testing.T) {
+	doc := "{\n  \"model\": \"m\",\n  \"messages\": [\n    {\"role\": \"user\", \"content\": \"" + strings.Repeat("x", 200<<10) + "\"}\n  ]\n}\n"
+	path := filepath.Join(t.TempDir(), "doc.json")
+	if err := os.WriteFile(path, []byte(doc+doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var c Collector
+	if err := ReadFile(context.Background(), path, "", &c); err != nil || len(c.Problems) != 0 || len(c.Conversations) != 2 {
+		t.Fatalf("err %v, %d conversations, problems:\n%s", err, len(c.Conversations), apiShortProblems(&c))
+	}
+	if got := c.Conversations[1].Messages[0].Parts[0].Text; len(got) != 200<<10 {
+		t.Errorf("text of %d bytes", len(got))
+	}
+	if l := c.Conversations[1].Messages[0].Loc; l.Line != 0 || l.Offset == 0 {
+		t.Errorf("second document's message at %+v", l)
+	}
+}
+
+// TestReadOpenAIChatFileGrewWhileRead: when a file holds more than its size said (it grew since
+// it was opened), a huge line is still read whole.
+func TestReadOpenAIChatFileGrewWhileRead(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a 70 MB line")
+	}
+	big := strings.Repeat("A", 70<<20)
+	input := `{"messages":[{"role":"tool","tool_call_id":"c","content":"` + big + `"}]}` + "\n"
+	var c Collector
+	err := newAPILogReader("grew.jsonl", chatAPI(), &c).read(context.Background(), &sizedReader{r: strings.NewReader(input), left: 1 << 20})
+	if err != nil || len(c.Problems) != 0 || len(c.Conversations) != 1 {
+		t.Fatalf("err %v, %d conversations, problems:\n%s", err, len(c.Conversations), apiShortProblems(&c))
+	}
+	if got := c.Conversations[0].Messages[0].Parts[0].ToolResult.Text; got != big {
+		t.Errorf("tool text of %d bytes, want %d", len(got), len(big))
 	}
 }

@@ -152,7 +152,44 @@ func Read(ctx context.Context, name string, r io.Reader, format Format, e Emitte
 	if err != nil {
 		return &ReadError{Loc: Location{File: name}, Err: err}
 	}
-	return read(ctx, name, br, redactingEmitter{e})
+	var src io.Reader = br
+	switch format {
+	case FormatOpenAIChat, FormatOpenAIResponses, FormatAnthropic:
+		if left := bytesLeft(r); left >= 0 {
+			src = &sizedReader{r: br, left: left + int64(br.Buffered())} // the peeked bytes are left too
+		}
+	}
+	return read(ctx, name, src, redactingEmitter{e})
+}
+
+// sizedReader is a reader that knows how many bytes are left in it: a reader holding a huge
+// record sizes its buffer once from it (apiLogReader.readLine) instead of growing it.
+type sizedReader struct {
+	r    io.Reader
+	left int64 // bytes not yet read through it (an upper bound)
+}
+
+func (s *sizedReader) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	s.left -= int64(n)
+	return n, err
+}
+
+// bytesLeft is the number of bytes left to read in r when it is a regular file, else -1.
+func bytesLeft(r io.Reader) int64 {
+	f, ok := r.(*os.File)
+	if !ok {
+		return -1
+	}
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		return -1
+	}
+	off, err := f.Seek(0, io.SeekCurrent)
+	if err != nil || off > st.Size() {
+		return -1
+	}
+	return st.Size() - off
 }
 
 // Collector is an Emitter that keeps everything in memory.

@@ -348,7 +348,7 @@ func (w *armWalk) streamedPast(res *corpora.CallToolResult, msgIndex int) bool {
 			continue
 		}
 		found = true
-		w.record(PictureRecord{Loc: b.Loc, MessageIndex: msgIndex, DeclaredType: b.MimeType, Bytes: int(l.Bytes),
+		w.record(PictureRecord{Loc: payloadLoc(b, b.Loc), MessageIndex: msgIndex, DeclaredType: b.MimeType, Bytes: int(l.Bytes),
 			SHA256: l.SHA256, Outcome: OutcomeOmitted, Problem: true, Source: corpora.OriginTool,
 			Reason: fmt.Sprintf("a payload of %s base64 characters was read past, not kept: the result cannot be replayed stringified and is replayed structured", FormatCount(l.Chars))})
 	}

@@ -167,12 +167,13 @@ func agentRenderBlocks(res *corpora.CallToolResult, toolName string, msgIndex in
 				r.usable = true
 			}
 		case b.Type == "image":
-			line, pic, bad := agentCacheImage(b, loc, msgIndex)
+			ploc := payloadLoc(b, loc)
+			line, pic, bad := agentCacheImage(b, ploc, msgIndex)
 			if pic != nil {
 				pic.block = i
 				r.pictures = append(r.pictures, *pic)
 			} else if line != "" {
-				r.records = append(r.records, PictureRecord{Loc: loc, MessageIndex: msgIndex, DeclaredType: b.MimeType,
+				r.records = append(r.records, PictureRecord{Loc: ploc, MessageIndex: msgIndex, DeclaredType: b.MimeType,
 					Outcome: OutcomeOmitted, Reason: line, Problem: bad, Source: corpora.OriginTool})
 			}
 			if line != "" {
@@ -185,7 +186,7 @@ func agentRenderBlocks(res *corpora.CallToolResult, toolName string, msgIndex in
 		case b.Type == "resource_link" || (b.Type != "resource" && b.Type != "text" && b.URI != "" && b.Resource == nil):
 			r.rendered = append(r.rendered, agentResourceLink(b, toolName))
 		case b.Type == "resource" && b.Resource != nil:
-			line, rec := agentEmbeddedResource(b, loc, msgIndex)
+			line, rec := agentEmbeddedResource(b, payloadLoc(b, loc), msgIndex)
 			if line != "" {
 				r.rendered = append(r.rendered, line)
 				if b.Resource.Text != nil && pyStrip(line) != "" {

@@ -294,7 +294,12 @@ func FuzzLift(f *testing.F) {
 				}
 			}
 			rebuilt.WriteString(text[last:r.SpanStart()])
-			rebuilt.WriteString(pictureStandIn(p))
+			if p.Outcome == OutcomeText {
+				// §4.1: a run that does not decode to a picture stays byte for byte.
+				rebuilt.WriteString(text[r.SpanStart():r.End])
+			} else {
+				rebuilt.WriteString(pictureStandIn(p))
+			}
 			last = r.End
 		}
 		rebuilt.WriteString(text[last:])

@@ -94,7 +94,16 @@ func DecodeMCPPictureBlock(b *corpora.Block) (p MCPPicture, ok bool) {
 	if !isPictureBlock(b) {
 		return MCPPicture{}, false
 	}
-	return decodeMCPPicture(b, 0, b.Loc, 0), true
+	return decodeMCPPicture(b, 0, payloadLoc(b, b.Loc), 0), true
+}
+
+// payloadLoc is where a picture block's base64 payload was recorded (its data, or its
+// resource's blob), else loc, the block's location.
+func payloadLoc(b *corpora.Block, loc corpora.Location) corpora.Location {
+	if b.PayloadLoc != (corpora.Location{}) {
+		return b.PayloadLoc
+	}
+	return loc
 }
 
 // isPictureBlock says whether a block is a picture candidate.
@@ -171,7 +180,7 @@ func renderMCP(res *corpora.CallToolResult, s Settings, opt MCPRenderOptions, li
 			}
 			continue
 		}
-		p := decodeMCPPicture(b, i, loc, maxBytes)
+		p := decodeMCPPicture(b, i, payloadLoc(b, loc), maxBytes)
 		switch {
 		case !lift || res.IsError:
 			p.Outcome = OutcomeNoted

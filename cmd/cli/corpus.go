@@ -255,11 +255,11 @@ func inspectConversation(c *corpora.Conversation, minRun int) (ConversationSumma
 						}
 						switch {
 						case p.Data != nil:
-							pics = append(pics, pictureOf(p.Data, b.Loc, kind, corpora.OriginTool))
+							pics = append(pics, pictureOf(p.Data, p.Loc, kind, corpora.OriginTool))
 						case p.SHA256 != "": // streamed past while reading: judged from its header
-							pics = append(pics, largePicture(p, b.Loc, kind))
+							pics = append(pics, largePicture(p, p.Loc, kind))
 						case p.Problem:
-							pics = append(pics, PictureLocation{Where: b.Loc, Kind: kind, Origin: corpora.OriginTool,
+							pics = append(pics, PictureLocation{Where: p.Loc, Kind: kind, Origin: corpora.OriginTool,
 								Type: p.DeclaredType, Bytes: int(p.Bytes), Problem: p.Reason})
 						}
 					}

@@ -5,11 +5,29 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/strata-eval/strata-eval/internal/testimages"
+	"github.com/strata-eval/strata-eval/results"
 )
+
+// TestReplayListsProblemsOnStderr: replay lists its first problems on stderr and counts the rest.
+func TestReplayListsProblemsOnStderr(t *testing.T) {
+	var problems []results.Problem
+	for i := range maxProblemLines + 5 {
+		problems = append(problems, results.Problem{Where: "f.jsonl:" + strconv.Itoa(i+1), Message: "invalid JSON"})
+	}
+	var b strings.Builder
+	writeProblems(&b, problems)
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	if len(lines) != maxProblemLines+1 || lines[0] != "strata-eval: f.jsonl:1: invalid JSON" ||
+		lines[maxProblemLines] != "strata-eval: … and 5 more problem(s), listed in the report" {
+		t.Errorf("stderr:\n%s", b.String())
+	}
+}
 
 // TestInspectReportsWhatReplayReports: on hostile inputs (pictures that fail the picture check
 // in tool text and in MCP blocks, a NUL byte, an empty file, a good file) `corpus inspect` and
@@ -46,7 +64,7 @@ func TestInspectReportsWhatReplayReports(t *testing.T) {
 	if code != ExitInputs || inspectCode != ExitInputs {
 		t.Fatalf("exit codes: replay %d, corpus inspect %d; want %d for both", code, inspectCode, ExitInputs)
 	}
-	_, stdout, _ := runCLI(t, "replay", "--format", "json", dir)
+	_, stdout, replayErr := runCLI(t, "replay", "--format", "json", dir)
 	var rep struct {
 		Problems []struct{ Where, Message string }
 	}
@@ -73,6 +91,17 @@ func TestInspectReportsWhatReplayReports(t *testing.T) {
 		for _, w := range replayWhere {
 			if !strings.Contains(inspectErr, "strata-eval: "+w+": ") {
 				t.Errorf("replay reports %s; corpus inspect does not:\n%s", w, inspectErr)
+			}
+			if !strings.Contains(replayErr, "strata-eval: "+w+": ") {
+				t.Errorf("replay reports %s in its report but not on stderr:\n%s", w, replayErr)
+			}
+		}
+		if strings.HasSuffix(name, ".jsonl") {
+			// an MCP picture is located at its data, line:column, like the other formats' pictures
+			col := strings.Index(strings.Split(files[name], "\n")[1], `"data":"`) + len(`"data":`) + 1
+			want := path + ":2:" + strconv.Itoa(col) + " at /result/content/0/data"
+			if !slices.Contains(replayWhere, want) {
+				t.Errorf("%s: picture located at %q, want %s", name, replayWhere, want)
 			}
 		}
 	}

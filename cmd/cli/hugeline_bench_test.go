@@ -15,6 +15,8 @@ import (
 // (gencorpus.HugeLine; by default a 37 MB picture in a 49 MB line, HUGELINE_PICTURE_BYTES
 // sets another size: `make bench-hugeline` runs it at 780 MB, a 1.04 GB line) with the built
 // binary as a child process, and reports its peak RSS (rusage Maxrss) and wall time per run.
+// HUGELINE_FORMAT=openai-chat puts the picture's base64 in an OpenAI chat request log's tool
+// text instead (gencorpus.HugeChatLine).
 func BenchmarkHugeLine(b *testing.B) {
 	size := int64(37_000_000)
 	if s := os.Getenv("HUGELINE_PICTURE_BYTES"); s != "" {
@@ -29,12 +31,19 @@ func BenchmarkHugeLine(b *testing.B) {
 	if out, err := exec.Command("go", "build", "-o", bin, "github.com/strata-eval/strata-eval/cmd/strata-eval").CombinedOutput(); err != nil {
 		b.Fatalf("go build: %v\n%s", err, out)
 	}
-	file := filepath.Join(dir, "huge.jsonl")
+	gen, file := gencorpus.HugeLine, filepath.Join(dir, "huge.jsonl")
+	switch format := os.Getenv("HUGELINE_FORMAT"); format {
+	case "", "mcp-jsonl":
+	case "openai-chat":
+		gen, file = gencorpus.HugeChatLine, filepath.Join(dir, "huge-chat.jsonl")
+	default:
+		b.Fatalf("HUGELINE_FORMAT %q: want mcp-jsonl or openai-chat", format)
+	}
 	f, err := os.Create(file)
 	if err != nil {
 		b.Fatal(err)
 	}
-	n, err := gencorpus.HugeLine(f, size, 1)
+	n, err := gen(f, size, 1)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

@@ -189,10 +189,27 @@ func runReplay(ctx context.Context, opts *ReplayOptions) error {
 	if report == nil {
 		return runErr
 	}
+	writeProblems(opts.IO.ErrOut, report.Problems)
 	if err := writeReport(opts, report); err != nil {
 		return err
 	}
 	return runErr
+}
+
+// maxProblemLines is how many problems replay lists on stderr; the rest are counted (all of
+// them are in the report).
+const maxProblemLines = 20
+
+// writeProblems lists the located problems of a run on w as `corpus inspect` does, the first
+// maxProblemLines of them, so that a huge corpus does not flood the terminal.
+func writeProblems(w io.Writer, problems []results.Problem) {
+	for i, p := range problems {
+		if i == maxProblemLines {
+			fmt.Fprintf(w, "strata-eval: … and %d more problem(s), listed in the report\n", len(problems)-i)
+			return
+		}
+		fmt.Fprintf(w, "strata-eval: %s: %s\n", p.Where, p.Message)
+	}
 }
 
 // runConfig turns the flags into the configuration of a run: the arms, the offline counter

@@ -3,8 +3,11 @@ package gencorpus
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/strata-eval/strata-eval/corpora"
@@ -99,5 +102,32 @@ func TestGenerateIsDeterministic(t *testing.T) {
 func TestGenerateRejectsNoSize(t *testing.T) {
 	if _, err := Generate(context.Background(), t.TempDir(), Config{}); err == nil {
 		t.Fatal("no error for a zero TotalBytes")
+	}
+}
+
+// TestHugeLines: both huge-line generators write one recording whose picture decodes to a PNG
+// of at least the size asked, in the place their format carries it.
+func TestHugeLines(t *testing.T) {
+	for name, gen := range map[string]func(w io.Writer, n, seed int64) (int64, error){"mcp": HugeLine, "chat": HugeChatLine} {
+		var b bytes.Buffer
+		n, err := gen(&b, 30_000, 1)
+		if err != nil || n != int64(b.Len()) {
+			t.Fatalf("%s: %d bytes written, %d counted, %v", name, b.Len(), n, err)
+		}
+		var c corpora.Collector
+		if err := corpora.Read(context.Background(), name+".jsonl", &b, "", &c); err != nil || len(c.Problems) != 0 || len(c.Conversations) != 1 {
+			t.Fatalf("%s: %v, problems %v", name, err, c.Problems)
+		}
+		tr := c.Conversations[0].Messages[len(c.Conversations[0].Messages)-1].Parts[0].ToolResult
+		payload := ""
+		if tr.MCP != nil {
+			payload = tr.MCP.Content[1].Data
+		} else {
+			payload = strings.TrimPrefix(tr.Text, "the screen: ")
+		}
+		png, err := base64.StdEncoding.DecodeString(payload)
+		if err != nil || len(png) < 30_000 || !bytes.HasPrefix(png, []byte("\x89PNG\r\n\x1a\n")) {
+			t.Errorf("%s: picture of %d bytes, %v", name, len(png), err)
+		}
 	}
 }

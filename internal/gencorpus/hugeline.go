@@ -37,6 +37,32 @@ func HugeLine(w io.Writer, pictureBytes int64, seed int64) (int64, error) {
 	return cw.n, cw.err
 }
 
+// HugeChatLine writes an OpenAI chat completions request log (one JSON line) whose tool
+// message's text is a short caption followed by the base64 of a valid PNG of at least
+// pictureBytes bytes, as HugeLine does for MCP. It streams and returns the bytes written.
+func HugeChatLine(w io.Writer, pictureBytes int64, seed int64) (int64, error) {
+	side := int64(1)
+	for side*side*3 < pictureBytes {
+		side++
+	}
+	cw := &countingWriter{w: bufio.NewWriterSize(w, 1<<20)}
+	fmt.Fprint(cw, `{"model":"m","messages":[{"role":"user","content":"take a screenshot"},`+
+		`{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"screenshot","arguments":"{}"}}]},`+
+		`{"role":"tool","tool_call_id":"c1","content":"the screen: `)
+	enc := base64.NewEncoder(base64.StdEncoding, cw)
+	if err := writeStoredPNG(enc, int(side), int(side), seed); err != nil {
+		return cw.n, err
+	}
+	if err := enc.Close(); err != nil {
+		return cw.n, err
+	}
+	fmt.Fprintln(cw, `"}]}`)
+	if err := cw.w.(*bufio.Writer).Flush(); err != nil {
+		return cw.n, err
+	}
+	return cw.n, cw.err
+}
+
 type countingWriter struct {
 	w   io.Writer
 	n   int64
