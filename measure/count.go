@@ -343,7 +343,26 @@ func nextChunkIn(text string, selectBits uint, final bool) int {
 		return len(text)
 	}
 	shift := 64 - selectBits
-	for i := 8; i < len(text); i++ {
+	i := 8
+	// Four positions a step: the windows of i..i+3 are the 11 bytes from i-8, read as four
+	// overlapping words; a hash passes when it is under 2^shift, so the step branches once on the
+	// least of the four unless one passes.
+	for ; i+3 < len(text); i += 4 {
+		w := text[i-8 : i+3]
+		h0 := le64(w, 0) * chunkHashMul
+		h1 := le64(w, 1) * chunkHashMul
+		h2 := le64(w, 2) * chunkHashMul
+		h3 := le64(w, 3) * chunkHashMul
+		if min(h0, h1, h2, h3)>>shift != 0 {
+			continue
+		}
+		for j := i; j < i+4; j++ {
+			if le64(text, j-8)*chunkHashMul>>shift == 0 && chunkCutAt(text, j, selectBits, final) {
+				return j
+			}
+		}
+	}
+	for ; i < len(text); i++ {
 		if le64(text, i-8)*chunkHashMul>>shift == 0 && chunkCutAt(text, i, selectBits, final) {
 			return i
 		}
