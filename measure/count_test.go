@@ -155,6 +155,65 @@ func TestCounterChunksLongRuns(t *testing.T) {
 	}
 }
 
+// TestRecentRunsKeepCounts counts the same long run as the arms of a case hand it (the same
+// tool text, its framing built afresh), a copy of it at another address, and a different text
+// of the same length: every count is the tokenizer's, and only the same strings skip the hash.
+func TestRecentRunsKeepCounts(t *testing.T) {
+	tok := ourTiktoken(t, "o200k_base")
+	r := rand.New(rand.NewPCG(31, 32))
+	raw := make([]byte, 150_000)
+	for i := range raw {
+		raw[i] = byte(r.Uint32())
+	}
+	blob := base64.StdEncoding.EncodeToString(raw)
+	other := []byte(blob)
+	other[len(other)/2] ^= 1 // 'A'↔'B' and the like: still base64, another text
+	c := NewCounter(tok, chatMLTemplate{})
+	for i, text := range []string{blob, blob, strings.Clone(blob), string(other), blob} {
+		parts := []string{text, strings.Clone("\n</tool_response>")}
+		joined := strings.Join(parts, "")
+		hits, _ := c.CacheStats()
+		if got, want := c.countRunParts(parts, len(joined)), tok.Count(joined); got != want {
+			t.Errorf("text %d: count %d, tokenizer %d", i, got, want)
+		}
+		if got, want := c.countRun(text), tok.Count(text); got != want {
+			t.Errorf("text %d alone: count %d, tokenizer %d", i, got, want)
+		}
+		if after, _ := c.CacheStats(); after == hits && i > 0 && i != 3 {
+			t.Errorf("text %d: no hit for a run met before", i)
+		}
+	}
+	if len(c.recent) > maxRecentRuns {
+		t.Errorf("%d recent runs kept, limit %d", len(c.recent), maxRecentRuns)
+	}
+}
+
+// TestRecentRunsLimits fills the recent runs past both limits: the oldest go, the byte total
+// stays exact and under its limit.
+func TestRecentRunsLimits(t *testing.T) {
+	c := NewCounter(ourTiktoken(t, "o200k_base"), chatMLTemplate{})
+	big := strings.Repeat("x", maxRecentRun)
+	for i := 0; i < 3*maxRecentRuns; i++ {
+		text := big[:minRecentRun+i]
+		if i%5 == 0 {
+			text = strings.Clone(big) // a run of the largest size
+		}
+		c.rememberRecent([]string{text, "\n"}, len(text)+1, i)
+		sum := 0
+		for _, rr := range c.recent {
+			for _, p := range rr.parts {
+				sum += len(p)
+			}
+		}
+		if sum != c.recentBytes || len(c.recent) > maxRecentRuns || (c.recentBytes > maxRecentBytes && len(c.recent) > 1) {
+			t.Fatalf("after %d: %d runs, %d bytes (sum %d)", i, len(c.recent), c.recentBytes, sum)
+		}
+		if last := c.recent[len(c.recent)-1]; last.n != i {
+			t.Fatalf("after %d: the newest run is %d", i, last.n)
+		}
+	}
+}
+
 // plainCounter hides the *BPETokenizer type, so a Counter over it never chunks.
 type plainCounter struct{ *BPETokenizer }
 
