@@ -37,6 +37,15 @@ func logLikeText(r *rand.Rand, n int) string {
 	return b.String()
 }
 
+// randomBase64 is the base64 of n random bytes.
+func randomBase64(r *rand.Rand, n int) string {
+	raw := make([]byte, n)
+	for i := range raw {
+		raw[i] = byte(r.Uint32())
+	}
+	return base64.StdEncoding.EncodeToString(raw)
+}
+
 // countChunked counts text cut at every candidate cut point.
 func countChunked(tok *BPETokenizer, text string) (count, chunks int) {
 	for len(text) > 0 {
@@ -130,11 +139,7 @@ func TestNextChunkIsContentDefined(t *testing.T) {
 func TestCounterChunksLongRuns(t *testing.T) {
 	tok := ourTiktoken(t, "o200k_base")
 	r := rand.New(rand.NewPCG(15, 16))
-	raw := make([]byte, 300_000)
-	for i := range raw {
-		raw[i] = byte(r.Uint32())
-	}
-	blob := base64.StdEncoding.EncodeToString(raw)
+	blob := randomBase64(r, 300_000)
 	c := NewCounter(tok, chatMLTemplate{})
 	for i, wrap := range []string{"Captured build %d as PNG: %s", "Here is screenshot %d (PNG), data: %s", "log %d\n" + logLikeText(r, 50_000) + "%s"} {
 		text := fmt.Sprintf(wrap, i, blob)
@@ -161,11 +166,7 @@ func TestCounterChunksLongRuns(t *testing.T) {
 func TestRecentRunsKeepCounts(t *testing.T) {
 	tok := ourTiktoken(t, "o200k_base")
 	r := rand.New(rand.NewPCG(31, 32))
-	raw := make([]byte, 150_000)
-	for i := range raw {
-		raw[i] = byte(r.Uint32())
-	}
-	blob := base64.StdEncoding.EncodeToString(raw)
+	blob := randomBase64(r, 150_000)
 	other := []byte(blob)
 	other[len(other)/2] ^= 1 // 'A'↔'B' and the like: still base64, another text
 	c := NewCounter(tok, chatMLTemplate{})
