@@ -3,6 +3,7 @@ package measure
 import (
 	"fmt"
 	"hash/maphash"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -95,16 +96,38 @@ const (
 func isRecentSize(n int) bool { return n >= minRecentRun && n <= maxRecentRun }
 
 // recentCount returns the count of the run made of parts when it is one of the recent runs:
-// the same strings at the same addresses, compared without reading their bytes.
+// the same strings at the same addresses, compared without reading their bytes, or else the
+// newest run with the same part lengths, compared byte for byte (the next request of a
+// conversation re-sends its history as new strings); a run found by its bytes is remembered
+// under its own strings.
 func (c *Counter) recentCount(parts []string) (int, bool) {
+	var candidate recentRun
 	c.recentMu.Lock()
-	defer c.recentMu.Unlock()
 	for i := len(c.recent) - 1; i >= 0; i-- {
-		if sameStrings(c.recent[i].parts, parts) {
-			return c.recent[i].n, true
+		r := c.recent[i]
+		if sameStrings(r.parts, parts) {
+			c.recentMu.Unlock()
+			return r.n, true
+		}
+		if candidate.parts == nil && sameLengths(r.parts, parts) {
+			candidate = r
 		}
 	}
-	return 0, false
+	c.recentMu.Unlock()
+	if candidate.parts == nil || !slices.Equal(candidate.parts, parts) {
+		return 0, false
+	}
+	runLen := 0
+	for _, p := range parts {
+		runLen += len(p)
+	}
+	c.rememberRecent(parts, runLen, candidate.n)
+	return candidate.n, true
+}
+
+// sameLengths says whether a and b have as many parts, of the same lengths.
+func sameLengths(a, b []string) bool {
+	return slices.EqualFunc(a, b, func(x, y string) bool { return len(x) == len(y) })
 }
 
 // sameStrings says whether a and b hold the same texts: each pair of the same length at the
