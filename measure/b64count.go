@@ -86,6 +86,23 @@ var b64Trans = func() (t [64]uint8) {
 	return t
 }()
 
+// b64Rows is b64Trans by byte: for a base64 byte, byte s of its row is the transition from
+// state s (the next state times 8, b64Boundary as bit 6); 0 for a byte outside the alphabet.
+var b64Rows = func() (t [256]uint64) {
+	for c := range t {
+		class := b64Class[c]
+		if class == b64Other {
+			continue
+		}
+		for state := b64Start; state <= b64Digits3; state++ {
+			tr := b64Trans[state<<3|class]
+			field := uint64(tr&7)*8 | uint64(tr>>3)<<6
+			t[c] |= field << (8 * uint(state))
+		}
+	}
+	return t
+}()
+
 // b64FastPath says whether countB64Pieces applies to the tokenizer: the o200k pre-tokenizer
 // without normalisation, tiktoken's merge rule and a byte token for every base64 character.
 func (t *BPETokenizer) b64FastPath() bool {
@@ -103,17 +120,19 @@ func (e *bpeEngine) countB64Pieces(text string, p int, s *bpeScratch) (n, stop i
 	short := &e.b64Counts.short
 	// length is the length of the current piece, code the codes of the last three characters
 	// (a rolling window, never reset: a short piece's code is its low 6·length bits).
-	state, length, code := b64Start, 0, uint32(0)
+	// st is the state times 8: the shift that selects the state's transition in the byte's row
+	// (b64Rows), so that the loop's chain from one byte to the next is a shift and a mask.
+	st, length, code := uint64(b64Start)*8, 0, uint32(0)
 	i := p
 	for ; i < len(text); i++ {
 		c := text[i]
-		class := b64Class[c]
-		if class == b64Other {
+		row := b64Rows[c]
+		if row == 0 {
 			break
 		}
-		tr := b64Trans[state<<3|class]
-		state = tr & 7
-		boundary := int(tr >> 3) // 1 when the piece text[i-length:i] ends here
+		tr := row >> (st & 63)
+		st = tr & 0x38
+		boundary := int(tr >> 6 & 1) // 1 when the piece text[i-length:i] ends here
 		if length > 3 && boundary != 0 {
 			n += e.countLongB64(text[i-length:i], s)
 		}

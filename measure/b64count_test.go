@@ -142,3 +142,24 @@ func TestB64MergeEqualsMergeScan(t *testing.T) {
 		}
 	}
 }
+
+// TestB64RowsMatchTrans reads every transition back from b64Rows: the next state and boundary
+// of b64Trans for each base64 byte and state, and an empty row for every other byte.
+func TestB64RowsMatchTrans(t *testing.T) {
+	for c := 0; c < 256; c++ {
+		class := b64Class[c]
+		if class == b64Other {
+			if b64Rows[c] != 0 {
+				t.Errorf("byte %#x is no base64 but has row %#x", c, b64Rows[c])
+			}
+			continue
+		}
+		for state := b64Start; state <= b64Digits3; state++ {
+			tr := b64Trans[state<<3|class]
+			field := b64Rows[c] >> (8 * uint(state))
+			if next, boundary := uint8(field&0x38)/8, uint8(field>>6&1); next != tr&7 || boundary != tr>>3 {
+				t.Errorf("byte %q, state %d: row gives %d/%d, b64Trans %d/%d", rune(c), state, next, boundary, tr&7, tr>>3)
+			}
+		}
+	}
+}

@@ -3,11 +3,13 @@ package measure
 import (
 	"fmt"
 	"hash/maphash"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/strata-eval/strata-eval/corpora"
 )
@@ -28,7 +30,9 @@ type TextCount struct {
 // results are cached by a 128-bit keyed hash of the text (see textKey). A long run is cut into
 // content-defined chunks at provable piece boundaries (see nextChunk), each cached on its own,
 // so a megabyte of base64 embedded in differing text (the same screenshot in another tool
-// result) is still counted once. A Counter is safe for concurrent use.
+// result) is still counted once. The last long runs are also remembered by the identity of
+// their strings (see recentRun), so the arms of one case, which hand over the same tool texts,
+// do not hash them again. A Counter is safe for concurrent use.
 type Counter struct {
 	tok      Tokenizer
 	template Template
@@ -42,6 +46,12 @@ type Counter struct {
 	cache  map[textKey]int
 	hits   atomic.Int64
 	misses atomic.Int64
+
+	// recent remembers the counts of the last long runs by the identity of their bytes (see
+	// recentCount), oldest first; recentBytes is the sum of their lengths.
+	recentMu    sync.Mutex
+	recent      []recentRun
+	recentBytes int
 }
 
 // textKey identifies a run of text in the cache: its length and two 64-bit maphash values
@@ -61,6 +71,106 @@ const (
 	minCachedRun    = 256
 	maxCacheEntries = 1 << 20
 )
+
+// recentRun is a long run counted lately, as the parts it was handed in, and its count.
+// Holding the strings keeps their bytes alive, so no other text can come to lie at the same
+// addresses while the entry is kept: a part at the same address with the same length is the
+// same text (strings are immutable).
+type recentRun struct {
+	parts []string
+	n     int
+}
+
+// Limits of Counter.recent: the arms of one case hand the counter the same strings (a tool text
+// that no arm changes, the history), each first hashed by the arm before; runs from
+// minRecentRun to maxRecentRun bytes are remembered, at most maxRecentRuns of them and
+// maxRecentBytes in all, which bounds the memory the entries keep alive.
+const (
+	minRecentRun   = 32 << 10
+	maxRecentRun   = 16 << 20
+	maxRecentRuns  = 16
+	maxRecentBytes = 48 << 20
+)
+
+// isRecentSize says whether a run of n bytes is one the recent runs take.
+func isRecentSize(n int) bool { return n >= minRecentRun && n <= maxRecentRun }
+
+// recentCount returns the count of the run made of parts when it is one of the recent runs:
+// the same strings at the same addresses, compared without reading their bytes, or else the
+// newest run with the same part lengths, compared byte for byte (the next request of a
+// conversation re-sends its history as new strings); a run found by its bytes is remembered
+// under its own strings.
+func (c *Counter) recentCount(parts []string) (int, bool) {
+	var candidate recentRun
+	c.recentMu.Lock()
+	for i := len(c.recent) - 1; i >= 0; i-- {
+		r := c.recent[i]
+		if sameStrings(r.parts, parts) {
+			c.recentMu.Unlock()
+			return r.n, true
+		}
+		if candidate.parts == nil && sameLengths(r.parts, parts) {
+			candidate = r
+		}
+	}
+	c.recentMu.Unlock()
+	if candidate.parts == nil || !slices.Equal(candidate.parts, parts) {
+		return 0, false
+	}
+	runLen := 0
+	for _, p := range parts {
+		runLen += len(p)
+	}
+	c.rememberRecent(parts, runLen, candidate.n)
+	return candidate.n, true
+}
+
+// sameLengths says whether a and b have as many parts, of the same lengths.
+func sameLengths(a, b []string) bool {
+	return slices.EqualFunc(a, b, func(x, y string) bool { return len(x) == len(y) })
+}
+
+// sameStrings says whether a and b hold the same texts: each pair of the same length at the
+// same address, or short (at most maxComparedPart bytes) and equal. The framing around a tool
+// text is built afresh for every rendering, the tool text itself is the same string.
+func sameStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if len(a[i]) != len(b[i]) {
+			return false
+		}
+		if unsafe.StringData(a[i]) != unsafe.StringData(b[i]) && (len(a[i]) > maxComparedPart || a[i] != b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// maxComparedPart is the longest part sameStrings compares by its bytes.
+const maxComparedPart = 4 << 10
+
+// rememberRecent adds a run of runLen bytes (given as its parts, copied) and its count to the
+// recent runs, dropping the oldest past the limits.
+func (c *Counter) rememberRecent(parts []string, runLen, n int) {
+	c.recentMu.Lock()
+	defer c.recentMu.Unlock()
+	c.recent = append(c.recent, recentRun{parts: append([]string(nil), parts...), n: n})
+	c.recentBytes += runLen
+	drop := 0
+	for len(c.recent)-drop > maxRecentRuns || c.recentBytes > maxRecentBytes {
+		for _, p := range c.recent[drop].parts {
+			c.recentBytes -= len(p)
+		}
+		drop++
+	}
+	if drop > 0 {
+		k := copy(c.recent, c.recent[drop:])
+		clear(c.recent[k:])
+		c.recent = c.recent[:k]
+	}
+}
 
 // NewCounter returns a Counter for a tokenizer and a chat template.
 func NewCounter(tok Tokenizer, template Template) *Counter {
@@ -177,8 +287,18 @@ func (c *Counter) countRun(text string) int {
 	if len(text) < minCachedRun {
 		return c.tok.Count(text)
 	}
+	recent := isRecentSize(len(text))
+	if recent {
+		if n, ok := c.recentCount([]string{text}); ok {
+			c.hits.Add(1)
+			return n
+		}
+	}
 	key := c.keyOf(text)
 	if n, ok := c.lookup(key); ok {
+		if recent {
+			c.rememberRecent([]string{text}, len(text), n)
+		}
 		return n
 	}
 	var n int
@@ -192,6 +312,9 @@ func (c *Counter) countRun(text string) int {
 		}
 	}
 	c.store(key, n)
+	if recent {
+		c.rememberRecent([]string{text}, len(text), n)
+	}
 	return n
 }
 
@@ -205,13 +328,22 @@ func (c *Counter) countRunParts(parts []string, runLen int) int {
 	if runLen < minCachedRun || !c.chunkable || runLen < minChunkedRun {
 		return c.countRun(joinParts(parts, runLen))
 	}
-	key := c.keyOfParts(parts, runLen)
-	if n, ok := c.lookup(key); ok {
-		return n
+	recent := isRecentSize(runLen)
+	if recent {
+		if n, ok := c.recentCount(parts); ok {
+			c.hits.Add(1)
+			return n
+		}
 	}
-	n := 0
-	chunksOfParts(parts, chunkSelectBits, func(chunk string) { n += c.countChunk(chunk) })
-	c.store(key, n)
+	key := c.keyOfParts(parts, runLen)
+	n, ok := c.lookup(key)
+	if !ok {
+		chunksOfParts(parts, chunkSelectBits, func(chunk string) { n += c.countChunk(chunk) })
+		c.store(key, n)
+	}
+	if recent {
+		c.rememberRecent(parts, runLen, n)
+	}
 	return n
 }
 
@@ -343,7 +475,26 @@ func nextChunkIn(text string, selectBits uint, final bool) int {
 		return len(text)
 	}
 	shift := 64 - selectBits
-	for i := 8; i < len(text); i++ {
+	i := 8
+	// Four positions a step: the windows of i..i+3 are the 11 bytes from i-8, read as four
+	// overlapping words; a hash passes when it is under 2^shift, so the step branches once on the
+	// least of the four unless one passes.
+	for ; i+3 < len(text); i += 4 {
+		w := text[i-8 : i+3]
+		h0 := le64(w, 0) * chunkHashMul
+		h1 := le64(w, 1) * chunkHashMul
+		h2 := le64(w, 2) * chunkHashMul
+		h3 := le64(w, 3) * chunkHashMul
+		if min(h0, h1, h2, h3)>>shift != 0 {
+			continue
+		}
+		for j := i; j < i+4; j++ {
+			if le64(text, j-8)*chunkHashMul>>shift == 0 && chunkCutAt(text, j, selectBits, final) {
+				return j
+			}
+		}
+	}
+	for ; i < len(text); i++ {
 		if le64(text, i-8)*chunkHashMul>>shift == 0 && chunkCutAt(text, i, selectBits, final) {
 			return i
 		}

@@ -37,6 +37,15 @@ func logLikeText(r *rand.Rand, n int) string {
 	return b.String()
 }
 
+// randomBase64 is the base64 of n random bytes.
+func randomBase64(r *rand.Rand, n int) string {
+	raw := make([]byte, n)
+	for i := range raw {
+		raw[i] = byte(r.Uint32())
+	}
+	return base64.StdEncoding.EncodeToString(raw)
+}
+
 // countChunked counts text cut at every candidate cut point.
 func countChunked(tok *BPETokenizer, text string) (count, chunks int) {
 	for len(text) > 0 {
@@ -130,11 +139,7 @@ func TestNextChunkIsContentDefined(t *testing.T) {
 func TestCounterChunksLongRuns(t *testing.T) {
 	tok := ourTiktoken(t, "o200k_base")
 	r := rand.New(rand.NewPCG(15, 16))
-	raw := make([]byte, 300_000)
-	for i := range raw {
-		raw[i] = byte(r.Uint32())
-	}
-	blob := base64.StdEncoding.EncodeToString(raw)
+	blob := randomBase64(r, 300_000)
 	c := NewCounter(tok, chatMLTemplate{})
 	for i, wrap := range []string{"Captured build %d as PNG: %s", "Here is screenshot %d (PNG), data: %s", "log %d\n" + logLikeText(r, 50_000) + "%s"} {
 		text := fmt.Sprintf(wrap, i, blob)
@@ -152,6 +157,61 @@ func TestCounterChunksLongRuns(t *testing.T) {
 	// 400 kB of base64 in ~8 KiB chunks: the second and third texts find nearly all of them.
 	if hits < 80 || misses > hits {
 		t.Errorf("cache hits %d, misses %d: the shared base64 was not found again", hits, misses)
+	}
+}
+
+// TestRecentRunsKeepCounts counts the same long run as the arms of a case hand it (the same
+// tool text, its framing built afresh), a copy of it at another address, and a different text
+// of the same length: every count is the tokenizer's, and only the same strings skip the hash.
+func TestRecentRunsKeepCounts(t *testing.T) {
+	tok := ourTiktoken(t, "o200k_base")
+	r := rand.New(rand.NewPCG(31, 32))
+	blob := randomBase64(r, 150_000)
+	other := []byte(blob)
+	other[len(other)/2] ^= 1 // 'A'↔'B' and the like: still base64, another text
+	c := NewCounter(tok, chatMLTemplate{})
+	for i, text := range []string{blob, blob, strings.Clone(blob), string(other), blob} {
+		parts := []string{text, strings.Clone("\n</tool_response>")}
+		joined := strings.Join(parts, "")
+		hits, _ := c.CacheStats()
+		if got, want := c.countRunParts(parts, len(joined)), tok.Count(joined); got != want {
+			t.Errorf("text %d: count %d, tokenizer %d", i, got, want)
+		}
+		if got, want := c.countRun(text), tok.Count(text); got != want {
+			t.Errorf("text %d alone: count %d, tokenizer %d", i, got, want)
+		}
+		if after, _ := c.CacheStats(); after == hits && i > 0 && i != 3 {
+			t.Errorf("text %d: no hit for a run met before", i)
+		}
+	}
+	if len(c.recent) > maxRecentRuns {
+		t.Errorf("%d recent runs kept, limit %d", len(c.recent), maxRecentRuns)
+	}
+}
+
+// TestRecentRunsLimits fills the recent runs past both limits: the oldest go, the byte total
+// stays exact and under its limit.
+func TestRecentRunsLimits(t *testing.T) {
+	c := NewCounter(ourTiktoken(t, "o200k_base"), chatMLTemplate{})
+	big := strings.Repeat("x", maxRecentRun)
+	for i := 0; i < 3*maxRecentRuns; i++ {
+		text := big[:minRecentRun+i]
+		if i%5 == 0 {
+			text = strings.Clone(big) // a run of the largest size
+		}
+		c.rememberRecent([]string{text, "\n"}, len(text)+1, i)
+		sum := 0
+		for _, rr := range c.recent {
+			for _, p := range rr.parts {
+				sum += len(p)
+			}
+		}
+		if sum != c.recentBytes || len(c.recent) > maxRecentRuns || (c.recentBytes > maxRecentBytes && len(c.recent) > 1) {
+			t.Fatalf("after %d: %d runs, %d bytes (sum %d)", i, len(c.recent), c.recentBytes, sum)
+		}
+		if last := c.recent[len(c.recent)-1]; last.n != i {
+			t.Fatalf("after %d: the newest run is %d", i, last.n)
+		}
 	}
 }
 

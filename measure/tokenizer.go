@@ -148,8 +148,16 @@ func newBPETokenizer(sp bpeSpec) (*BPETokenizer, error) {
 	}
 	t := &BPETokenizer{name: sp.name, engine: e, split: split, pretoken: sp.pretokenizer,
 		specials: sp.specials, normalize: sp.normalize, decoder: make([][]byte, maxID+1)}
+	// Every token's bytes in one allocation, each capped at its end.
+	total := 0
+	for text := range sp.vocab {
+		total += len(text)
+	}
+	all := make([]byte, 0, total)
 	for text, id := range sp.vocab {
-		t.decoder[id] = []byte(text)
+		start := len(all)
+		all = append(all, text...)
+		t.decoder[id] = all[start:len(all):len(all)]
 	}
 	for text, id := range sp.specials {
 		if text == "" {

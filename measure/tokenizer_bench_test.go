@@ -78,3 +78,14 @@ func TestCountDoesNotAllocatePerToken(t *testing.T) {
 		t.Errorf("Count of %d bytes allocates %.0f times per run, want ≤ 2", len(text), allocs)
 	}
 }
+
+// BenchmarkLoadTiktoken builds the o200k tokenizer from its embedded rank file, as every
+// process that counts with it does once.
+func BenchmarkLoadTiktoken(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := loadTiktoken("o200k_base"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -302,3 +302,27 @@ func FuzzTiktokenParity(f *testing.F) {
 		}
 	})
 }
+
+// TestReadTiktokenRanksMatchesLoader reads both built-in rank files with readTiktokenRanks and
+// with tiktoken-go-loader's own reader: the same tokens with the same ranks.
+func TestReadTiktokenRanksMatchesLoader(t *testing.T) {
+	for _, name := range []string{"o200k_base", "cl100k_base"} {
+		enc, _ := tiktokenEncodings(name)
+		got, err := readTiktokenRanks(enc.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := tiktoken_loader.NewOfflineLoader().LoadTiktokenBpe(enc.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(want) {
+			t.Errorf("%s: %d tokens, loader %d", name, len(got), len(want))
+		}
+		for tok, rank := range want {
+			if r, ok := got[tok]; !ok || int(r) != rank {
+				t.Errorf("%s: token %q has rank %d (present %v), loader %d", name, tok, r, ok, rank)
+			}
+		}
+	}
+}

@@ -11,6 +11,7 @@ func TestRuneCountIsRuneCountInString(t *testing.T) {
 		"", "a", "abcdefgh", "abcdefghi", strings.Repeat("iVBORw0KGgo=", 100),
 		"héllo wörld, 日本語のテキスト and more ascii after it",
 		"bad \xff\xfe bytes \xe3\x80 cut rune \xc3", "12345678\xe2\x82\xac12345678\xf0\x9f\x98\x80",
+		strings.Repeat("abcdefgh", 5) + "é" + strings.Repeat("x", 40) + "\xff" + strings.Repeat("y", 33),
 	} {
 		if got, want := runeCount(s), utf8.RuneCountInString(s); got != want {
 			t.Errorf("runeCount(%q) = %d, want %d", s, got, want)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -51,6 +52,8 @@ type ReplayOptions struct {
 	NoTimings bool
 	// Summary prints only the summary tables (summary, scan time, problems) on stdout.
 	Summary bool
+	// CPUProfile is a file for a CPU profile of the run (hidden: for profiling, not for users).
+	CPUProfile string
 	// flags records every flag as given, for the results' config block.
 	flags map[string]string
 	// now is the clock (tests inject a fixed one).
@@ -97,6 +100,8 @@ PATH - reads a recording from stdin.`, ExitInputs),
 	addLiveFlags(f, &opts.Live)
 	f.BoolVar(&opts.NoTimings, "no-timings", false, "leave the scan-time table out of stdout, so that it is the same on every run")
 	f.BoolVar(&opts.Summary, "summary", false, "print only the summary tables: no table per case, no pictures table (--out writes everything)")
+	f.StringVar(&opts.CPUProfile, "cpuprofile", "", "write a CPU profile of the run to this file")
+	_ = f.MarkHidden("cpuprofile")
 	return c
 }
 
@@ -129,7 +134,11 @@ func addCounterFlags(f *pflag.FlagSet, c *CounterFlags, ctxHelp string) {
 
 func flagValues(fs *pflag.FlagSet) map[string]string {
 	m := map[string]string{}
-	fs.VisitAll(func(f *pflag.Flag) { m[f.Name] = f.Value.String() })
+	fs.VisitAll(func(f *pflag.Flag) {
+		if !f.Hidden {
+			m[f.Name] = f.Value.String()
+		}
+	})
 	return m
 }
 
@@ -149,6 +158,13 @@ func (o *ReplayOptions) validate() error {
 func runReplay(ctx context.Context, opts *ReplayOptions) error {
 	if err := opts.validate(); err != nil {
 		return err
+	}
+	if opts.CPUProfile != "" {
+		stop, err := startCPUProfile(opts.CPUProfile)
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 	cfg, err := opts.runConfig()
 	if err != nil {
@@ -273,4 +289,20 @@ func writeReport(opts *ReplayOptions, r *results.Report) error {
 		}
 	}
 	return fsutil.WriteAtomic(filepath.Join(opts.Out, "report.html"), func(w io.Writer) error { return results.WriteHTML(w, r) })
+}
+
+// startCPUProfile writes a CPU profile to path until the returned stop is called.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("cpu profile %s: %w", path, err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }
