@@ -128,15 +128,17 @@ func FitTable(t Table, width int, cols []Column) Table {
 			}
 		}
 	}
-	headerFit := make([]int, n) // the header's width when wrapped between words to the cells' width
+	unwrapped := make([]int, n) // each column's width with nothing wrapped, the header included
 	for i, h := range t.Header {
-		headerFit[i] = max(longestWord(h), (cellWidth(h)+1)/2, min(cellWidth(h), natural[i]))
-		natural[i] = max(natural[i], headerFit[i])
+		hw := cellWidth(h)
+		unwrapped[i] = max(natural[i], hw)
+		// the header's width when wrapped between words to the cells' width
+		natural[i] = max(natural[i], longestWord(h), (hw+1)/2)
 	}
 	if width <= 0 {
 		width = DefaultWidth
 	}
-	if tableWidthOf(t) <= width {
+	if tableWidth(unwrapped) <= width {
 		return t
 	}
 	limits := append([]int(nil), natural...)
@@ -197,22 +199,6 @@ func fillColumns(limits, flex []int, room int) {
 		}
 		left = next
 	}
-}
-
-// tableWidthOf is the width t renders in without wrapping.
-func tableWidthOf(t Table) int {
-	widths := make([]int, len(t.Header))
-	for i, h := range t.Header {
-		widths[i] = cellWidth(h)
-	}
-	for _, row := range t.Rows {
-		for i, cell := range row {
-			if i < len(widths) {
-				widths[i] = max(widths[i], cellWidth(cell))
-			}
-		}
-	}
-	return tableWidth(widths)
 }
 
 // longestWord is the widest space-separated word of s.

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -213,7 +214,7 @@ func countText(ctx context.Context, opts *CountOptions, text string) error {
 	if err != nil {
 		return err
 	}
-	tc := textCount{Tokenizer: opts.Tokenizer, Template: off.TemplateName(), Chars: len([]rune(text)),
+	tc := textCount{Tokenizer: opts.Tokenizer, Template: off.TemplateName(), Chars: utf8.RuneCountInString(text),
 		Tokens: off.CountText(text), AsUserMessage: asMessage.PromptTokens}
 	if opts.Format == results.FormatJSON {
 		return writeIndentedJSON(opts.IO.Out, tc)
