@@ -47,8 +47,7 @@ func permanentFailure(ep *endpoint, path string, status int, msg string) error {
 		return nil
 	}
 	if pictureWords.MatchString(msg) {
-		ep.markNoPictures(status, msg)
-		return &NoPicturesError{Endpoint: ep.display, Status: status, Message: msg}
+		return ep.markNoPictures(&NoPicturesError{Endpoint: ep.display, Status: status, Message: msg})
 	}
 	return &StatusError{Endpoint: ep.display, Path: path, Status: status, Message: msg}
 }
@@ -62,12 +61,14 @@ type health struct {
 	gone          bool
 }
 
-func (e *endpoint) markNoPictures(status int, msg string) {
+// markNoPictures records the server's first refusal of a picture and returns refusal.
+func (e *endpoint) markNoPictures(refusal *NoPicturesError) *NoPicturesError {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.health.noPictures == nil {
-		e.health.noPictures = &NoPicturesError{Endpoint: e.display, Status: status, Message: msg}
+		e.health.noPictures = refusal
 	}
+	return refusal
 }
 
 // takesNoPictures returns the server's refusal of pictures, or nil.
