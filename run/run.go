@@ -513,7 +513,7 @@ func (r *runner) report(load *LoadResult, wall time.Duration) *results.Report {
 	}
 	rep.Summary = results.Summarize(rep.Cases, names)
 	for _, p := range load.Problems {
-		rep.Problems = append(rep.Problems, results.Problem{Where: p.Loc.String(), Message: corpora.RedactText(p.Err.Error())})
+		rep.Problems = append(rep.Problems, ProblemOf(p))
 	}
 	rep.Timings = results.Timings{Scan: results.SummarizeScans(timings, r.scanBytes, names), Cases: timings,
 		WallNanos: int64(wall)}
@@ -521,4 +521,9 @@ func (r *runner) report(load *LoadResult, wall time.Duration) *results.Report {
 		rep.Timings.InputBytes += in.Bytes
 	}
 	return rep
+}
+
+// ProblemOf is a located read problem as a report lists it, its message without credentials.
+func ProblemOf(e *corpora.ReadError) results.Problem {
+	return results.Problem{Where: e.Loc.String(), Message: corpora.RedactText(e.Err.Error())}
 }

@@ -125,22 +125,23 @@ func runInspect(ctx context.Context, opts *InspectOptions) error {
 	if err != nil {
 		return err
 	}
-	problems := len(load.Problems)
+	var problems []results.Problem
 	for _, p := range load.Problems {
-		fmt.Fprintf(opts.IO.ErrOut, "strata-eval: %v\n", p)
+		problems = append(problems, run.ProblemOf(p))
 	}
 	for _, in := range all {
 		for _, p := range in.Pictures {
 			if p.Problem != "" {
-				problems++
 				what := p.Kind
 				if p.Kind == "base64-run" {
 					what = fmt.Sprintf("base64 run at byte %d of the tool text", p.TextOffset)
 				}
-				fmt.Fprintf(opts.IO.ErrOut, "strata-eval: %v: %s picture (%s): %s\n", p.Where, p.Type, what, p.Problem)
+				problems = append(problems, results.Problem{Where: p.Where.String(),
+					Message: corpora.RedactText(fmt.Sprintf("%s picture (%s): %s", p.Type, what, p.Problem))})
 			}
 		}
 	}
+	writeProblems(opts.IO.ErrOut, problems) // as replay lists them
 	if opts.JSON {
 		enc := json.NewEncoder(opts.IO.Out)
 		enc.SetIndent("", "  ")
@@ -165,8 +166,8 @@ func runInspect(ctx context.Context, opts *InspectOptions) error {
 			return err
 		}
 	}
-	if problems > 0 {
-		return &run.InputsError{Problems: problems}
+	if len(problems) > 0 {
+		return &run.InputsError{Problems: len(problems)}
 	}
 	return nil
 }
