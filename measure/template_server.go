@@ -263,23 +263,7 @@ func serverToJSON(n jsonNode, indent int) string {
 
 // wireString is s as the server decodes it from the request that Go's JSON encoder wrote:
 // each byte that is not UTF-8 becomes U+FFFD.
-func wireString(s string) string {
-	if utf8.ValidString(s) {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s) + 8)
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && n == 1 {
-			b.WriteString("\uFFFD")
-		} else {
-			b.WriteString(s[i : i+n])
-		}
-		i += n
-	}
-	return b.String()
-}
+func wireString(s string) string { return invalidBytesAsRune(s) }
 
 // serverCall is a tool call as the template sees it.
 type serverCall struct {
