@@ -367,6 +367,16 @@ func (c serverCall) argsJSON(indent int) string {
 	return serverToJSON(c.args, indent)
 }
 
+// argsToJSON is a call's arguments as `arguments | tojson` writes them in a template that
+// applies tojson to text as well (Llama 3, Mistral): the parsed object on one line, or the
+// text as recorded as a JSON string.
+func (c serverCall) argsToJSON() string {
+	if !c.argsOK {
+		return serverToJSON(jsonNode{kind: jsonString, s: c.argsText}, -1)
+	}
+	return serverToJSON(c.args, -1)
+}
+
 // joinContent joins content items as llama-server joins content parts: a text part after
 // another text part is preceded by "\n" when the text so far is not empty; no newline
 // before or after a picture.
