@@ -310,11 +310,11 @@ func newServerRequest(msgs []corpora.Message, tools []corpora.ToolDef) serverReq
 		if m.Role != corpora.RoleAssistant {
 			sm.name = wireString(m.Name)
 		}
-		for _, it := range flattenContent(m) {
-			if it.image == nil {
-				it.text = wireString(it.text)
+		sm.content = flattenContent(m) // a new slice: its texts are replaced in place
+		for i := range sm.content {
+			if sm.content[i].image == nil {
+				sm.content[i].text = wireString(sm.content[i].text)
 			}
-			sm.content = append(sm.content, it)
 		}
 		if m.Role == corpora.RoleAssistant {
 			sm.reasoning = wireString(corpora.ReasoningContent(&m))
