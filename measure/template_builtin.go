@@ -275,11 +275,7 @@ func (llama3Template) Render(msgs []corpora.Message, tools []corpora.ToolDef) ([
 			}
 			c := m.calls[0]
 			w.special("<|start_header_id|>assistant<|end_header_id|>\n\n{\"name\": \"" + c.name + "\", \"parameters\": ")
-			if c.argsOK {
-				w.text(c.argsJSON(-1))
-			} else {
-				w.text(serverToJSON(jsonNode{kind: jsonString, s: c.argsText}, -1))
-			}
+			w.text(c.argsToJSON())
 			w.special("}<|eot_id|>")
 		default:
 			w.special("<|start_header_id|>" + string(m.role) + "<|end_header_id|>\n\n")
@@ -437,11 +433,7 @@ func (mistralTemplate) Render(msgs []corpora.Message, tools []corpora.ToolDef) (
 					return nil, e
 				}
 				w.special("[TOOL_CALLS]" + c.name + "[CALL_ID]" + c.id + "[ARGS]")
-				if c.argsOK {
-					w.text(c.argsJSON(-1))
-				} else {
-					w.text(serverToJSON(jsonNode{kind: jsonString, s: c.argsText}, -1))
-				}
+				w.text(c.argsToJSON())
 			}
 			w.special("</s>")
 		case corpora.RoleTool:

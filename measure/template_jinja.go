@@ -320,17 +320,9 @@ func jinjaToNode(v jinja.Value) jsonNode {
 // when the template shows such lists; otherwise the joined text, itself wrapped in a list for a
 // template that shows lists only.
 func (t *JinjaTemplate) contentValue(m serverMessage, joined string, content func(string) jinja.Value) jinja.Value {
-	var texts []string
-	for _, it := range m.content {
-		if it.image != nil {
-			texts = nil
-			break
-		}
-		texts = append(texts, it.text)
-	}
-	switch {
-	case len(texts) >= 2 && t.typedContent:
-		return textParts(texts, content)
+	switch parts := listedParts(m); {
+	case parts != nil && t.typedContent:
+		return textParts(parts, content)
 	case t.typedContent && !t.stringContent:
 		return textParts([]string{joined}, content)
 	}

@@ -263,23 +263,7 @@ func serverToJSON(n jsonNode, indent int) string {
 
 // wireString is s as the server decodes it from the request that Go's JSON encoder wrote:
 // each byte that is not UTF-8 becomes U+FFFD.
-func wireString(s string) string {
-	if utf8.ValidString(s) {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s) + 8)
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && n == 1 {
-			b.WriteString("\uFFFD")
-		} else {
-			b.WriteString(s[i : i+n])
-		}
-		i += n
-	}
-	return b.String()
-}
+func wireString(s string) string { return invalidBytesAsRune(s) }
 
 // serverCall is a tool call as the template sees it.
 type serverCall struct {
@@ -326,11 +310,11 @@ func newServerRequest(msgs []corpora.Message, tools []corpora.ToolDef) serverReq
 		if m.Role != corpora.RoleAssistant {
 			sm.name = wireString(m.Name)
 		}
-		for _, it := range flattenContent(m) {
-			if it.image == nil {
-				it.text = wireString(it.text)
+		sm.content = flattenContent(m) // a new slice: its texts are replaced in place
+		for i := range sm.content {
+			if sm.content[i].image == nil {
+				sm.content[i].text = wireString(sm.content[i].text)
 			}
-			sm.content = append(sm.content, it)
 		}
 		if m.Role == corpora.RoleAssistant {
 			sm.reasoning = wireString(corpora.ReasoningContent(&m))
@@ -381,6 +365,16 @@ func (c serverCall) argsJSON(indent int) string {
 		return c.argsText
 	}
 	return serverToJSON(c.args, indent)
+}
+
+// argsToJSON is a call's arguments as `arguments | tojson` writes them in a template that
+// applies tojson to text as well (Llama 3, Mistral): the parsed object on one line, or the
+// text as recorded as a JSON string.
+func (c serverCall) argsToJSON() string {
+	if !c.argsOK {
+		return serverToJSON(jsonNode{kind: jsonString, s: c.argsText}, -1)
+	}
+	return serverToJSON(c.args, -1)
 }
 
 // joinContent joins content items as llama-server joins content parts: a text part after

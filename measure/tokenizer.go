@@ -195,24 +195,32 @@ func (t *BPETokenizer) SpecialID(text string) (int, bool) {
 // prepare makes text valid UTF-8 the way tiktoken-go does (each invalid byte becomes U+FFFD)
 // and applies the normaliser.
 func (t *BPETokenizer) prepare(text string) string {
-	if !utf8.ValidString(text) {
-		var b strings.Builder
-		b.Grow(len(text) + 16)
-		for i := 0; i < len(text); {
-			r, w := utf8.DecodeRuneInString(text[i:])
-			if r == utf8.RuneError && w == 1 {
-				b.WriteString("\uFFFD")
-			} else {
-				b.WriteString(text[i : i+w])
-			}
-			i += w
-		}
-		text = b.String()
-	}
+	text = invalidBytesAsRune(text)
 	if t.normalize != nil {
 		text = t.normalize(text)
 	}
 	return text
+}
+
+// invalidBytesAsRune is s with each byte that is not UTF-8 replaced by U+FFFD (one for each
+// byte, unlike strings.ToValidUTF8, which replaces a run of them with one); valid s comes back
+// as it is.
+func invalidBytesAsRune(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 16)
+	for i := 0; i < len(s); {
+		r, w := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && w == 1 {
+			b.WriteString("\uFFFD")
+		} else {
+			b.WriteString(s[i : i+w])
+		}
+		i += w
+	}
+	return b.String()
 }
 
 // Encode returns the token ids of ordinary text.
