@@ -201,11 +201,12 @@ func mcpJSONLLine(sess *mcpSession, line []byte, loc Location, e Emitter) {
 		return
 	}
 	var raw json.RawMessage
-	switch {
-	case len(line) > spillActivate && jwValid(body):
-		raw = body // a long line's buffer is never reused (mcpLineReader.next): no copy
-	case jwValid(body):
-		raw = append(json.RawMessage(nil), body...) // a copy: frames outlive the line buffer
+	if jwValid(body) {
+		if len(line) > spillActivate {
+			raw = body // a long line's buffer is never reused (mcpLineReader.next): no copy
+		} else {
+			raw = append(json.RawMessage(nil), body...) // a copy: frames outlive the line buffer
+		}
 	}
 	if raw == nil {
 		err := json.Unmarshal(body, &raw)

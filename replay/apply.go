@@ -402,7 +402,8 @@ func (w *armWalk) passImage(p *corpora.Part, msgIndex int, role corpora.Role) co
 	if img.Origin != "" {
 		rec.Source = img.Origin
 	}
-	f := w.memo.describeBytes(img.Data)
+	pic := w.memo.picture(img.Data) // hashed once for its facts and its check
+	f := pic.describe()
 	rec.SHA256, rec.Width, rec.Height = f.sha256, f.width, f.height
 	if img.Width > 0 && img.Height > 0 {
 		rec.Width, rec.Height = img.Width, img.Height
@@ -415,7 +416,7 @@ func (w *armWalk) passImage(p *corpora.Part, msgIndex int, role corpora.Role) co
 	}
 	// The server decodes the picture it is sent: one that fails the picture check is not
 	// attached, in either arm.
-	info, err := w.memo.Check(img.Data, PictureLimits{})
+	info, err := pic.check(PictureLimits{})
 	if err != nil {
 		rec.Outcome, rec.SeenByModel, rec.Reason, rec.Problem = OutcomeOmitted, false, err.Error(), true
 		w.record(rec)

@@ -83,27 +83,67 @@ func remember[V any](m *PictureMemo, table map[memoKey]V, key memoKey, compute f
 	return v
 }
 
-// Check returns CheckPicture(data, lim), from memory when the same bytes were checked under
-// the same limits before.
-func (m *PictureMemo) Check(data []byte, lim PictureLimits) (PictureInfo, error) {
-	if m == nil || len(data) < minMemoBytes {
-		return CheckPicture(data, lim)
+// memoPicture is a picture's bytes met once, for the look-ups made about them: the bytes are
+// hashed at the first look-up that needs their key, and that key serves the others (a part
+// whose facts are recorded and that is then checked is hashed once, not twice).
+type memoPicture struct {
+	m     *PictureMemo
+	data  []byte
+	key   memoKey // the key of the bytes, lim unset; valid when keyed
+	keyed bool
+}
+
+// picture returns data for look-ups in m (a nil m computes everything every time).
+func (m *PictureMemo) picture(data []byte) memoPicture { return memoPicture{m: m, data: data} }
+
+// memoized says whether the look-ups go through the memo: not for a nil memo or small bytes.
+func (p *memoPicture) memoized() bool { return p.m != nil && len(p.data) >= minMemoBytes }
+
+// keyFor returns the key of the bytes under the limits lim, hashing them the first time.
+func (p *memoPicture) keyFor(lim PictureLimits) memoKey {
+	if !p.keyed {
+		p.key, p.keyed = p.m.key(p.data, memoPictureBytes, PictureLimits{}), true
 	}
-	v := remember(m, m.verdicts, m.key(data, memoPictureBytes, lim), func() checkVerdict {
+	k := p.key
+	k.lim = lim
+	return k
+}
+
+// check returns CheckPicture(p.data, lim), remembered.
+func (p *memoPicture) check(lim PictureLimits) (PictureInfo, error) {
+	if !p.memoized() {
+		return CheckPicture(p.data, lim)
+	}
+	data := p.data
+	v := remember(p.m, p.m.verdicts, p.keyFor(lim), func() checkVerdict {
 		info, err := CheckPicture(data, lim)
 		return checkVerdict{info: info, err: err}
 	})
 	return v.info, v.err
 }
 
-// describeBytes returns describePictureBytes(data), remembered.
-func (m *PictureMemo) describeBytes(data []byte) pictureFacts {
-	if m == nil || len(data) < minMemoBytes {
-		return describePictureBytes(data)
+// describe returns describePictureBytes(p.data), remembered.
+func (p *memoPicture) describe() pictureFacts {
+	if !p.memoized() {
+		return describePictureBytes(p.data)
 	}
-	return remember(m, m.facts, m.key(data, memoPictureBytes, PictureLimits{}), func() runFacts {
+	data := p.data
+	return remember(p.m, p.m.facts, p.keyFor(PictureLimits{}), func() runFacts {
 		return runFacts{facts: describePictureBytes(data), ok: true}
 	}).facts
+}
+
+// Check returns CheckPicture(data, lim), from memory when the same bytes were checked under
+// the same limits before.
+func (m *PictureMemo) Check(data []byte, lim PictureLimits) (PictureInfo, error) {
+	pic := m.picture(data)
+	return pic.check(lim)
+}
+
+// describeBytes returns describePictureBytes(data), remembered.
+func (m *PictureMemo) describeBytes(data []byte) pictureFacts {
+	pic := m.picture(data)
+	return pic.describe()
 }
 
 // describeRun returns describeRun(text, r), remembered by the run's text: a picture that is

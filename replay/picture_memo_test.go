@@ -62,3 +62,33 @@ func TestPictureMemoFacts(t *testing.T) {
 		t.Errorf("nil memo: %+v", got)
 	}
 }
+
+// TestMemoPictureSharedKey: one picture's facts and its checks under two limits, through one
+// memoPicture, are describePictureBytes' and CheckPicture's, and land in the memo's tables as
+// separate look-ups do.
+func TestMemoPictureSharedKey(t *testing.T) {
+	pic := fxPNG(t, 64, 48, true)
+	memo := NewPictureMemo()
+	for range 2 {
+		for _, m := range []*PictureMemo{memo, nil} {
+			p := m.picture(pic)
+			if got, want := p.describe(), describePictureBytes(pic); got != want {
+				t.Fatalf("describe = %+v, want %+v", got, want)
+			}
+			for _, lim := range []PictureLimits{{}, {MaxPixels: 100}} {
+				info, err := p.check(lim)
+				wantInfo, wantErr := CheckPicture(pic, lim)
+				if info != wantInfo || (err == nil) != (wantErr == nil) || (err != nil && err.Error() != wantErr.Error()) {
+					t.Fatalf("limits %+v: %+v, %v; CheckPicture: %+v, %v", lim, info, err, wantInfo, wantErr)
+				}
+			}
+		}
+	}
+	if len(memo.facts) != 1 || len(memo.verdicts) != 2 {
+		t.Errorf("%d facts, %d verdicts remembered; want 1 and 2", len(memo.facts), len(memo.verdicts))
+	}
+	p := memo.picture(pic)
+	if got, want := p.keyFor(PictureLimits{MaxPixels: 100}), memo.key(pic, memoPictureBytes, PictureLimits{MaxPixels: 100}); got != want {
+		t.Errorf("shared key %+v, the key of the bytes under the same limits %+v", got, want)
+	}
+}
