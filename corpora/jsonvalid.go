@@ -118,6 +118,26 @@ const (
 	jwHighs = 0x8080808080808080
 )
 
+// jwHasControl says whether b holds a byte below 0x20 (a control byte, which a JSON string
+// may not hold raw), eight bytes at a time: x - 0x20 in each lane sets the lane's high bit,
+// not set in x, exactly when some lane of x is below 0x20 (a borrow only runs upward from
+// such a lane).
+func jwHasControl(b []byte) bool {
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		if (x-jwLanes*0x20)&^x&jwHighs != 0 {
+			return true
+		}
+	}
+	for ; i < len(b); i++ {
+		if b[i] < 0x20 {
+			return true
+		}
+	}
+	return false
+}
+
 // jwValidString checks the JSON string starting at b[i] (a quote) and returns the index just
 // after its closing quote, or -1: no control byte below 0x20, only the escapes JSON defines.
 func jwValidString(b []byte, i int) int {

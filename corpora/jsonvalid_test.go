@@ -124,3 +124,26 @@ func BenchmarkJWValid(b *testing.B) {
 		})
 	}
 }
+
+// TestJWHasControl compares the word-at-a-time check with a byte loop: every byte value at
+// every place of strings of 0 to 20 bytes, among printable ASCII and bytes of 0x80 and above.
+func TestJWHasControl(t *testing.T) {
+	for n := 0; n <= 20; n++ {
+		for at := 0; at < n; at++ {
+			for c := 0; c < 256; c++ {
+				b := make([]byte, n)
+				for i := range b {
+					b[i] = "a\x80\xff\x20"[i%4]
+				}
+				b[at] = byte(c)
+				want := false
+				for _, x := range b {
+					want = want || x < 0x20
+				}
+				if got := jwHasControl(b); got != want {
+					t.Fatalf("jwHasControl(%q) = %v, want %v", b, got, want)
+				}
+			}
+		}
+	}
+}

@@ -402,10 +402,8 @@ func jwUnescape(inner []byte) (string, bool) {
 		if k < 0 {
 			k = len(inner)
 		}
-		for _, c := range inner[:k] {
-			if c < 0x20 {
-				return "", false
-			}
+		if jwHasControl(inner[:k]) {
+			return "", false
 		}
 		out.Write(inner[:k])
 		inner = inner[k:]
