@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math/bits"
 	"strings"
+
+	"github.com/strata-eval/strata-eval/internal/vecscan"
 )
 
 // Byte classes of the base64 scanner.
@@ -182,6 +184,28 @@ func notAlphaMask(x uint64) uint64 {
 	plus := ^((x7 ^ 0x2B*swarOnes) + 0x7F*swarOnes)
 	good := (letters | digits | plus) &^ x
 	return ^good & swarHigh
+}
+
+// notBase64 is the class of the bytes outside the base64 alphabet (A–Z a–z 0–9 + /) for the
+// vector scan: the high nibble picks a group (2x, 3x, 4x/6x, 5x/7x, the rest), and each low
+// nibble names the groups in which it is no base64 character.
+var notBase64 = vecscan.NewClass(
+	[16]byte{0x15, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x13, 0x1A, 0x1B, 0x1B, 0x1B, 0x1A},
+	[16]byte{0x10, 0x10, 0x01, 0x02, 0x04, 0x08, 0x04, 0x08, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10},
+)
+
+// alphaPrefix returns a number of leading bytes of s that are all base64 characters: the
+// index of the first other byte, or a shorter prefix that the caller finishes a word at a time.
+func alphaPrefix(s string) int {
+	if vecscan.HasAVX2 && len(s) >= 64 {
+		// One block in words first: most runs of prose and JSON end within it, and the
+		// vector loop pays its set-up only for the long ones.
+		if n := alphaPrefixSWAR(s[:32]); n == 0 {
+			return 0
+		}
+		return 32 + vecscan.Prefix(s[32:], notBase64)
+	}
+	return alphaPrefixSWAR(s)
 }
 
 // alphaPrefixSWAR returns the length of the leading blocks of 32 bytes of s that are all

@@ -1,6 +1,10 @@
 package replay
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/strata-eval/strata-eval/internal/vecscan"
+)
 
 // alphaPrefixNaive is the oracle of alphaPrefix: the index of the first byte outside the
 // base64 alphabet, or len(s).
@@ -26,9 +30,9 @@ func checkAlphaPrefix(t *testing.T, s string) {
 	if got := alphaPrefixSWAR(s); got != min(want&^31, blocks) {
 		t.Fatalf("alphaPrefixSWAR(%d bytes) = %d, first other byte at %d", len(s), got, want)
 	}
-	if hasAVX2 {
-		if got := alphaPrefixAVX2(s); got != min(want, blocks) {
-			t.Fatalf("alphaPrefixAVX2(%d bytes) = %d, first other byte at %d", len(s), got, want)
+	if vecscan.HasAVX2 {
+		if got := vecscan.Prefix(s, notBase64); got != min(want, blocks) {
+			t.Fatalf("vecscan.Prefix(%d bytes) = %d, first other byte at %d", len(s), got, want)
 		}
 	}
 }
@@ -59,4 +63,13 @@ func FuzzAlphaPrefix(f *testing.F) {
 			checkAlphaPrefix(t, s[k:])
 		}
 	})
+}
+
+// TestNotBase64Class: the vector scan's class is exactly the bytes outside the alphabet.
+func TestNotBase64Class(t *testing.T) {
+	for c := 0; c < 256; c++ {
+		if got, want := notBase64.Has(byte(c)), scanClass[c] != scanAlpha; got != want {
+			t.Errorf("notBase64.Has(%q) = %v, want %v", rune(c), got, want)
+		}
+	}
 }
