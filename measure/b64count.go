@@ -124,23 +124,39 @@ func (e *bpeEngine) countB64Pieces(text string, p int, s *bpeScratch) (n, stop i
 	// (b64Rows), so that the loop's chain from one byte to the next is a shift and a mask.
 	st, length, code := uint64(b64Start)*8, 0, uint32(0)
 	i := p
-	for ; i < len(text); i++ {
-		c := text[i]
-		row := b64Rows[c]
-		if row == 0 {
+	for {
+		// The inner loop makes no call, so that its state stays in registers: it leaves at the
+		// end of a piece of four or more characters, counted below, at a byte outside the
+		// alphabet or at the end of the text.
+		long := false
+		for ; i < len(text); i++ {
+			c := text[i]
+			row := b64Rows[c]
+			if row == 0 {
+				break
+			}
+			tr := row >> (st & 63)
+			boundary := int(tr >> 6 & 1) // 1 when the piece text[i-length:i] ends here
+			if length > 3 && boundary != 0 {
+				long = true
+				break
+			}
+			st = tr & 0x38
+			// The finished piece's count when it ends here; when it does not, the slot read
+			// is any (b64InnerIndex) and its count is masked off.
+			n += int(short[b64InnerIndex(length, code)]) & -boundary
+			length = length&^-boundary + 1
+			code = (code<<6 | uint32(b64Code[c])) & (1<<18 - 1)
+		}
+		if !long {
 			break
 		}
-		tr := row >> (st & 63)
-		st = tr & 0x38
-		boundary := int(tr >> 6 & 1) // 1 when the piece text[i-length:i] ends here
-		if length > 3 && boundary != 0 {
-			n += e.countLongB64(text[i-length:i], s)
-		}
-		// The finished piece's count, when it ends here and is short (b64ShortIndex reads an
-		// empty slot for a long one).
-		n += int(short[b64ShortIndex(length, code)]) & -boundary
-		length = length&^-boundary + 1
+		n += e.countLongB64(text[i-length:i], s)
+		c := text[i] // begins the next piece
+		st = b64Rows[c] >> (st & 63) & 0x38
+		length = 1
 		code = (code<<6 | uint32(b64Code[c])) & (1<<18 - 1)
+		i++
 	}
 	if i < len(text) {
 		return n, i - length
@@ -151,6 +167,13 @@ func (e *bpeEngine) countB64Pieces(text string, p int, s *bpeScratch) (n, stop i
 		n += int(short[b64ShortIndex(length, code)])
 	}
 	return n, i
+}
+
+// b64InnerIndex is b64ShortIndex for a piece of 0 to 3 characters, and a slot in range for
+// any other length, without a branch.
+func b64InnerIndex(length int, code uint32) uint32 {
+	l := length & 3
+	return b64ShortBase[l] + code&b64ShortMask[l]
 }
 
 // b64ShortIndex is where b64Counts.short holds the count of a piece of length characters (1 to

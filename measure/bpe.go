@@ -67,8 +67,11 @@ type b64ShortCounts struct {
 	// no token without the map look-up.
 	longTok [1 << 16 / 64]uint64
 	// short holds the counts of pieces of one, two and three characters at b64ShortIndex.
-	short [1 + 1<<6 + 1<<12 + 1<<18]uint8
+	short [b64ShortSlots]uint8
 }
+
+// b64ShortSlots is the number of slots of b64ShortCounts.short.
+const b64ShortSlots = 1 + 1<<6 + 1<<12 + 1<<18
 
 // b64Code maps a byte to its 6-bit base64 code, or 0xff.
 var b64Code = func() (t [256]uint8) {
