@@ -209,32 +209,49 @@ const maxB64Merge = 16
 
 // countB64Merge counts a piece of 5 to maxB64Merge base64 characters (b64Counts filled, every
 // character a byte token, tiktoken's rule) by the merge mergeScan does, lowest rank first and
-// leftmost on ties, with the parts in arrays on the stack and the ranks of two- and
-// three-character spans read from b64Counts; longer spans are looked up in the index.
+// leftmost on ties, with the parts in arrays on the stack: the ranks of two- and
+// three-character spans are read from b64Counts, those of four to maxB64Token from its token
+// set by the parts' packed codes, longer ones from the index.
 // TestB64MergeEqualsMergeScan compares it with mergeScan.
 func (e *bpeEngine) countB64Merge(piece string) int {
-	if _, ok := e.lookupB64(piece); ok {
-		return 1
-	}
 	t := e.b64Counts
 	n := len(piece)
+	if n <= maxB64Token {
+		if _, ok := t.tokens.get(b64Key(packB64(piece), n)); ok {
+			return 1
+		}
+	} else if _, ok := e.lookupB64(piece); ok {
+		return 1
+	}
 	var codes [maxB64Merge]uint32
 	var start [maxB64Merge + 1]int32
 	var ranks [maxB64Merge]uint32
+	// packed holds each part's codes, packed as b64Key packs them while the part has at most
+	// maxB64Token characters (a longer part's is never read).
+	var packed [maxB64Merge]uint64
 	for i := 0; i < n; i++ {
-		codes[i] = uint32(b64Code[piece[i]])
+		c := b64Code[piece[i]]
+		codes[i] = uint32(c)
+		packed[i] = uint64(c)
 		start[i] = int32(i)
 	}
 	start[n] = int32(n)
-	spanRank := func(a, c int32) uint32 {
-		switch c - a {
-		case 2:
+	// spanRank is the rank of the token that parts k and k+1 make, or noRank.
+	spanRank := func(k int) uint32 {
+		a, c := start[k], start[k+2]
+		switch l := c - a; {
+		case l == 2:
 			return t.pairRank[codes[a]<<6|codes[a+1]]
-		case 3:
+		case l == 3:
 			return t.tripleRank[codes[a]<<12|codes[a+1]<<6|codes[a+2]]
-		}
-		if id, ok := e.lookupB64(piece[a:c]); ok {
-			return id
+		case l <= maxB64Token:
+			if id, ok := t.tokens.get(b64Key(packed[k]|packed[k+1]<<(6*uint(start[k+1]-a)), int(l))); ok {
+				return id
+			}
+		default:
+			if id, ok := e.lookupB64(piece[a:c]); ok {
+				return id
+			}
 		}
 		return noRank
 	}
@@ -248,16 +265,18 @@ func (e *bpeEngine) countB64Merge(piece string) int {
 		if at < 0 {
 			break
 		}
+		packed[at] |= packed[at+1] << (6 * uint(start[at+1]-start[at]))
 		copy(start[at+1:parts], start[at+2:parts+1])
 		copy(ranks[at+1:parts-1], ranks[at+2:parts])
+		copy(packed[at+1:parts-1], packed[at+2:parts])
 		parts--
 		if at+1 < parts {
-			ranks[at] = spanRank(start[at], start[at+2])
+			ranks[at] = spanRank(at)
 		} else {
 			ranks[at] = noRank
 		}
 		if at > 0 {
-			ranks[at-1] = spanRank(start[at-1], start[at+1])
+			ranks[at-1] = spanRank(at - 1)
 		}
 	}
 	return parts

@@ -121,6 +121,17 @@ func TestB64MergeEqualsMergeScan(t *testing.T) {
 				pieces = append(pieces, strings.Repeat(unit, n)[:n])
 			}
 		}
+		// Every base64 token the merge can meet whole, and with a character either side.
+		for tok := range e.vocab {
+			if len(tok) >= 4 && len(tok) <= maxB64Merge && isB64(tok) {
+				c := string(alphabet[r.IntN(64)])
+				for _, piece := range []string{tok, c + tok, tok + c, c + tok + c} {
+					if len(piece) >= 5 && len(piece) <= maxB64Merge {
+						pieces = append(pieces, piece)
+					}
+				}
+			}
+		}
 		raw := make([]byte, 300_000)
 		for i := range raw {
 			raw[i] = byte(r.Uint32())
@@ -161,5 +172,38 @@ func TestB64RowsMatchTrans(t *testing.T) {
 				t.Errorf("byte %q, state %d: row gives %d/%d, b64Trans %d/%d", rune(c), state, next, boundary, tr&7, tr>>3)
 			}
 		}
+	}
+}
+
+// TestB64TokenSetMatchesIndex holds the base64 token set to the index: every token of four to
+// maxB64Token base64 characters is in it with its id, and random spans of those lengths are
+// in it exactly when the index has them (o200k_base and cl100k_base).
+func TestB64TokenSetMatchesIndex(t *testing.T) {
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+	for _, name := range []string{"o200k_base", "cl100k_base"} {
+		e := ourTiktoken(t, name).engine
+		set := newB64TokenSet(e.vocab)
+		tokens := 0
+		for tok, want := range e.vocab {
+			if len(tok) < minB64Token || len(tok) > maxB64Token || !isB64(tok) {
+				continue
+			}
+			tokens++
+			if id, ok := set.get(b64Key(packB64(tok), len(tok))); !ok || id != want {
+				t.Fatalf("%s: token %q (id %d) gives %d, %v", name, tok, want, id, ok)
+			}
+		}
+		r := rand.New(rand.NewPCG(21, 22))
+		for range 300_000 {
+			b := make([]byte, minB64Token+r.IntN(maxB64Token-minB64Token+1))
+			for i := range b {
+				b[i] = alphabet[r.IntN(64)]
+			}
+			wantID, want := e.index.lookup(string(b))
+			if id, ok := set.get(b64Key(packB64(string(b)), len(b))); ok != want || ok && id != wantID {
+				t.Fatalf("%s: span %q gives %d, %v; the index %d, %v", name, b, id, ok, wantID, want)
+			}
+		}
+		t.Logf("%s: %d base64 tokens of %d to %d characters", name, tokens, minB64Token, maxB64Token)
 	}
 }

@@ -66,6 +66,8 @@ type b64ShortCounts struct {
 	// hash of their length and first eight bytes, see b64LongBit): a clear bit proves a span is
 	// no token without the map look-up.
 	longTok [1 << 16 / 64]uint64
+	// tokens are the tokens of minB64Token to maxB64Token base64 characters.
+	tokens *b64TokenSet
 	// short holds the counts of pieces of one, two and three characters at b64ShortIndex.
 	short [b64ShortSlots]uint8
 }
@@ -134,7 +136,7 @@ func (e *bpeEngine) countB64Four(piece string) (int, bool) {
 	if !t.bytesOK {
 		return 0, false
 	}
-	if _, ok := e.index.lookup(piece); ok {
+	if _, ok := t.tokens.get(b64Key(uint64(a)|uint64(b)<<6|uint64(c)<<12|uint64(d)<<18, 4)); ok {
 		return 1, true
 	}
 	ab, bc, cd := t.pairRank[uint32(a)<<6|uint32(b)], t.pairRank[uint32(b)<<6|uint32(c)], t.pairRank[uint32(c)<<6|uint32(d)]
@@ -224,6 +226,7 @@ func (e *bpeEngine) fillB64Counts() {
 			}
 		}
 	}
+	t.tokens = newB64TokenSet(e.vocab)
 	for tok := range e.index.long {
 		if isB64(tok) {
 			bit := b64LongBit(tok)
