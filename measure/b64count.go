@@ -243,7 +243,7 @@ func (e *bpeEngine) countB64Merge(piece string) int {
 		case l == 2:
 			return t.pairRank[codes[a]<<6|codes[a+1]]
 		case l == 3:
-			return t.tripleRank[codes[a]<<12|codes[a+1]<<6|codes[a+2]]
+			return t.tripleRank(codes[a]<<12 | codes[a+1]<<6 | codes[a+2])
 		case l <= maxB64Token:
 			if id, ok := t.tokens.get(b64Key(packed[k]|packed[k+1]<<(6*uint(start[k+1]-a)), int(l))); ok {
 				return id

@@ -2,6 +2,7 @@ package measure
 
 import (
 	"math"
+	"math/bits"
 	"sync"
 )
 
@@ -57,9 +58,12 @@ type b64ShortCounts struct {
 	// besides the whole piece (rankByConcatenation only).
 	pairRank  [1 << 12]uint32
 	tripleTok [1 << 18 / 64]uint64
-	// tripleRank is the rank of each three-character token (noRank: no token), for
-	// countB64Merge.
-	tripleRank [1 << 18]uint32
+	// tripleIDs are the ids of the three-character tokens in the order of their codes, and
+	// tripleBase[w] how many of them come before word w of tripleTok: the rank of a triple is
+	// read with a count of the bits before it (tripleRank), from 100 KB or so, where a table of
+	// every triple took 1 MB and missed the cache in the merge.
+	tripleIDs  []uint32
+	tripleBase [1 << 18 / 64]uint32
 	// bytesOK says every byte of the alphabet is a token.
 	bytesOK bool
 	// longTok is a filter of the tokens of more than maxShortToken base64 characters (a bit per
@@ -109,6 +113,20 @@ func (e *bpeEngine) countB64Short(piece string) (int, bool) {
 		n = e.b64Counts.three[code]
 	}
 	return int(n), n != 0
+}
+
+// tripleRank returns the rank of the three-character base64 token with the given codes (the
+// first highest), or noRank.
+func (t *b64ShortCounts) tripleRank(code uint32) uint32 {
+	w, bit := code>>6, code&63
+	word := t.tripleTok[w]
+	// Read without a branch (a triple is a token at random): a triple that is none reads
+	// the next token's id, or the sentinel after the last, and gets noRank.
+	id := t.tripleIDs[t.tripleBase[w]+uint32(bits.OnesCount64(word&(1<<bit-1)))]
+	if word>>bit&1 == 0 {
+		id = noRank
+	}
+	return id
 }
 
 // countB64Four returns the token count of a piece of four base64 characters under tiktoken's
@@ -218,13 +236,17 @@ func (e *bpeEngine) fillB64Counts() {
 				if n, ok := e.countPieceUncached(string(buf[:3]), s); ok {
 					t.three[i<<12|j<<6|k] = uint8(n)
 				}
-				t.tripleRank[i<<12|j<<6|k] = noRank
 				if id, ok := e.index.lookup(string(buf[:3])); ok {
 					t.tripleTok[(i<<12|j<<6|k)>>6] |= 1 << (k & 63)
-					t.tripleRank[i<<12|j<<6|k] = id
+					t.tripleIDs = append(t.tripleIDs, id)
 				}
 			}
 		}
+	}
+	t.tripleIDs = append(t.tripleIDs, noRank) // the sentinel tripleRank may read
+	for w, count := 0, 0; w < len(t.tripleTok); w++ {
+		t.tripleBase[w] = uint32(count)
+		count += bits.OnesCount64(t.tripleTok[w])
 	}
 	t.tokens = newB64TokenSet(e.vocab)
 	for tok := range e.index.long {
