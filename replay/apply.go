@@ -371,7 +371,12 @@ func (w *armWalk) recordMCP(r MCPRendering, msgIndex int) {
 			Source:       corpora.OriginTool,
 		}
 		if p.Data != nil {
-			f := w.memo.describeBytes(p.Data)
+			var f pictureFacts
+			if p.checked.holds(p.Data) {
+				f = p.checked.describe() // under the key the picture check hashed
+			} else {
+				f = w.memo.describeBytes(p.Data)
+			}
 			rec.SHA256, rec.Width, rec.Height = f.sha256, f.width, f.height
 		} else if p.Head != nil {
 			rec.SHA256 = p.SHA256

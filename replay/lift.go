@@ -28,6 +28,9 @@ type TextPicture struct {
 	// Image is the image part made of a lifted picture (nil otherwise). Its Data is set by
 	// Lift, not by Plan.
 	Image *corpora.Image
+	// checked is Image.Data as the picture check met it, with its memo key once hashed, so
+	// that the picture's record looks its facts up without hashing the bytes again.
+	checked memoPicture
 }
 
 // TextLift is a tool's text after the lift.
@@ -177,12 +180,14 @@ func (l *Lifter) checkRun(text string, p *TextPicture) bool {
 		p.Reason = fmt.Sprintf("the %s picture's base64 cannot be decoded: %v", p.Type, err)
 		return false
 	}
-	info, err := l.memo.Check(data, l.limits)
+	pic := l.memo.picture(data)
+	info, err := pic.check(l.limits)
 	if err != nil {
 		p.Reason = err.Error()
 		return false
 	}
 	p.Image = &corpora.Image{Data: data, Width: info.Width, Height: info.Height}
+	p.checked = pic
 	return true
 }
 
@@ -329,9 +334,12 @@ func textPictureRecord(text string, p TextPicture, msgIndex int, loc corpora.Loc
 	}
 	var f pictureFacts
 	ok := false
-	if p.Image != nil && p.Image.Data != nil {
+	switch {
+	case p.Image != nil && p.checked.holds(p.Image.Data):
+		f, ok = p.checked.describe(), true
+	case p.Image != nil && p.Image.Data != nil:
 		f, ok = memo.describeBytes(p.Image.Data), true
-	} else {
+	default:
 		f, ok = memo.describeRun(text, p.Run)
 	}
 	if ok {

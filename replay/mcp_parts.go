@@ -39,6 +39,9 @@ type MCPPicture struct {
 	Problem bool
 	// Image is the image part made of a taken picture (nil otherwise).
 	Image *corpora.Image
+	// checked is Data as the picture check met it, with its memo key once hashed, so that
+	// the picture's record looks its facts up without hashing the bytes again.
+	checked memoPicture
 }
 
 // MCPRendering is an MCP result as the server hands it to the model.
@@ -200,7 +203,8 @@ func renderMCP(res *corpora.CallToolResult, s Settings, opt MCPRenderOptions, li
 			p.Reason = fmt.Sprintf("larger than %s bytes", FormatCount(maxBytes))
 			items = append(items, mcpItem{text: LegacyPictureNote(p.Type, p.Bytes), loc: loc})
 		default:
-			info, err := opt.Pictures.Check(p.Data, PictureLimits{})
+			p.checked = opt.Pictures.picture(p.Data)
+			info, err := p.checked.check(PictureLimits{})
 			switch {
 			case err != nil:
 				p.Outcome, p.Reason, p.Problem = OutcomeOmitted, err.Error(), true

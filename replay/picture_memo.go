@@ -3,6 +3,7 @@ package replay
 import (
 	"hash/maphash"
 	"sync"
+	"unsafe"
 )
 
 // PictureMemo remembers what a run learns about a picture from its bytes: the verdict of the
@@ -95,6 +96,11 @@ type memoPicture struct {
 
 // picture returns data for look-ups in m (a nil m computes everything every time).
 func (m *PictureMemo) picture(data []byte) memoPicture { return memoPicture{m: m, data: data} }
+
+// holds says whether p is data itself (the same bytes at the same address), not a copy.
+func (p *memoPicture) holds(data []byte) bool {
+	return len(data) > 0 && len(p.data) == len(data) && unsafe.SliceData(p.data) == unsafe.SliceData(data)
+}
 
 // memoized says whether the look-ups go through the memo: not for a nil memo or small bytes.
 func (p *memoPicture) memoized() bool { return p.m != nil && len(p.data) >= minMemoBytes }

@@ -3,6 +3,8 @@ package replay
 import (
 	"errors"
 	"testing"
+
+	"github.com/strata-eval/strata-eval/corpora"
 )
 
 // TestPictureMemoCheck: a remembered verdict is CheckPicture's, for a good picture and a bad one, under
@@ -90,5 +92,58 @@ func TestMemoPictureSharedKey(t *testing.T) {
 	p := memo.picture(pic)
 	if got, want := p.keyFor(PictureLimits{MaxPixels: 100}), memo.key(pic, memoPictureBytes, PictureLimits{MaxPixels: 100}); got != want {
 		t.Errorf("shared key %+v, the key of the bytes under the same limits %+v", got, want)
+	}
+}
+
+// TestLiftedPictureRecordSharesTheCheckKey: a picture lifted from a tool's text carries the
+// key its check hashed, and its record's facts come from that key (the bytes are hashed once
+// for the check and the record), equal to describePictureBytes; a copy of the bytes is looked
+// up afresh.
+func TestLiftedPictureRecordSharesTheCheckKey(t *testing.T) {
+	pic := fxPNG(t, 96, 64, true)
+	memo := NewPictureMemo()
+	text := "the screen: " + b64(pic) + " done"
+	lift, err := NewLifter(Settings{}).WithPictureMemo(memo).Lift(text)
+	if err != nil || len(lift.Pictures) != 1 || lift.Pictures[0].Image == nil {
+		t.Fatalf("lift: %v, %+v", err, lift.Pictures)
+	}
+	p := lift.Pictures[0]
+	if !p.checked.keyed || !p.checked.holds(p.Image.Data) {
+		t.Fatalf("the lifted picture carries no key of its bytes (keyed %v)", p.checked.keyed)
+	}
+	want := describePictureBytes(pic)
+	rec := textPictureRecord(text, p, 0, corpora.Location{}, memo)
+	if rec.SHA256 != want.sha256 || rec.Width != want.width || rec.Height != want.height {
+		t.Errorf("record %s %dx%d, want %s %dx%d", rec.SHA256, rec.Width, rec.Height, want.sha256, want.width, want.height)
+	}
+	if _, ok := memo.facts[p.checked.keyFor(PictureLimits{})]; !ok {
+		t.Error("the record's facts are not under the check's key")
+	}
+	copied := append([]byte(nil), p.Image.Data...)
+	if p.checked.holds(copied) {
+		t.Error("a copy of the bytes is taken for the bytes")
+	}
+}
+
+// TestMCPPictureRecordSharesTheCheckKey: a picture taken from an MCP image block carries the
+// key its check hashed, and the facts under it are the bytes'; the legacy rendering checks no
+// picture, and its record hashes the bytes itself.
+func TestMCPPictureRecordSharesTheCheckKey(t *testing.T) {
+	pic := fxPNG(t, 96, 64, true)
+	memo := NewPictureMemo()
+	res := corpora.CallToolResult{Content: []corpora.Block{mcpText("Captured"), mcpImage(pic, "image/png")}}
+	lifted := RenderMCPLift(&res, Settings{}, MCPRenderOptions{Pictures: memo})
+	if len(lifted.Pictures) != 1 {
+		t.Fatalf("%d pictures", len(lifted.Pictures))
+	}
+	p := lifted.Pictures[0]
+	if p.Outcome != OutcomeTaken || !p.checked.keyed || !p.checked.holds(p.Data) {
+		t.Fatalf("the taken picture (%s) carries no key of its bytes (keyed %v)", p.Outcome, p.checked.keyed)
+	}
+	if got, want := p.checked.describe(), describePictureBytes(pic); got != want {
+		t.Errorf("facts under the check's key %+v, want %+v", got, want)
+	}
+	if legacy := RenderMCPLegacy(&res, Settings{}, MCPRenderOptions{Pictures: memo}); legacy.Pictures[0].checked.holds(legacy.Pictures[0].Data) {
+		t.Error("the legacy rendering checked its picture")
 	}
 }
