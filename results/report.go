@@ -123,6 +123,9 @@ type ArmCase struct {
 	// the server receives them; ToolPictures the pictures they carry as image parts.
 	ToolChars    int `json:"tool_chars"`
 	ToolPictures int `json:"tool_pictures"`
+	// ToolMessages is how many tool messages the request ends with (0: it ends with another
+	// role's message, a user's pasted picture for one).
+	ToolMessages int `json:"tool_messages"`
 	TextTokens   int `json:"text_tokens"`
 	ImageRows    int `json:"image_rows"`
 	PromptTokens int `json:"prompt_tokens"`

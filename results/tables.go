@@ -31,6 +31,9 @@ func plural(n int, one, many string) string {
 
 // toolCell describes the tool messages of a case as the server receives them.
 func toolCell(a ArmCase) string {
+	if a.ToolMessages == 0 && a.ToolChars == 0 && a.ToolPictures == 0 {
+		return "no tool message"
+	}
 	var parts []string
 	if a.ToolChars > 0 || a.ToolPictures == 0 {
 		parts = append(parts, fmt.Sprintf("%s characters of text", Thousands(int64(a.ToolChars))))

@@ -159,7 +159,7 @@ func (m *meter) measure(ctx context.Context, arm replay.Arm, res *replay.Result,
 	if ac.Fits {
 		ac.Verdict = ""
 	}
-	ac.ToolChars, ac.ToolPictures = trailingToolMessages(res.Messages)
+	ac.ToolMessages, ac.ToolChars, ac.ToolPictures = trailingToolMessages(res.Messages)
 	for _, p := range res.Pictures {
 		pic := results.Picture{PictureRecord: p}
 		if p.SeenByModel {
@@ -270,10 +270,11 @@ func (m *meter) diverge(c *results.Case, arms []replay.Arm) {
 	}
 }
 
-// trailingToolMessages measures the tool messages the request ends with: characters of
-// text and pictures carried as image parts.
-func trailingToolMessages(msgs []corpora.Message) (chars, pictures int) {
+// trailingToolMessages measures the tool messages the request ends with: how many, their
+// characters of text and the pictures they carry as image parts.
+func trailingToolMessages(msgs []corpora.Message) (messages, chars, pictures int) {
 	for i := len(msgs) - 1; i >= 0 && msgs[i].Role == corpora.RoleTool; i-- {
+		messages++
 		for _, p := range msgs[i].Parts {
 			switch p.Kind {
 			case corpora.PartText:
@@ -283,7 +284,7 @@ func trailingToolMessages(msgs []corpora.Message) (chars, pictures int) {
 			}
 		}
 	}
-	return chars, pictures
+	return messages, chars, pictures
 }
 
 // runeCount is utf8.RuneCountInString (len([]rune(s)): a byte that is not UTF-8 counts as one

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/strata-eval/strata-eval/corpora"
 )
 
 func TestRuneCountIsRuneCountInString(t *testing.T) {
@@ -36,6 +38,26 @@ func BenchmarkRuneCount(b *testing.B) {
 	for b.Loop() {
 		if runeCount(s) != len(s) {
 			b.Fatal("wrong count")
+		}
+	}
+}
+
+// TestTrailingToolMessages counts the tool messages a request ends with, and only those.
+func TestTrailingToolMessages(t *testing.T) {
+	text := func(s string) corpora.Part { return corpora.Part{Kind: corpora.PartText, Text: s} }
+	img := corpora.Part{Kind: corpora.PartImage, Image: &corpora.Image{}}
+	for _, tc := range []struct {
+		name                      string
+		msgs                      []corpora.Message
+		messages, chars, pictures int
+	}{
+		{"ends with a user", []corpora.Message{{Role: corpora.RoleTool, Parts: []corpora.Part{text("abc")}}, {Role: corpora.RoleUser, Parts: []corpora.Part{img}}}, 0, 0, 0},
+		{"two tool messages", []corpora.Message{{Role: corpora.RoleUser}, {Role: corpora.RoleTool, Parts: []corpora.Part{text("héllo"), img}}, {Role: corpora.RoleTool, Parts: []corpora.Part{text("")}}}, 2, 5, 1},
+		{"empty tool message", []corpora.Message{{Role: corpora.RoleTool}}, 1, 0, 0},
+	} {
+		m, c, p := trailingToolMessages(tc.msgs)
+		if m != tc.messages || c != tc.chars || p != tc.pictures {
+			t.Errorf("%s: %d messages, %d characters, %d pictures; want %d, %d, %d", tc.name, m, c, p, tc.messages, tc.chars, tc.pictures)
 		}
 	}
 }
