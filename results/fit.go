@@ -27,7 +27,8 @@ func ShortID(s string) string {
 
 // CompactPictureTable lists every picture of every case and arm in the columns a reader needs
 // (case, arm, where, picture, rows, seen, outcome), with shortened ids, the case named once per
-// group of rows. Its cells do not wrap; FitTable wraps them to a width.
+// group of rows. Its rows are what each picture adds to the prompt, markers included, so that
+// they add up to the case table's image rows. Its cells do not wrap; FitTable wraps them to a width.
 func CompactPictureTable(r *Report) Table {
 	t := Table{Title: "pictures", Header: []string{"case", "arm", "where", "picture", "rows", "seen", "outcome"}}
 	t.Right = []bool{false, false, false, false, true, false, false}
@@ -47,7 +48,7 @@ func CompactPictureTable(r *Report) Table {
 				if p.SeenByModel {
 					seen = "yes"
 				}
-				t.Rows = append(t.Rows, []string{id, a.Arm, ShortID(where(p)), pictureCell(p), Thousands(int64(p.Rows)), seen, ShortID(outcome)})
+				t.Rows = append(t.Rows, []string{id, a.Arm, ShortID(where(p)), pictureCell(p), Thousands(int64(p.PromptRows())), seen, ShortID(outcome)})
 			}
 		}
 	}

@@ -66,7 +66,7 @@ func WriteHTML(w io.Writer, r *Report) error {
 			cc.Bars = append(cc.Bars, chartBar{Arm: a.Arm, PromptTokens: int64(a.PromptTokens), ImageRows: int64(a.ImageRows), Refused: !a.Fits})
 			for _, p := range a.Pictures {
 				page.Pictures = append(page.Pictures, htmlPicture{Case: c.ID, Arm: a.Arm, Where: where(p), Picture: pictureCell(p),
-					Outcome: string(p.Outcome), Reason: p.Reason, SHA256: p.SHA256, Rows: p.Rows, Seen: p.SeenByModel})
+					Outcome: string(p.Outcome), Reason: p.Reason, SHA256: p.SHA256, Rows: p.PromptRows(), Seen: p.SeenByModel})
 			}
 		}
 		page.Data.Cases = append(page.Data.Cases, cc)

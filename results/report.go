@@ -190,10 +190,16 @@ type Divergence struct {
 // Picture is what happened to one picture in one arm, with the rows it costs.
 type Picture struct {
 	records.PictureRecord
+	// Rows are the picture's embedding rows, Markers the tokens the template puts around
+	// them; the prompt grows by both (PromptRows).
 	Rows    int    `json:"rows,omitempty"`
 	Markers int    `json:"markers,omitempty"`
 	Family  string `json:"family,omitempty"`
 }
+
+// PromptRows is what the picture adds to the prompt: its embedding rows and its markers, the
+// figure the case table's image rows add up.
+func (p Picture) PromptRows() int { return p.Rows + p.Markers }
 
 // ArmSummary aggregates one arm over every case.
 type ArmSummary struct {

@@ -20,3 +20,14 @@ func TestToolCell(t *testing.T) {
 		}
 	}
 }
+
+// TestPictureTableRowsAddUp: the pictures table gives each picture the rows it adds to the
+// prompt, markers included, so that a case's pictures add up to its image rows.
+func TestPictureTableRowsAddUp(t *testing.T) {
+	r := &Report{Cases: []Case{{ID: "c", Arms: []ArmCase{{Arm: "after", ImageRows: 1002 + 260,
+		Pictures: []Picture{{Rows: 1000, Markers: 2}, {Rows: 258, Markers: 2}}}}}}}
+	table := CompactPictureTable(r)
+	if len(table.Rows) != 2 || table.Rows[0][4] != "1,002" || table.Rows[1][4] != "260" {
+		t.Fatalf("rows column %q, %q; want 1,002 and 260", table.Rows[0][4], table.Rows[1][4])
+	}
+}
