@@ -2,8 +2,6 @@ package cli
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -75,34 +73,17 @@ func formatNames() string {
 
 // ConversationSummary is the inspect row of one conversation.
 type ConversationSummary struct {
-	ID                 string `json:"id"`
-	File               string `json:"file"`
-	Format             string `json:"format"`
-	Messages           int    `json:"messages"`
-	Requests           int    `json:"requests"`
-	ToolResults        int    `json:"tool_results"`
-	StructuredPictures int    `json:"structured_pictures"`
-	Base64Runs         int    `json:"base64_runs"`
-	ToolImageParts     int    `json:"tool_image_parts"`
-	UserAttachments    int    `json:"user_attachments"`
-	Unavailable        int    `json:"unavailable_references"`
-	Bytes              int64  `json:"bytes"`
+	ID       string `json:"id"`
+	File     string `json:"file"`
+	Format   string `json:"format"`
+	Messages int    `json:"messages"`
+	Requests int    `json:"requests"`
+	replay.PictureCounts
+	Bytes int64 `json:"bytes"`
 }
 
 // PictureLocation is one picture found in a conversation with its digest.
-type PictureLocation struct {
-	Where corpora.Location `json:"where"`
-	// TextOffset is where a base64 run starts in the text of its message, in bytes.
-	TextOffset int            `json:"text_offset,omitempty"`
-	Kind       string         `json:"kind"` // image-part, mcp-image, mcp-resource-blob, base64-run
-	Origin     corpora.Origin `json:"origin"`
-	Type       string         `json:"type"` // from the signature
-	Bytes      int            `json:"bytes"`
-	SHA256     string         `json:"sha256"`
-	// Problem says why the picture fails the picture check (docs/pipeline.md §4.6), as replay
-	// reports it: such a picture is a located problem and the exit code is 3.
-	Problem string `json:"problem,omitempty"`
-}
+type PictureLocation = replay.PictureSite
 
 // inspected is the --json form of one conversation.
 type inspected struct {
@@ -199,126 +180,10 @@ func inspectTable(all []inspected) results.Table {
 	return t
 }
 
-// inspectConversation counts what a conversation holds and lists its pictures.
+// inspectConversation counts what a conversation holds and lists its pictures, walked and
+// judged by replay as the replay meets them.
 func inspectConversation(c *corpora.Conversation, minRun int) (ConversationSummary, []PictureLocation) {
-	s := ConversationSummary{ID: c.ID, File: c.Source.File, Format: string(c.Format), Messages: len(c.Messages),
-		Requests: len(c.Requests()), Bytes: c.Bytes}
-	var pics []PictureLocation
-	addImage := func(img *corpora.Image, loc corpora.Location, kind string) {
-		pics = append(pics, pictureOf(img.Data, loc, kind, img.Origin))
-	}
-	scanText := func(text string, loc corpora.Location) {
-		for from := 0; ; {
-			r, ok := replay.NextRun(text, from, minRun)
-			if !ok {
-				return
-			}
-			from = r.End
-			s.Base64Runs++
-			if typ := replay.SniffRun(text, r); typ != "" {
-				data, err := replay.DecodeRun(text, r)
-				if err != nil {
-					// not a picture: the lift leaves it as text, and reports it
-					pics = append(pics, PictureLocation{Where: loc, TextOffset: r.Start, Kind: "base64-run", Origin: corpora.OriginTool,
-						Type: typ, Problem: "starts like a picture but is not valid base64: left as text: " + err.Error()})
-					continue
-				}
-				pl := pictureOf(data, loc, "base64-run", corpora.OriginTool)
-				pl.TextOffset = r.Start
-				pics = append(pics, pl)
-			}
-		}
-	}
-	for _, m := range c.Messages {
-		for _, p := range m.Parts {
-			switch p.Kind {
-			case corpora.PartImage:
-				if p.Image.Origin == corpora.OriginUser {
-					s.UserAttachments++
-				}
-				addImage(p.Image, p.Loc, "image-part")
-			case corpora.PartReference:
-				s.Unavailable++
-			case corpora.PartToolResult:
-				tr := p.ToolResult
-				s.ToolResults++
-				if tr.MCP != nil {
-					for i := range tr.MCP.Content {
-						b := &tr.MCP.Content[i]
-						p, ok := replay.DecodeMCPPictureBlock(b)
-						if !ok {
-							continue
-						}
-						s.StructuredPictures++
-						kind := "mcp-image"
-						if b.Type == "resource" {
-							kind = "mcp-resource-blob"
-						}
-						switch {
-						case p.Data != nil:
-							pics = append(pics, pictureOf(p.Data, p.Loc, kind, corpora.OriginTool))
-						case p.SHA256 != "": // streamed past while reading: judged from its header
-							pics = append(pics, largePicture(p, p.Loc, kind))
-						case p.Problem:
-							pics = append(pics, PictureLocation{Where: p.Loc, Kind: kind, Origin: corpora.OriginTool,
-								Type: p.DeclaredType, Bytes: int(p.Bytes), Problem: p.Reason})
-						}
-					}
-					if !replay.HasPictureBlocks(tr.MCP) {
-						scanText(tr.Text, p.Loc)
-					}
-					continue
-				}
-				if tr.IsText {
-					scanText(tr.Text, p.Loc)
-				}
-				for _, tp := range tr.Parts {
-					switch tp.Kind {
-					case corpora.PartText:
-						scanText(tp.Text, tp.Loc)
-					case corpora.PartImage:
-						s.ToolImageParts++
-						addImage(tp.Image, tp.Loc, "image-part")
-					case corpora.PartReference:
-						s.Unavailable++
-					}
-				}
-			}
-		}
-	}
-	return s, pics
-}
-
-func pictureOf(data []byte, loc corpora.Location, kind string, origin corpora.Origin) PictureLocation {
-	sum := sha256.Sum256(data)
-	pl := PictureLocation{Where: loc, Kind: kind, Origin: origin, Type: replay.SniffImage(data), Bytes: len(data),
-		SHA256: hex.EncodeToString(sum[:])}
-	if len(data) > replay.DefaultMaxPictureBytes { // over the cap a picture is counted, never decoded
-		pl.Problem = headerProblem(data)
-	} else if _, err := replay.CheckPicture(data, replay.PictureLimits{}); err != nil {
-		pl.Problem = err.Error()
-	}
-	return pl
-}
-
-// largePicture is the inspect entry of a picture streamed past while reading
-// (corpora.LargeBase64): its size and digest are known, and its header is checked.
-func largePicture(p replay.MCPPicture, loc corpora.Location, kind string) PictureLocation {
-	pl := PictureLocation{Where: loc, Kind: kind, Origin: corpora.OriginTool, Type: p.Type, Bytes: int(p.Bytes), SHA256: p.SHA256,
-		Problem: p.Reason}
-	if pl.Problem == "" {
-		pl.Problem = headerProblem(p.Head)
-	}
-	return pl
-}
-
-// headerProblem judges a picture too large to decode from the size its header declares, as the
-// agent arm does: "" when it is within the pixel limit.
-func headerProblem(head []byte) string {
-	w, h, err := replay.ImageHeaderSize(head)
-	if err != nil || int64(w)*int64(h) <= replay.DefaultMaxPixels {
-		return ""
-	}
-	return fmt.Sprintf("the header claims %s×%s = %s pixels, more than the limit of %s", replay.FormatCount(int64(w)),
-		replay.FormatCount(int64(h)), replay.FormatCount(int64(w)*int64(h)), replay.FormatCount(replay.DefaultMaxPixels))
+	counts, sites := replay.InspectConversation(c, minRun)
+	return ConversationSummary{ID: c.ID, File: c.Source.File, Format: string(c.Format), Messages: len(c.Messages),
+		Requests: len(c.Requests()), PictureCounts: counts, Bytes: c.Bytes}, sites
 }
