@@ -266,9 +266,12 @@ func (e *bpeEngine) countB64Merge(piece string) int {
 			break
 		}
 		packed[at] |= packed[at+1] << (6 * uint(start[at+1]-start[at]))
-		copy(start[at+1:parts], start[at+2:parts+1])
-		copy(ranks[at+1:parts-1], ranks[at+2:parts])
-		copy(packed[at+1:parts-1], packed[at+2:parts])
+		// Shift the later parts down one, a loop of a few steps (copy would call memmove
+		// three times a merge).
+		for j := at + 1; j < parts-1; j++ {
+			start[j], ranks[j], packed[j] = start[j+1], ranks[j+1], packed[j+1]
+		}
+		start[parts-1] = start[parts]
 		parts--
 		if at+1 < parts {
 			ranks[at] = spanRank(at)
