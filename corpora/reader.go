@@ -128,6 +128,43 @@ func ReadFile(ctx context.Context, path string, format Format, e Emitter) error 
 	return Read(ctx, path, f, format, e)
 }
 
+// ReadFileDigest is ReadFile that also writes every byte of the file to w once, in order:
+// what the reader reads as it reads it, then whatever it left unread. The run hashes its
+// inputs this way for the report without reading them a second time. It returns the number
+// of bytes written to w, whether that is the whole file (false when the file cannot be opened
+// or its unread rest cannot be read), and the read's error.
+func ReadFileDigest(ctx context.Context, path string, format Format, e Emitter, w io.Writer) (n int64, whole bool, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, false, &ReadError{Loc: Location{File: path}, Err: err}
+	}
+	defer f.Close()
+	t := &teeFile{f: f, w: w}
+	err = Read(ctx, path, t, format, e)
+	// The rest, 1 MiB a read (io.Copy would take the file's WriteTo, 32 KiB a read).
+	rest, restErr := io.CopyBuffer(w, struct{ io.Reader }{f}, make([]byte, 1<<20))
+	return t.n + rest, restErr == nil, err
+}
+
+// teeFile reads a file, writing what it reads to w, and says how many bytes are left in the
+// file (bytesLeft) as the file itself does.
+type teeFile struct {
+	f *os.File
+	w io.Writer
+	n int64
+}
+
+func (t *teeFile) Read(p []byte) (int, error) {
+	n, err := t.f.Read(p)
+	if n > 0 {
+		t.w.Write(p[:n]) // the run's w is a hash, whose Write never fails
+		t.n += int64(n)
+	}
+	return n, err
+}
+
+func (t *teeFile) bytesLeft() int64 { return bytesLeft(t.f) }
+
 // ErrEmpty is returned for a file that holds nothing but white space, whatever its format.
 var ErrEmpty = errors.New("empty: the file holds no recording")
 
@@ -177,6 +214,9 @@ func (s *sizedReader) Read(p []byte) (int, error) {
 
 // bytesLeft is the number of bytes left to read in r when it is a regular file, else -1.
 func bytesLeft(r io.Reader) int64 {
+	if t, ok := r.(*teeFile); ok {
+		return t.bytesLeft()
+	}
 	f, ok := r.(*os.File)
 	if !ok {
 		return -1

@@ -1,6 +1,9 @@
 package corpora
 
 import (
+	"bytes"
+	"context"
+	"crypto/sha256"
 	"os"
 	"path/filepath"
 	"strings"
@@ -114,4 +117,42 @@ func FuzzDetect(f *testing.F) {
 			t.Fatalf("Detect named %q, which has no reader: %v", got, err)
 		}
 	})
+}
+
+// TestReadFileDigestSeesTheWholeFile: the bytes ReadFileDigest writes are the file's, once and
+// in order, whether the reader reads it all (a log), stops early (a file of no known format) or
+// fails; a long line read through it is still sized from the file, not grown.
+func TestReadFileDigestSeesTheWholeFile(t *testing.T) {
+	dir := t.TempDir()
+	line := `{"messages":[{"role":"tool","tool_call_id":"c","content":"` + strings.Repeat("iVBORw0KGgo", 300_000) + `"}]}`
+	files := map[string]string{
+		"log.jsonl":   `{"messages":[{"role":"user","content":"x"}]}` + "\n" + line + "\n",
+		"notes.txt":   "not a recording\n" + strings.Repeat("z", 3<<20),
+		"broken.json": `{"messages":[` + strings.Repeat(" ", 2<<20),
+	}
+	for name, content := range files {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var c Collector
+		h := sha256.New()
+		n, whole, err := ReadFileDigest(context.Background(), path, "", &c, h)
+		want := sha256.Sum256([]byte(content))
+		if !whole || n != int64(len(content)) || !bytes.Equal(h.Sum(nil), want[:]) {
+			t.Errorf("%s: %d bytes (whole %v) with sha256 %x; want %d with %x (read error %v)", name, n, whole, h.Sum(nil), len(content), want, err)
+		}
+		if name == "log.jsonl" {
+			if err != nil || len(c.Conversations) != 2 {
+				t.Fatalf("%s: %v, %d conversations", name, err, len(c.Conversations))
+			}
+			raw := c.Conversations[1].Messages[0].Raw
+			if spare := cap(raw) - len(raw); spare > 64<<10 {
+				t.Errorf("the long line's buffer has %d bytes to spare: grown, not sized from the file", spare)
+			}
+		}
+	}
+	if _, whole, err := ReadFileDigest(context.Background(), filepath.Join(dir, "missing.json"), "", &Collector{}, sha256.New()); whole || err == nil {
+		t.Errorf("a missing file: whole %v, error %v", whole, err)
+	}
 }

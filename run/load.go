@@ -32,6 +32,21 @@ type LoadResult struct {
 	Inputs   []string // files read
 	// Stdin is the digest of what was read from standard input (when a path was "-").
 	Stdin *results.Input
+	// Digests are the sizes and sha256 of the files read, by path, computed as they were
+	// read (the report's inputs).
+	Digests map[string]results.Input
+}
+
+// Digest returns the size and sha256 of an input read by the load: the one computed while it
+// was read, or else (the embedded corpus, a file not read whole) one computed now.
+func (l *LoadResult) Digest(path string) results.Input {
+	if path == StdinInput && l.Stdin != nil {
+		return *l.Stdin
+	}
+	if d, ok := l.Digests[path]; ok {
+		return d
+	}
+	return describeInput(path)
 }
 
 // Err is nil when every input was read, and an *InputsError otherwise.
@@ -204,7 +219,15 @@ func LoadFrom(ctx context.Context, paths []string, stdin io.Reader, format corpo
 			f = StdinInput
 			err = readStdin(ctx, stdin, format, em, res)
 		} else {
-			err = corpora.ReadFile(ctx, f, format, em)
+			h := sha256.New()
+			n, whole, rerr := corpora.ReadFileDigest(ctx, f, format, em, h)
+			if whole {
+				if res.Digests == nil {
+					res.Digests = map[string]results.Input{}
+				}
+				res.Digests[f] = results.Input{Path: f, Bytes: n, SHA256: hex.EncodeToString(h.Sum(nil))}
+			}
+			err = rerr
 		}
 		if err == nil && em.conversations == before && len(res.Problems) == problems {
 			fmt.Fprintf(notes, "strata-eval: %s holds no conversation to replay (no request and no tool call in it); skipped\n", f)

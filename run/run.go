@@ -149,8 +149,6 @@ type runner struct {
 	mu        sync.Mutex
 	cases     []indexedCase
 	scanBytes map[string]int64
-	// digests are the inputs' sizes and sha256, computed while the cases replay.
-	digests *inputDigests
 	// sizes count the bytes of the inputs read, for Progress.
 	sizes *inputSizes
 }
@@ -198,49 +196,6 @@ func (s *inputSizes) reading(file string) {
 	}
 }
 
-// inputDigests hashes the input files in the background while they are replayed, so that the
-// report does not read and hash every input once more after the last case (a serial tail of
-// about half a second per gigabyte).
-type inputDigests struct {
-	done   chan struct{}
-	byPath map[string]results.Input
-}
-
-// startInputDigests starts hashing the files under paths (none for the embedded corpus); it
-// stops early when ctx is cancelled.
-func startInputDigests(ctx context.Context, paths []string) *inputDigests {
-	d := &inputDigests{done: make(chan struct{}), byPath: map[string]results.Input{}}
-	ex, err := expandPaths(paths)
-	if len(paths) == 0 || err != nil {
-		close(d.done)
-		return d
-	}
-	go func() {
-		defer close(d.done)
-		for _, f := range ex.files {
-			if ctx.Err() != nil {
-				return
-			}
-			if !f.Stdin {
-				d.byPath[f.Path] = describeInput(f.Path)
-			}
-		}
-	}()
-	return d
-}
-
-// describe returns the digest of an input read by the run: the one computed in the background,
-// or (nil d, an input not hashed, the run cancelled) one computed now.
-func (d *inputDigests) describe(path string) results.Input {
-	if d != nil {
-		<-d.done
-		if in, ok := d.byPath[path]; ok {
-			return in
-		}
-	}
-	return describeInput(path)
-}
-
 type indexedCase struct {
 	index  int
 	c      results.Case
@@ -267,7 +222,6 @@ type caseJob struct {
 // appended to CasesOut in input order as they complete.
 func (r *runner) execute(ctx context.Context) (*LoadResult, error) {
 	cfg := r.cfg
-	r.digests = startInputDigests(ctx, cfg.Paths)
 	r.sizes = newInputSizes(cfg.Paths)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -495,11 +449,7 @@ func (r *runner) report(load *LoadResult, wall time.Duration) *results.Report {
 		rep.Config.Model = filepath.Base(l.Info().Model)
 	}
 	for _, in := range load.Inputs {
-		if in == StdinInput && load.Stdin != nil {
-			rep.Config.Inputs = append(rep.Config.Inputs, *load.Stdin)
-			continue
-		}
-		rep.Config.Inputs = append(rep.Config.Inputs, r.digests.describe(in))
+		rep.Config.Inputs = append(rep.Config.Inputs, load.Digest(in))
 	}
 	var names []string
 	for _, a := range cfg.Arms {

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -152,6 +154,9 @@ func TestReplayStdin(t *testing.T) {
 	in := fromStdin.Config.Inputs
 	if len(in) != 1 || in[0].Path != "stdin" || in[0].Bytes != int64(len(data)) || in[0].SHA256 != fromFile.Config.Inputs[0].SHA256 {
 		t.Errorf("inputs %+v, want stdin with the file's digest %+v", in, fromFile.Config.Inputs)
+	}
+	if sum := sha256.Sum256(data); fromFile.Config.Inputs[0].SHA256 != hex.EncodeToString(sum[:]) || fromFile.Config.Inputs[0].Bytes != int64(len(data)) {
+		t.Errorf("the file's digest %+v, want %x of %d bytes", fromFile.Config.Inputs[0], sum, len(data))
 	}
 	if code, _, errOut := runCLI(t, "replay", "-", "-"); code != ExitUsage {
 		t.Errorf("replay - -: exit %d, want %d\n%s", code, ExitUsage, errOut)
