@@ -129,6 +129,9 @@ func TestReadFileDigestSeesTheWholeFile(t *testing.T) {
 		"log.jsonl":   `{"messages":[{"role":"user","content":"x"}]}` + "\n" + line + "\n",
 		"notes.txt":   "not a recording\n" + strings.Repeat("z", 3<<20),
 		"broken.json": `{"messages":[` + strings.Repeat(" ", 2<<20),
+		// larger files, read whole and stopped early
+		"big.jsonl": `{"messages":[{"role":"user","content":"x"}]}` + "\n" + strings.Replace(line, "iVBORw0KGgo", strings.Repeat("Q", 9<<20), 1) + "\n",
+		"big.txt":   "not a recording\n" + strings.Repeat("z", 9<<20),
 	}
 	for name, content := range files {
 		path := filepath.Join(dir, name)
@@ -142,7 +145,7 @@ func TestReadFileDigestSeesTheWholeFile(t *testing.T) {
 		if !whole || n != int64(len(content)) || !bytes.Equal(h.Sum(nil), want[:]) {
 			t.Errorf("%s: %d bytes (whole %v) with sha256 %x; want %d with %x (read error %v)", name, n, whole, h.Sum(nil), len(content), want, err)
 		}
-		if name == "log.jsonl" {
+		if name == "log.jsonl" || name == "big.jsonl" {
 			if err != nil || len(c.Conversations) != 2 {
 				t.Fatalf("%s: %v, %d conversations", name, err, len(c.Conversations))
 			}
