@@ -131,8 +131,8 @@ func ReadFile(ctx context.Context, path string, format Format, e Emitter) error 
 // ReadFileDigest is ReadFile that also writes every byte of the file to w once, in order:
 // what the reader reads as it reads it, then whatever it left unread. The run hashes its
 // inputs this way for the report without reading them a second time. It returns the number
-// of bytes written to w, whether that is the whole file (false when the file cannot be opened
-// or its unread rest cannot be read), and the read's error.
+// of bytes written to w, whether that is the whole file (false when the file cannot be opened,
+// its unread rest cannot be read or ctx is cancelled), and the read's error.
 func ReadFileDigest(ctx context.Context, path string, format Format, e Emitter, w io.Writer) (n int64, whole bool, err error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -141,6 +141,9 @@ func ReadFileDigest(ctx context.Context, path string, format Format, e Emitter, 
 	defer f.Close()
 	t := &teeFile{f: f, w: w}
 	err = Read(ctx, path, t, format, e)
+	if ctx.Err() != nil { // an interrupted run does not read the rest of a file
+		return t.n, false, err
+	}
 	// The rest, 1 MiB a read (io.Copy would take the file's WriteTo, 32 KiB a read).
 	rest, restErr := io.CopyBuffer(w, struct{ io.Reader }{f}, make([]byte, 1<<20))
 	return t.n + rest, restErr == nil, err

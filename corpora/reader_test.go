@@ -159,3 +159,17 @@ func TestReadFileDigestSeesTheWholeFile(t *testing.T) {
 		t.Errorf("a missing file: whole %v, error %v", whole, err)
 	}
 }
+
+// TestReadFileDigestCancelled: a cancelled read does not go on to read the rest of the file,
+// and says the digest is not whole.
+func TestReadFileDigestCancelled(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "notes.txt")
+	if err := os.WriteFile(path, []byte("not a recording\n"+strings.Repeat("z", 1<<20)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if n, whole, _ := ReadFileDigest(ctx, path, "", &Collector{}, sha256.New()); whole || n > 1<<20 {
+		t.Errorf("cancelled: %d bytes, whole %v", n, whole)
+	}
+}
