@@ -45,6 +45,7 @@ func WriteWith(w io.Writer, r *Report, format string, o WriteOptions) error {
 
 // WriteTables renders tables as terminal text or as Markdown pipe tables, each under its title.
 func WriteTables(w io.Writer, ts []Table, markdown bool) error {
+	var tbl *tablewriter.Table
 	for i, t := range ts {
 		if i > 0 {
 			if _, err := io.WriteString(w, "\n"); err != nil {
@@ -63,14 +64,30 @@ func WriteTables(w io.Writer, ts []Table, markdown bool) error {
 				return err
 			}
 		}
-		if err := writeTable(w, t, markdown); err != nil {
+		if tbl == nil {
+			tbl = newTableWriter(w, markdown)
+		}
+		if err := writeTable(tbl, t); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func writeTable(w io.Writer, t Table, markdown bool) error {
+// newTableWriter returns the tablewriter table that WriteTables renders its tables with, one
+// after the other: each tablewriter.NewTable makes a cache map of 10,240 entries (about 400 KB)
+// that plain string cells never use, which for the case tables of a large replay came to
+// hundreds of megabytes of garbage.
+func newTableWriter(w io.Writer, markdown bool) *tablewriter.Table {
+	var opts []tablewriter.Option
+	if markdown {
+		opts = append(opts, tablewriter.WithRenderer(renderer.NewMarkdown()))
+	}
+	return tablewriter.NewTable(w, opts...)
+}
+
+// writeTable renders t with tbl, reset first.
+func writeTable(tbl *tablewriter.Table, t Table) error {
 	align := make(tw.Alignment, len(t.Header))
 	for i := range align {
 		align[i] = tw.AlignLeft
@@ -82,11 +99,8 @@ func writeTable(w io.Writer, t Table, markdown bool) error {
 		Header: tw.CellConfig{Formatting: tw.CellFormatting{AutoFormat: tw.Off}, Alignment: tw.CellAlignment{PerColumn: align}},
 		Row:    tw.CellConfig{Formatting: tw.CellFormatting{AutoWrap: tw.WrapNone}, Alignment: tw.CellAlignment{PerColumn: align}},
 	}
-	opts := []tablewriter.Option{tablewriter.WithConfig(cfg)}
-	if markdown {
-		opts = append(opts, tablewriter.WithRenderer(renderer.NewMarkdown()))
-	}
-	tbl := tablewriter.NewTable(w, opts...)
+	tbl.Reset()
+	tbl.Options(tablewriter.WithConfig(cfg))
 	tbl.Header(t.Header)
 	if err := tbl.Bulk(t.Rows); err != nil {
 		return err
