@@ -197,7 +197,38 @@ func (c *Counter) CountRequest(msgs []corpora.Message, tools []corpora.ToolDef) 
 	if err != nil {
 		return TextCount{}, fmt.Errorf("render with template %s: %w", c.template.Name(), err)
 	}
-	return c.CountSegments(segs), nil
+	tc := c.CountSegments(segs)
+	if b, ok := c.tok.(bosAdder); ok {
+		if bos, adds := b.AddedBOS(); adds && !startsWith(segs, bos) {
+			tc.Tokens++ // the BOS the vocabulary adds, as the server does
+			tc.SpecialTokens++
+		}
+	}
+	return tc, nil
+}
+
+// bosAdder is a tokenizer whose vocabulary adds a BOS token in front of every prompt. llama.cpp
+// takes off a BOS the template wrote at the very start of the prompt and then adds its own, so
+// the prompt holds one BOS either way: one is counted when the template wrote none.
+type bosAdder interface {
+	AddedBOS() (string, bool)
+}
+
+// startsWith says whether the rendered text of segs begins with prefix.
+func startsWith(segs []Segment, prefix string) bool {
+	for _, s := range segs {
+		if s.Image != nil {
+			return false
+		}
+		n := min(len(s.Text), len(prefix))
+		if s.Text[:n] != prefix[:n] {
+			return false
+		}
+		if prefix = prefix[n:]; prefix == "" {
+			return true
+		}
+	}
+	return false
 }
 
 // framingSplitter is implemented by tokenizers that can split framing text at special tokens.

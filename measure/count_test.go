@@ -452,3 +452,42 @@ func BenchmarkChunkScan(b *testing.B) {
 		}
 	}
 }
+
+// TestCountRequestAddsTheVocabularyBOS: a tokenizer that adds a BOS to every prompt gets one
+// more special token when the template writes none, and none when the template starts with
+// the BOS itself (llama.cpp takes that one off before adding its own).
+func TestCountRequestAddsTheVocabularyBOS(t *testing.T) {
+	plain := ourTiktoken(t, "o200k_base")
+	adds, err := loadTiktoken("o200k_base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	adds.bos = "<|endoftext|>"
+	writesBOS, err := NewJinjaTemplate("bos first", "{{ bos_token }}{% for m in messages %}{{ m.role }}: {{ m.content }}\n{% endfor %}", "<|endoftext|>", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	noBOS, err := NewJinjaTemplate("no bos", "{% for m in messages %}{{ m.role }}: {{ m.content }}\n{% endfor %}", "<|endoftext|>", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := []corpora.Message{{Role: corpora.RoleUser, Parts: []corpora.Part{{Kind: corpora.PartText, Text: "hello there"}}}}
+	count := func(tok *BPETokenizer, tmpl Template) TextCount {
+		tc, err := NewCounter(tok, tmpl).CountRequest(msgs, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tc
+	}
+	base := count(plain, noBOS)
+	if got := count(adds, noBOS); got.Tokens != base.Tokens+1 || got.SpecialTokens != base.SpecialTokens+1 {
+		t.Errorf("template without a BOS: %+v, want one more token than %+v", got, base)
+	}
+	written := count(plain, writesBOS)
+	if written.SpecialTokens != base.SpecialTokens+1 {
+		t.Fatalf("the template's bos_token was not rendered as a special token: %+v against %+v", written, base)
+	}
+	if got := count(adds, writesBOS); got.Tokens != written.Tokens || got.SpecialTokens != written.SpecialTokens {
+		t.Errorf("template writing the BOS: %+v, want %+v (no second BOS)", got, written)
+	}
+}

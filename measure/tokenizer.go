@@ -101,7 +101,14 @@ type BPETokenizer struct {
 	scratch   sync.Pool
 	// b64Fast says countOrdinary may count runs of base64 with countB64Pieces.
 	b64Fast bool
+	// bos is the text of the BOS token the vocabulary adds to every prompt (a GGUF's
+	// tokenizer.ggml.add_bos_token), or "".
+	bos string
 }
+
+// AddedBOS returns the text of the BOS token the tokenizer adds in front of every prompt, and
+// whether it adds one.
+func (t *BPETokenizer) AddedBOS() (string, bool) { return t.bos, t.bos != "" }
 
 // bpeSpec is what a vocabulary source hands to newBPETokenizer.
 type bpeSpec struct {

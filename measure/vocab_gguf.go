@@ -103,7 +103,7 @@ func LoadGGUFTokenizer(path string) (*BPETokenizer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newBPETokenizer(bpeSpec{
+	t, err := newBPETokenizer(bpeSpec{
 		name:         path,
 		mode:         rankByMergeList,
 		vocab:        vocab,
@@ -111,6 +111,19 @@ func LoadGGUFTokenizer(path string) (*BPETokenizer, error) {
 		pretokenizer: pre,
 		specials:     specials,
 	})
+	if err != nil {
+		return nil, err
+	}
+	// The BOS llama.cpp adds to every prompt (llama-server tokenizes the rendered prompt with
+	// its special tokens, after taking off a BOS the template wrote itself).
+	if kv, ok := kvs.Get("tokenizer.ggml.add_bos_token"); ok && kv.ValueType == gguf.GGUFMetadataValueTypeBool && kv.ValueBool() {
+		kv, ok := kvs.Get("tokenizer.ggml.bos_token_id")
+		if !ok || kv.ValueType != gguf.GGUFMetadataValueTypeUint32 || int(kv.ValueUint32()) >= len(tokens) {
+			return nil, fmt.Errorf("%s at tokenizer.ggml.bos_token_id: add_bos_token is set but there is no BOS token", path)
+		}
+		t.bos = tokens[kv.ValueUint32()]
+	}
+	return t, nil
 }
 
 // parseGGUF reads a GGUF header with memory mapping (ten times faster than plain reads on a

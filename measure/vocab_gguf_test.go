@@ -13,7 +13,11 @@ import (
 
 // writeQwen3GGUF writes a vocabulary-only GGUF of the Qwen3 tokenizer.json, with the keys
 // llama.cpp reads (docs/pipeline.md §13.1).
-func writeQwen3GGUF(t *testing.T) string {
+func writeQwen3GGUF(t *testing.T) string { return writeQwen3GGUFWith(t, false) }
+
+// writeQwen3GGUFWith is writeQwen3GGUF with tokenizer.ggml.add_bos_token set to addBOS (the
+// BOS is <|endoftext|>).
+func writeQwen3GGUFWith(t *testing.T, addBOS bool) string {
 	t.Helper()
 	qwen3(t) // skips when the tokenizer has not been fetched
 	data, err := os.ReadFile(qwen3TokenizerPath())
@@ -53,7 +57,8 @@ func writeQwen3GGUF(t *testing.T) string {
 		{Key: "tokenizer.ggml.token_type", Value: types},
 		{Key: "tokenizer.ggml.merges", Value: merges},
 		{Key: "tokenizer.ggml.eos_token_id", Value: uint32(151645)},
-		{Key: "tokenizer.ggml.add_bos_token", Value: false},
+		{Key: "tokenizer.ggml.bos_token_id", Value: uint32(151643)},
+		{Key: "tokenizer.ggml.add_bos_token", Value: addBOS},
 	}
 	if err := ggufwrite.WriteFile(path, kvs, nil); err != nil {
 		t.Fatal(err)
@@ -69,6 +74,19 @@ func TestGGUFTokenizerMatchesQwen3(t *testing.T) {
 	}
 	// llama.cpp (and so the GGUF tokenizer) does not apply NFC: compare on NFC texts only.
 	checkQwen3Cases(t, tok, qwen3Cases(t), func(c qwen3Case) bool { return !norm.NFC.IsNormalString(c.Text) })
+}
+
+// TestGGUFTokenizerAddedBOS: add_bos_token names the BOS the vocabulary adds to every prompt.
+func TestGGUFTokenizerAddedBOS(t *testing.T) {
+	for _, addBOS := range []bool{false, true} {
+		tok, err := LoadGGUFTokenizer(writeQwen3GGUFWith(t, addBOS))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bos, adds := tok.AddedBOS(); adds != addBOS || adds && bos != "<|endoftext|>" {
+			t.Errorf("add_bos_token %v: AddedBOS = %q, %v", addBOS, bos, adds)
+		}
+	}
 }
 
 func TestGGUFTokenizerErrors(t *testing.T) {

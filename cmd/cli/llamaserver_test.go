@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -119,19 +120,7 @@ var knownServerDiffs = map[string]int{}
 // pictures are refused by it (said once) and keep their computed counts. Skipped when the
 // binary, the tokenizer or the llama.cpp libraries are absent.
 func TestLiveLlamaServer(t *testing.T) {
-	bin := findLlamaServer(t)
-	root, err := tinymodel.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	tok, err := tinymodel.FindTokenizer()
-	if err != nil {
-		t.Skipf("skipping the live llama-server test: Qwen3 tokenizer absent: %v", err)
-	}
-	model, err := tinymodel.EnsureQwen3(filepath.Join(root, ".cache", "tinymodel"), tok, tinymodel.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	bin, root, model := liveSetup(t, tinymodel.Options{})
 	libs, libErr := engine.FindLlamaLibs(filepath.Join(root, ".cache", "llama-libs", "linux-x64"))
 	url := startLlamaServer(t, bin, model)
 
@@ -162,6 +151,61 @@ func TestLiveLlamaServer(t *testing.T) {
 			compareWithServer(t, corpus.name+" corpus, llama engine", server, llama, promptTokens)
 		})
 	}
+}
+
+// TestLiveLlamaServerAddsBOS: with a vocabulary that adds a BOS to every prompt
+// (tokenizer.ggml.add_bos_token) and the Qwen template, which writes none, llama-server counts
+// one token more than the template renders; with the template writing {{ bos_token }} first,
+// the server takes that one off and adds its own, so it counts what the template renders. The
+// offline count and the http engine's computed count follow both, so server − computed stays
+// 0 on the sample corpus.
+func TestLiveLlamaServerAddsBOS(t *testing.T) {
+	for _, prefix := range []string{"", "{{ bos_token }}"} {
+		t.Run("template prefix "+strconv.Quote(prefix), func(t *testing.T) { liveAddBOS(t, prefix) })
+	}
+}
+
+// liveSetup finds llama-server (skipping the test without it or the Qwen3 tokenizer) and
+// returns it, the repository root and the tiny model built with opts.
+func liveSetup(t *testing.T, opts tinymodel.Options) (bin, root, model string) {
+	t.Helper()
+	bin = findLlamaServer(t)
+	root, err := tinymodel.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := tinymodel.FindTokenizer()
+	if err != nil {
+		t.Skipf("skipping the live llama-server test: Qwen3 tokenizer absent: %v", err)
+	}
+	model, err = tinymodel.EnsureQwen3(filepath.Join(root, ".cache", "tinymodel"), tok, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bin, root, model
+}
+
+func liveAddBOS(t *testing.T, templatePrefix string) {
+	bin, root, model := liveSetup(t, tinymodel.Options{AddBOS: true, TemplatePrefix: templatePrefix})
+	url := startLlamaServer(t, bin, model)
+	common := []string{"--tokenizer", model, "--turns", "all"}
+	offline := liveRun(t, "offline", common)
+	served := liveRun(t, "http", append([]string{"--engine", "http", "--endpoint", url, "--no-cache"}, common...))
+	server := serverCounts(t, root, offline, served)
+	compareWithServer(t, "add_bos model, offline engine", server, offline, promptTokens)
+	compareWithServer(t, "add_bos model, http engine (its computed counts)", server, served, func(a results.ArmCase) (int, bool) {
+		if a.Computed == nil {
+			return 0, false
+		}
+		return a.Computed.PromptTokens, true
+	})
+	libs, err := engine.FindLlamaLibs(filepath.Join(root, ".cache", "llama-libs", "linux-x64"))
+	if err != nil {
+		t.Logf("llama engine not run: %v", err)
+		return
+	}
+	llama := liveRun(t, "llama", append([]string{"--engine", "llama", "--model", model, "--llama-lib", libs, "--gpu-layers", "none"}, common...))
+	compareWithServer(t, "add_bos model, llama engine", server, llama, promptTokens)
 }
 
 func promptTokens(a results.ArmCase) (int, bool) { return a.PromptTokens, true }

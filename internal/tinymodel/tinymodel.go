@@ -33,6 +33,10 @@ type Options struct {
 	KVHeads       int    // key/value heads (grouped-query attention)
 	ContextLength int    // qwen3.context_length
 	Seed          uint64 // seed of the weight generator
+	AddBOS        bool   // tokenizer.ggml.add_bos_token: llama.cpp adds a BOS to every prompt
+	// TemplatePrefix is written in front of the tokenizer's chat template (tokenizer_config.json's):
+	// "{{ bos_token }}" makes the template write the BOS itself.
+	TemplatePrefix string
 }
 
 // Defaults are the dimensions of the verified tiny model: 2 layers, width 64, 4 heads of 16,
@@ -273,10 +277,10 @@ func Qwen3(vocab *Vocabulary, opts Options) ([]ggufwrite.KV, []ggufwrite.Tensor,
 		{Key: "tokenizer.ggml.eos_token_id", Value: uint32(IMEnd)},
 		{Key: "tokenizer.ggml.bos_token_id", Value: uint32(EndOfText)},
 		{Key: "tokenizer.ggml.padding_token_id", Value: uint32(EndOfText)},
-		{Key: "tokenizer.ggml.add_bos_token", Value: false},
+		{Key: "tokenizer.ggml.add_bos_token", Value: o.AddBOS},
 	}
 	if vocab.ChatTemplate != "" {
-		kvs = append(kvs, ggufwrite.KV{Key: "tokenizer.chat_template", Value: vocab.ChatTemplate})
+		kvs = append(kvs, ggufwrite.KV{Key: "tokenizer.chat_template", Value: o.TemplatePrefix + vocab.ChatTemplate})
 	}
 
 	rng := rand.New(rand.NewPCG(o.Seed, 0x9e3779b97f4a7c15))
