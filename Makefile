@@ -6,7 +6,7 @@ FUZZTIME  ?= 10s
 BENCHTIME ?= 1s
 COUNT     ?= 1
 
-.PHONY: all build run test test-deps llama-libs llama-server test-llama-server unit ci-replay bench bench-scale scale-same bench-hugeline fuzz lint generate clean
+.PHONY: all build run test test-deps llama-libs llama-server test-llama-server unit ci-replay bench bench-scale bench-ab scale-same bench-hugeline fuzz lint generate clean
 
 all: build
 
@@ -62,6 +62,11 @@ bench-scale: build
 BASE ?= main
 scale-same: build
 	@bash internal/scripts/scale-same.sh $(BIN) $(BASE)
+
+## bench-ab: a generated 1 GiB corpus replayed with this build and BASE (default main) alternately,
+## AB_ROUNDS (5) times each: CPU, wall and peak RSS of every run, the means and the difference.
+bench-ab: build
+	@bash internal/scripts/bench-ab.sh $(BIN) $(BASE)
 
 ## bench-hugeline: peak RSS and time of replaying one JSON line of 49 MB (a 37 MB PNG in one MCP
 ## result) and of 1.04 GB (a 780 MB PNG), then the same pictures as base64 in an OpenAI chat
