@@ -16,6 +16,7 @@ tmp="$(mktemp -d "${SCALE_TMP:-${TMPDIR:-/tmp}}/strata-ab.XXXXXX")"
 trap 'rm -rf "$tmp"' EXIT
 command -v /usr/bin/time >/dev/null || { echo "bench-ab needs /usr/bin/time (Debian: apt-get install time)" >&2; exit 2; }
 
+echo "== $(date -u '+%Y-%m-%d %H:%M UTC'), load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')"
 echo "== building $base"
 mkdir -p "$tmp/src"
 git archive "$base" | tar -x -C "$tmp/src"
