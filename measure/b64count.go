@@ -217,7 +217,7 @@ func (e *bpeEngine) countB64Merge(piece string) int {
 	t := e.b64Counts
 	n := len(piece)
 	if n <= maxB64Token {
-		if _, ok := t.tokens.get(b64Key(packB64(piece), n)); ok {
+		if _, ok := t.b64TokenID(b64Key(packB64(piece), n)); ok {
 			return 1
 		}
 	} else if _, ok := e.lookupB64(piece); ok {
@@ -245,7 +245,7 @@ func (e *bpeEngine) countB64Merge(piece string) int {
 		case l == 3:
 			return t.tripleRank(codes[a]<<12 | codes[a+1]<<6 | codes[a+2])
 		case l <= maxB64Token:
-			if id, ok := t.tokens.get(b64Key(packed[k]|packed[k+1]<<(6*uint(start[k+1]-a)), int(l))); ok {
+			if id, ok := t.b64TokenID(b64Key(packed[k]|packed[k+1]<<(6*uint(start[k+1]-a)), int(l))); ok {
 				return id
 			}
 		default:

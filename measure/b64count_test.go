@@ -189,7 +189,7 @@ func TestB64TokenSetMatchesIndex(t *testing.T) {
 				continue
 			}
 			tokens++
-			if id, ok := set.get(b64Key(packB64(tok), len(tok))); !ok || id != want {
+			if id, ok := set.get(b64Key(packB64(tok), len(tok))); !ok || uint32(id) != want {
 				t.Fatalf("%s: token %q (id %d) gives %d, %v", name, tok, want, id, ok)
 			}
 		}
@@ -200,7 +200,7 @@ func TestB64TokenSetMatchesIndex(t *testing.T) {
 				b[i] = alphabet[r.IntN(64)]
 			}
 			wantID, want := e.index.lookup(string(b))
-			if id, ok := set.get(b64Key(packB64(string(b)), len(b))); ok != want || ok && id != wantID {
+			if id, ok := set.get(b64Key(packB64(string(b)), len(b))); ok != want || ok && uint32(id) != wantID {
 				t.Fatalf("%s: span %q gives %d, %v; the index %d, %v", name, b, id, ok, wantID, want)
 			}
 		}

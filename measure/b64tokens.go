@@ -1,49 +1,34 @@
 package measure
 
-// b64TokenSet holds the tokens of minB64Token to maxB64Token base64 characters (30,041 in
-// o200k_base), keyed by their 6-bit codes packed first character lowest with the length on
-// top (b64Key), so that the base64 merge looks a span up from the packed codes of its parts
-// without reading the bytes again. Its filter (one bit a key, 128 KiB) answers most spans
-// that are no token with one read, where the general index's filter takes two reads of
-// 256 KiB and a hit reads a 4 MiB table. TestB64TokenSetMatchesIndex compares it with the
-// index on every token and on random spans.
-type b64TokenSet struct {
-	keys   []uint64 // key + 1; 0 marks an empty slot
-	ids    []uint32
-	shift  uint
-	filter [1 << b64FilterBits / 64]uint64
-}
+// The base64 tokens of minB64Token to maxB64Token characters (30,041 in o200k_base) are kept in
+// a u64Table keyed by their 6-bit codes packed first character lowest with the length on top
+// (b64Key), so that the base64 merge looks a span up from the packed codes of its parts without
+// reading the bytes again, in a table of these tokens alone (its filter and slots a fifth of
+// the general index's). TestB64TokenSetMatchesIndex compares it with the index on every token
+// and on random spans.
 
-// The lengths b64TokenSet holds, and the size of its filter.
+// The lengths of the base64 token set.
 const (
-	minB64Token   = 4
-	maxB64Token   = 10
-	b64FilterBits = 20
+	minB64Token = 4
+	maxB64Token = 10
 )
 
 // b64Key packs a span's codes (6 bits each, the first lowest) with its length.
 func b64Key(packed uint64, length int) uint64 { return packed | uint64(length)<<60 }
 
-// b64Hash spreads a key over 64 bits.
-func b64Hash(key uint64) uint64 { return key * 0x9E3779B97F4A7C15 }
-
-// newB64TokenSet collects the base64 tokens of vocab.
-func newB64TokenSet(vocab map[string]uint32) *b64TokenSet {
+// newB64TokenSet collects the base64 tokens of vocab of minB64Token to maxB64Token characters,
+// by b64Key, with their ids.
+func newB64TokenSet(vocab map[string]uint32) *u64Table {
 	n := 0
 	for tok := range vocab {
 		if len(tok) >= minB64Token && len(tok) <= maxB64Token && isB64(tok) {
 			n++
 		}
 	}
-	size, shift := 1, uint(64)
-	for size < 2*n+16 {
-		size <<= 1
-		shift--
-	}
-	t := &b64TokenSet{keys: make([]uint64, size), ids: make([]uint32, size), shift: shift}
+	t := newU64Table(n)
 	for tok, id := range vocab {
 		if len(tok) >= minB64Token && len(tok) <= maxB64Token && isB64(tok) {
-			t.put(b64Key(packB64(tok), len(tok)), id)
+			t.put(b64Key(packB64(tok), len(tok)), uint64(id))
 		}
 	}
 	return t
@@ -58,31 +43,8 @@ func packB64(s string) uint64 {
 	return p
 }
 
-func (t *b64TokenSet) put(key uint64, id uint32) {
-	h := b64Hash(key)
-	t.filter[h>>(64-b64FilterBits)/64] |= 1 << (h >> (64 - b64FilterBits) & 63)
-	mask := uint64(len(t.keys) - 1)
-	for i := h >> t.shift; ; i = (i + 1) & mask {
-		if t.keys[i] == 0 || t.keys[i] == key+1 {
-			t.keys[i], t.ids[i] = key+1, id
-			return
-		}
-	}
-}
-
-// get returns the id of the token with the key, if there is one.
-func (t *b64TokenSet) get(key uint64) (uint32, bool) {
-	h := b64Hash(key)
-	if t.filter[h>>(64-b64FilterBits)/64]>>(h>>(64-b64FilterBits)&63)&1 == 0 {
-		return 0, false
-	}
-	mask := uint64(len(t.keys) - 1)
-	for i := h >> t.shift; ; i = (i + 1) & mask {
-		switch t.keys[i] {
-		case key + 1:
-			return t.ids[i], true
-		case 0:
-			return 0, false
-		}
-	}
+// b64TokenID returns the id of the base64 token with the key, if there is one.
+func (t *b64ShortCounts) b64TokenID(key uint64) (uint32, bool) {
+	v, ok := t.tokens.get(key)
+	return uint32(v), ok
 }

@@ -70,8 +70,8 @@ type b64ShortCounts struct {
 	// hash of their length and first eight bytes, see b64LongBit): a clear bit proves a span is
 	// no token without the map look-up.
 	longTok [1 << 16 / 64]uint64
-	// tokens are the tokens of minB64Token to maxB64Token base64 characters.
-	tokens *b64TokenSet
+	// tokens are the tokens of minB64Token to maxB64Token base64 characters (newB64TokenSet).
+	tokens *u64Table
 	// short holds the counts of pieces of one, two and three characters at b64ShortIndex.
 	short [b64ShortSlots]uint8
 }
@@ -154,7 +154,7 @@ func (e *bpeEngine) countB64Four(piece string) (int, bool) {
 	if !t.bytesOK {
 		return 0, false
 	}
-	if _, ok := t.tokens.get(b64Key(uint64(a)|uint64(b)<<6|uint64(c)<<12|uint64(d)<<18, 4)); ok {
+	if _, ok := t.b64TokenID(b64Key(uint64(a)|uint64(b)<<6|uint64(c)<<12|uint64(d)<<18, 4)); ok {
 		return 1, true
 	}
 	ab, bc, cd := t.pairRank[uint32(a)<<6|uint32(b)], t.pairRank[uint32(b)<<6|uint32(c)], t.pairRank[uint32(c)<<6|uint32(d)]
