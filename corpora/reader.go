@@ -144,8 +144,17 @@ func ReadFileDigest(ctx context.Context, path string, format Format, e Emitter, 
 	if ctx.Err() != nil { // an interrupted run does not read the rest of a file
 		return t.n, false, err
 	}
-	// The rest, 1 MiB a read (io.Copy would take the file's WriteTo, 32 KiB a read).
-	rest, restErr := io.CopyBuffer(w, struct{ io.Reader }{f}, make([]byte, 1<<20))
+	// The rest, if any (a reader mostly reads to the end): up to 1 MiB a read (io.Copy would
+	// take the file's WriteTo, 32 KiB a read), in a buffer no larger than the rest.
+	left := bytesLeft(f)
+	if left == 0 {
+		return t.n, true, err
+	}
+	size := int64(1 << 20)
+	if left > 0 {
+		size = min(size, max(left, 4096))
+	}
+	rest, restErr := io.CopyBuffer(w, struct{ io.Reader }{f}, make([]byte, size))
 	return t.n + rest, restErr == nil, err
 }
 

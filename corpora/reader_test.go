@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -171,5 +172,31 @@ func TestReadFileDigestCancelled(t *testing.T) {
 	cancel()
 	if n, whole, _ := ReadFileDigest(ctx, path, "", &Collector{}, sha256.New()); whole || n > 1<<20 {
 		t.Errorf("cancelled: %d bytes, whole %v", n, whole)
+	}
+}
+
+// TestReadFileDigestSmallFileAllocatesLittle: a small file read to its end allocates no
+// buffer for a rest it does not have (a corpus of many small files would allocate one per
+// file).
+func TestReadFileDigestSmallFileAllocatesLittle(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "small.jsonl")
+	content := `{"messages":[{"role":"user","content":"x"}]}` + "\n"
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	read := func() {
+		if _, whole, err := ReadFileDigest(context.Background(), path, "", &Collector{}, sha256.New()); !whole || err != nil {
+			t.Fatalf("whole %v, %v", whole, err)
+		}
+	}
+	read()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range 10 {
+		read()
+	}
+	runtime.ReadMemStats(&after)
+	if per := (after.TotalAlloc - before.TotalAlloc) / 10; per > 512<<10 {
+		t.Errorf("a read of a %d-byte file allocates %d KiB", len(content), per>>10)
 	}
 }
