@@ -16,14 +16,10 @@ tmp="$(mktemp -d "${SCALE_TMP:-${TMPDIR:-/tmp}}/strata-ab.XXXXXX")"
 trap 'rm -rf "$tmp"' EXIT
 command -v /usr/bin/time >/dev/null || { echo "bench-ab needs /usr/bin/time (Debian: apt-get install time)" >&2; exit 2; }
 
-echo "== $(date -u '+%Y-%m-%d %H:%M UTC'), load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')"
-echo "== building $base"
-mkdir -p "$tmp/src"
-git archive "$base" | tar -x -C "$tmp/src"
-(cd "$tmp/src" && go build -o "$tmp/base-bin" ./cmd/strata-eval)
-
-echo "== generating $size bytes (seed $seed)"
-go run ./internal/gencorpus/cmd/gencorpus -out "$tmp/corpus" -bytes "$size" -seed "$seed" >/dev/null
+source "$(dirname "$0")/scale-lib.sh"
+stamp
+build_base "$base" "$tmp"
+gen_corpus "$size" "$seed" "$tmp/corpus"
 bytes="$(find "$tmp/corpus" -type f -printf '%s\n' | awk '{s += $1} END {print s}')"
 
 for r in $(seq "$rounds"); do

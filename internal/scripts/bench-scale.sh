@@ -15,10 +15,9 @@ min_mbps="${SCALE_MIN_MBPS:-100}"
 tmp="$(mktemp -d "${SCALE_TMP:-${TMPDIR:-/tmp}}/strata-scale.XXXXXX")"
 trap 'rm -rf "$tmp"' EXIT
 
-# The time and the load: on a shared machine the same binary's speed moves with them.
-echo "== $(date -u '+%Y-%m-%d %H:%M UTC'), load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')"
-echo "== generating $size bytes (seed $seed) in $tmp"
-go run ./internal/gencorpus/cmd/gencorpus -out "$tmp/corpus" -bytes "$size" -seed "$seed"
+source "$(dirname "$0")/scale-lib.sh"
+stamp
+gen_corpus "$size" "$seed" "$tmp/corpus"
 bytes="$(find "$tmp/corpus" -type f -printf '%s\n' | awk '{s += $1} END {print s}')"
 
 status=0

@@ -15,13 +15,10 @@ jobs="${SCALE_JOBS:-2}"
 tmp="$(mktemp -d "${SCALE_TMP:-${TMPDIR:-/tmp}}/strata-same.XXXXXX")"
 trap 'rm -rf "$tmp"' EXIT
 
-echo "== building $base"
-mkdir -p "$tmp/src"
-git archive "$base" | tar -x -C "$tmp/src"
-(cd "$tmp/src" && go build -o "$tmp/base-bin" ./cmd/strata-eval)
-
-echo "== generating $size bytes (seed $seed)"
-go run ./internal/gencorpus/cmd/gencorpus -out "$tmp/corpus" -bytes "$size" -seed "$seed" >/dev/null
+source "$(dirname "$0")/scale-lib.sh"
+stamp
+build_base "$base" "$tmp"
+gen_corpus "$size" "$seed" "$tmp/corpus"
 
 status=0
 for side in base new; do
