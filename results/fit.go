@@ -55,20 +55,35 @@ func CompactPictureTable(r *Report) Table {
 	return t
 }
 
-// pictureCell is a picture's type, size and bytes in a few characters: "png 1280×800 1.5 MB".
+// pictureCell is a picture's type, size and bytes in a few characters: "png 1280×800 1.5 MB", and
+// for one the agent prepared what it became: "png 1280×800 1.5 MB → jpeg 190.6 KB".
 func pictureCell(p Picture) string {
 	var parts []string
 	if typ := strings.TrimPrefix(p.Type, "image/"); typ != "" {
 		parts = append(parts, typ)
 	}
+	r := p.Resized
 	switch {
-	case p.Resized != nil:
-		parts = append(parts, fmt.Sprintf("%d×%d→%d×%d", p.Resized.FromWidth, p.Resized.FromHeight, p.Resized.ToWidth, p.Resized.ToHeight))
+	case r != nil:
+		parts = append(parts, fmt.Sprintf("%d×%d", r.FromWidth, r.FromHeight))
 	case p.Width > 0:
 		parts = append(parts, fmt.Sprintf("%d×%d", p.Width, p.Height))
 	}
 	if p.Bytes > 0 {
 		parts = append(parts, ByteSize(int64(p.Bytes)))
+	}
+	if r != nil { // what the agent made of it: only what changed, after an arrow
+		to := []string{"→"}
+		if typ := strings.TrimPrefix(r.ToType, "image/"); typ != "" && r.ToType != p.Type {
+			to = append(to, typ)
+		}
+		if r.ToWidth != r.FromWidth || r.ToHeight != r.FromHeight {
+			to = append(to, fmt.Sprintf("%d×%d", r.ToWidth, r.ToHeight))
+		}
+		if r.ToBytes > 0 {
+			to = append(to, ByteSize(int64(r.ToBytes)))
+		}
+		parts = append(parts, to...)
 	}
 	if len(parts) == 0 {
 		return "-"

@@ -1,6 +1,10 @@
 package results
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/strata-eval/strata-eval/records"
+)
 
 // TestToolCell: the case table's first row says what the request ends with: the tool messages'
 // text and pictures, or that it ends with no tool message at all.
@@ -29,5 +33,28 @@ func TestPictureTableRowsAddUp(t *testing.T) {
 	table := CompactPictureTable(r)
 	if len(table.Rows) != 2 || table.Rows[0][4] != "1,002" || table.Rows[1][4] != "260" {
 		t.Fatalf("rows column %q, %q; want 1,002 and 260", table.Rows[0][4], table.Rows[1][4])
+	}
+}
+
+// TestPictureCell: a picture the agent prepared shows what it was and, after an arrow, only
+// what changed: the type, the size, the bytes.
+func TestPictureCell(t *testing.T) {
+	png := Picture{PictureRecord: records.PictureRecord{Type: "image/png", Width: 1280, Height: 800, Bytes: 1_528_438}}
+	reencoded := png
+	reencoded.Resized = &records.Resize{FromWidth: 1280, FromHeight: 800, FromBytes: 1_528_438, ToWidth: 1280, ToHeight: 800, ToBytes: 190_619, ToType: "image/jpeg"}
+	scaled := png
+	scaled.Resized = &records.Resize{FromWidth: 1280, FromHeight: 800, FromBytes: 1_528_438, ToWidth: 640, ToHeight: 400, ToBytes: 480_000, ToType: "image/png"}
+	for _, tc := range []struct {
+		p    Picture
+		want string
+	}{
+		{png, "png 1280×800 1.5 MB"},
+		{reencoded, "png 1280×800 1.5 MB → jpeg 190.6 KB"},
+		{scaled, "png 1280×800 1.5 MB → 640×400 480.0 KB"},
+		{Picture{}, "-"},
+	} {
+		if got := pictureCell(tc.p); got != tc.want {
+			t.Errorf("pictureCell = %q, want %q", got, tc.want)
+		}
 	}
 }
