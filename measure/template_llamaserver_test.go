@@ -2,71 +2,23 @@ package measure
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/strata-eval/strata-eval/corpora"
+	"github.com/strata-eval/strata-eval/internal/llamaserver"
 	"github.com/strata-eval/strata-eval/internal/tinymodel"
 )
 
-// llamaServerBinary is the llama-server that `make llama-server` builds, or skips.
-func llamaServerBinary(t *testing.T) string {
-	t.Helper()
-	cache := os.Getenv("STRATA_EVAL_CACHE")
-	if cache == "" {
-		home, _ := os.UserHomeDir()
-		cache = filepath.Join(home, ".cache", "strata-eval")
-	}
-	bins, _ := filepath.Glob(filepath.Join(cache, "llama-server", "*", "bin", "llama-server"))
-	if len(bins) == 0 {
-		t.Skipf("no llama-server under %s/llama-server/*/bin (make llama-server builds it): the live-server template test is skipped", cache)
-	}
-	return bins[0]
-}
-
-// startLlamaServer starts llama-server on loopback with the tiny Qwen3 model and returns its
-// URL; the server is stopped when the test ends.
+// startLlamaServer starts llama-server on loopback with the tiny Qwen3 model (one slot of 8,192
+// tokens) and the extra args, and returns its URL; the server is stopped when the test ends.
 func startLlamaServer(t *testing.T, bin, model string, args ...string) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	var logs bytes.Buffer
-	cmd := exec.CommandContext(ctx, bin, append([]string{"-m", model, "--host", "127.0.0.1", "--port", fmt.Sprint(port), "-c", "8192", "-np", "1", "-t", "1"}, args...)...)
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cancel()
-		_ = cmd.Wait()
-	})
-	url := fmt.Sprintf("http://127.0.0.1:%d", port)
-	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
-		if resp, err := http.Get(url + "/health"); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return url
-			}
-		}
-	}
-	t.Fatalf("llama-server did not come up: %s", logs.String())
-	return ""
+	return llamaserver.Start(t, bin, model, append([]string{"-c", "8192", "-np", "1", "-t", "1"}, args...)...)
 }
 
 // serverBody is a chat request as the http engine writes it: the messages as
@@ -137,7 +89,7 @@ func serverOnlyCases() []templateCase {
 // serverModel returns the llama-server binary and the tiny model, or skips.
 func serverModel(t *testing.T) (bin, model string) {
 	t.Helper()
-	bin = llamaServerBinary(t)
+	bin = llamaserver.Find(t, "")
 	tokPath, err := tinymodel.FindTokenizer()
 	if err != nil {
 		t.Skip(err.Error())

@@ -2,108 +2,27 @@ package cli
 
 import (
 	"fmt"
-	"net"
-	"net/http"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/strata-eval/strata-eval/engine"
+	"github.com/strata-eval/strata-eval/internal/llamaserver"
 	"github.com/strata-eval/strata-eval/internal/tinymodel"
 	"github.com/strata-eval/strata-eval/results"
 )
 
-// LlamaServerEnv names a llama-server binary for TestLiveLlamaServer; without it the test
-// looks where `make llama-server` puts it.
-const LlamaServerEnv = "STRATA_EVAL_LLAMA_SERVER"
+// findLlamaServer returns the llama-server of the release the llama engine binds, or skips.
+func findLlamaServer(t *testing.T) string { return llamaserver.Find(t, engine.LlamaRelease) }
 
-// findLlamaServer returns the llama-server binary of the release the llama engine binds
-// ($STRATA_EVAL_LLAMA_SERVER, else what `make llama-server` built under
-// ${STRATA_EVAL_CACHE:-$HOME/.cache/strata-eval}/llama-server/<release>/bin), or skips.
-func findLlamaServer(t *testing.T) string {
-	t.Helper()
-	if p := os.Getenv(LlamaServerEnv); p != "" {
-		if _, err := os.Stat(p); err != nil {
-			t.Skipf("skipping the live llama-server test: $%s: %v", LlamaServerEnv, err)
-		}
-		return p
-	}
-	cache := os.Getenv("STRATA_EVAL_CACHE")
-	if cache == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			t.Skipf("skipping the live llama-server test: no home folder: %v", err)
-		}
-		cache = filepath.Join(home, ".cache", "strata-eval")
-	}
-	p := filepath.Join(cache, "llama-server", engine.LlamaRelease, "bin", "llama-server")
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("skipping the live llama-server test: no %s (run `make llama-server`, 10-40 min, or set $%s)", p, LlamaServerEnv)
-	}
-	return p
-}
-
-// startLlamaServer starts llama-server on a free loopback port with model, waits until it
-// is ready and returns its URL; the server is stopped when the test ends.
+// startLlamaServer starts llama-server with model (two threads, two slots) for the test.
 func startLlamaServer(t *testing.T, bin, model string) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	logPath := filepath.Join(t.TempDir(), "llama-server.log")
-	logFile, err := os.Create(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(bin, "--model", model, "--host", "127.0.0.1", "--port", fmt.Sprint(port),
-		"--threads", "2", "--parallel", "2", "--no-webui")
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start %s: %v", bin, err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		<-exited
-		logFile.Close()
-	})
-	url := fmt.Sprintf("http://127.0.0.1:%d", port)
-	deadline := time.Now().Add(2 * time.Minute)
-	for time.Now().Before(deadline) {
-		select {
-		case err := <-exited:
-			log, _ := os.ReadFile(logPath)
-			t.Fatalf("llama-server exited (%v) before it was ready:\n%s", err, tail(string(log), 3000))
-		default:
-		}
-		if resp, err := http.Get(url + "/health"); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return url
-			}
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	log, _ := os.ReadFile(logPath)
-	t.Fatalf("llama-server not ready after 2 minutes:\n%s", tail(string(log), 3000))
-	return ""
+	return llamaserver.Start(t, bin, model, "--threads", "2", "--parallel", "2")
 }
 
-func tail(s string, n int) string {
-	if len(s) > n {
-		return "…" + s[len(s)-n:]
-	}
-	return s
-}
+func tail(s string, n int) string { return llamaserver.Tail(s, n) }
 
 // knownServerDiffs are the arm requests where llama-server's prompt is not the computed one,
 // keyed "case arm" (the case id relative to the repository root), with server − computed:

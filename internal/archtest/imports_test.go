@@ -42,6 +42,7 @@ var helperImports = map[string][]string{}
 // generators (helperUsers) may import them.
 var testOnly = map[string][]string{
 	"internal/testimages": {"internal/gensamples", "internal/gencorpus"},
+	"internal/llamaserver": nil,
 }
 
 // TestImportsPointOneWay walks every package of the module and fails on an import of its

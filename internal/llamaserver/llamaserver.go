@@ -1,0 +1,104 @@
+// Package llamaserver finds the llama-server binary that `make llama-server` builds and
+// starts it on loopback for the tests that compare counts with a real server. Tests only: it
+// imports package testing.
+package llamaserver
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// Env names a llama-server binary; without it Find looks where `make llama-server` puts it.
+const Env = "STRATA_EVAL_LLAMA_SERVER"
+
+// Find returns the llama-server binary ($STRATA_EVAL_LLAMA_SERVER, else what `make
+// llama-server` built under ${STRATA_EVAL_CACHE:-$HOME/.cache/strata-eval}/llama-server/
+// <release>/bin, any release when release is ""), or skips the test saying what to build.
+func Find(t testing.TB, release string) string {
+	t.Helper()
+	if p := os.Getenv(Env); p != "" {
+		if _, err := os.Stat(p); err != nil {
+			t.Skipf("skipping the live llama-server test: $%s: %v", Env, err)
+		}
+		return p
+	}
+	cache := os.Getenv("STRATA_EVAL_CACHE")
+	if cache == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			t.Skipf("skipping the live llama-server test: no home folder: %v", err)
+		}
+		cache = filepath.Join(home, ".cache", "strata-eval")
+	}
+	if release == "" {
+		release = "*"
+	}
+	pattern := filepath.Join(cache, "llama-server", release, "bin", "llama-server")
+	bins, _ := filepath.Glob(pattern)
+	if len(bins) == 0 {
+		t.Skipf("skipping the live llama-server test: no %s (run `make llama-server`, 10-40 min, or set $%s)", pattern, Env)
+	}
+	return bins[0]
+}
+
+// Start starts bin on a free loopback port with model and the extra args, waits until it is
+// ready (its log is shown when it exits first or is not ready in two minutes) and returns its
+// URL; the server is stopped when the test ends.
+func Start(t testing.TB, bin, model string, args ...string) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	logPath := filepath.Join(t.TempDir(), "llama-server.log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, append([]string{"--model", model, "--host", "127.0.0.1", "--port", fmt.Sprint(port), "--no-webui"}, args...)...)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", bin, err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-exited
+		logFile.Close()
+	})
+	url := fmt.Sprintf("http://127.0.0.1:%d", port)
+	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		select {
+		case err := <-exited:
+			log, _ := os.ReadFile(logPath)
+			t.Fatalf("llama-server exited (%v) before it was ready:\n%s", err, Tail(string(log), 3000))
+		default:
+		}
+		if resp, err := http.Get(url + "/health"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return url
+			}
+		}
+	}
+	log, _ := os.ReadFile(logPath)
+	t.Fatalf("llama-server not ready after 2 minutes:\n%s", Tail(string(log), 3000))
+	return ""
+}
+
+// Tail is the last n bytes of s, marked as cut when it is longer.
+func Tail(s string, n int) string {
+	if len(s) > n {
+		return "…" + s[len(s)-n:]
+	}
+	return s
+}
