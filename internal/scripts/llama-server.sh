@@ -2,7 +2,11 @@
 # llama-server.sh: builds the llama-server binary of the llama.cpp release that node-llama-cpp@3.22.1
 # binds (the release whose libraries llama-libs.sh fetches for --engine llama), from the source that
 # npm package ships (llama/gitRelease.bundle, a git bundle of the release), with the patch the
-# package applies (llama/patches). CPU only, static, no web UI download, no OpenSSL, no tests.
+# package applies (llama/patches). CPU only, no web UI download, no OpenSSL, no tests.
+#
+# The same build makes the release's shared libraries (libllama, libggml*, and libmtmd, the
+# multimodal library that the npm build of the libraries lacks), put beside llama-server in bin/
+# with an $ORIGIN run path: `--engine llama --llama-lib <that bin/>` counts pictures through mtmd.
 #
 # The result goes into a cache outside the work tree, shared by every checkout:
 #   ${STRATA_EVAL_CACHE:-$HOME/.cache/strata-eval}/llama-server/<release>/bin/llama-server
@@ -83,7 +87,8 @@ fi
 
 build="$dest/build"
 say "building $release in $build with $jobs jobs (10-40 minutes on 2 cores)"
-cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF \
+cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=ON \
+	-DCMAKE_BUILD_WITH_INSTALL_RPATH=ON '-DCMAKE_INSTALL_RPATH=$ORIGIN' \
 	-DGGML_NATIVE=OFF -DGGML_CUDA=OFF -DGGML_VULKAN=OFF -DGGML_METAL=OFF \
 	-DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_BUILD_UI=OFF -DLLAMA_OPENSSL=OFF \
 	-DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_APP=OFF \
@@ -91,12 +96,17 @@ cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF \
 	tail -n 30 "$dest/configure.log" >&2
 	exit 1
 }
-cmake --build "$build" -j "$jobs" --target llama-server >"$dest/build.log" 2>&1 || {
+cmake --build "$build" -j "$jobs" --target llama-server llama mtmd >"$dest/build.log" 2>&1 || {
 	tail -n 30 "$dest/build.log" >&2
 	exit 1
 }
 mkdir -p "$dest/bin.partial"
 cp "$build/bin/llama-server" "$dest/bin.partial/llama-server"
+# the shared libraries, with the names yzma opens (libllama.so, libggml.so, libmtmd.so, ...)
+for lib in "$build"/bin/lib*.so*; do
+	[ -e "$lib" ] || continue
+	cp -P "$lib" "$dest/bin.partial/"
+done
 rm -rf "$dest/bin"
 mv "$dest/bin.partial" "$dest/bin"
 echo "$release" >"$dest/bin/RELEASE"
