@@ -1,0 +1,125 @@
+// Package recorder records what clients really send: an HTTP reverse proxy that appends each
+// exchange to an httprr trace, and an MCP stdio tap that writes a JSON Lines transcript. Both
+// write only whole records, so a file stays readable by replay whatever stops the recorder.
+package recorder
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+)
+
+// logFile is a recording opened for appending whole records: append writes one record at the
+// end of the file under a lock and, when the write fails half way, truncates the file back to
+// where the record began.
+type logFile struct {
+	mu   sync.Mutex
+	f    *os.File
+	path string
+	size int64
+}
+
+// openLog opens (creating with mode 0600) the recording at path for appending. A new or empty
+// file gets header first; an existing one must start with it.
+func openLog(path, header string) (*logFile, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	l := &logFile{f: f, path: path, size: st.Size()}
+	if header == "" {
+		return l, nil
+	}
+	if l.size == 0 {
+		if err := l.append(func(w io.Writer) error { _, err := io.WriteString(w, header); return err }); err != nil {
+			f.Close()
+			return nil, err
+		}
+		return l, nil
+	}
+	head := make([]byte, len(header))
+	if _, err := f.ReadAt(head, 0); err != nil || !bytes.Equal(head, []byte(header)) {
+		f.Close()
+		return nil, fmt.Errorf("%s exists and does not start with %q: name a new file", path, bytes.TrimSpace([]byte(header)))
+	}
+	return l, nil
+}
+
+// append writes one record at the end of the file: all of it, or (on any error, the
+// callback's included) nothing.
+func (l *logFile) append(write func(w io.Writer) error) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil {
+		return errors.New("recording closed")
+	}
+	if _, err := l.f.Seek(l.size, io.SeekStart); err != nil {
+		return err
+	}
+	cw := &countingWriter{w: l.f}
+	err := write(cw)
+	if err != nil {
+		if terr := l.f.Truncate(l.size); terr != nil {
+			return fmt.Errorf("%w (and truncating %s back failed: %v)", err, l.path, terr)
+		}
+		return err
+	}
+	l.size += cw.n
+	return nil
+}
+
+// Close closes the file; records being appended finish first.
+func (l *logFile) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil {
+		return nil
+	}
+	err := l.f.Close()
+	l.f = nil
+	return err
+}
+
+// countingWriter counts the bytes written through it. ReadFrom lets io.Copy from a spool file
+// reach the file's own ReadFrom (copy_file_range on Linux).
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+func (c *countingWriter) ReadFrom(r io.Reader) (int64, error) {
+	n, err := io.Copy(c.w, r)
+	c.n += n
+	return n, err
+}
+
+// newSpool returns an anonymous file beside the recording (created 0600 and unlinked at once,
+// so that nothing is left behind whatever ends the process) that holds one record's bytes
+// until the record is complete.
+func newSpool(recording string) (*os.File, error) {
+	f, err := os.CreateTemp(filepath.Dir(recording), ".strata-record-*")
+	if err != nil {
+		return nil, err
+	}
+	os.Remove(f.Name())
+	return f, nil
+}
