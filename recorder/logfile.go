@@ -13,6 +13,10 @@ import (
 	"sync"
 )
 
+// ErrNotRecording says that the file named for a recording exists and is not one of the
+// recorder's kind.
+var ErrNotRecording = errors.New("exists and is not a recording of this kind: name a new file")
+
 // logFile is a recording opened for appending whole records: append writes one record at the
 // end of the file under a lock and, when the write fails half way, truncates the file back to
 // where the record began.
@@ -53,7 +57,7 @@ func openLog(path, header string) (*logFile, error) {
 	head := make([]byte, len(header))
 	if _, err := f.ReadAt(head, 0); err != nil || !bytes.Equal(head, []byte(header)) {
 		f.Close()
-		return nil, fmt.Errorf("%s exists and does not start with %q: name a new file", path, bytes.TrimSpace([]byte(header)))
+		return nil, fmt.Errorf("%s does not start with %q: %w", path, bytes.TrimSpace([]byte(header)), ErrNotRecording)
 	}
 	return l, nil
 }
