@@ -27,6 +27,8 @@ import (
 	"github.com/strata-eval/strata-eval/corpora"
 	"github.com/strata-eval/strata-eval/engine"
 	"github.com/strata-eval/strata-eval/internal/testimages"
+	"github.com/strata-eval/strata-eval/internal/tinymodel"
+	"github.com/strata-eval/strata-eval/results"
 )
 
 // recordPNG is the picture the tests' MCP server and client exchange.
@@ -172,27 +174,20 @@ func (s *syncBuffer) String() string {
 
 var recordListening = regexp.MustCompile(`record http: (http://127\.0\.0\.1:\d+) → `)
 
-// TestRecordHTTPThenReplay puts `strata-eval record http` in front of an OpenAI-compatible
-// server shaped like llama-server (it counts each request with a real engine and reports
-// usage.prompt_tokens and timings; an API key required) and drives it with an agent's request
-// sequence: a question with a tool declared, the tool's call and its result carrying a PNG
-// screenshot (stringified MCP result, as Chatbox sends it), and a streamed (SSE) follow-up.
-// Replay of the trace with the http engine against the same kind of server gives
-// server − computed = 0 on every arm, and its before arm counts exactly what the server
-// reported while recording; the API key is nowhere in the trace.
-func TestRecordHTTPThenReplay(t *testing.T) {
-	const key = "sk-record-test-0123456789"
-	srv := engine.NewTestServer(engine.TestServerConfig{Counter: testOffline(t), Timings: true, APIKey: key})
-	defer srv.Close()
-	upstream := httptest.NewServer(sseAdapter(t, srv.URL))
-	defer upstream.Close()
-
-	trace := filepath.Join(t.TempDir(), "agent.httprr")
+// recordAgent runs `strata-eval record http` in front of upstream and drives it as an agent
+// does, with the API key key: a question with a tool declared, the tool's call and its result
+// (carrying a PNG screenshot, as a stringified MCP result as Chatbox sends it, when picture is
+// set), and a streamed (SSE) follow-up. It returns the trace and the prompt tokens the server
+// reported for each request.
+func recordAgent(t *testing.T, upstream, key string, picture bool) (trace string, reported []int) {
+	t.Helper()
+	trace = filepath.Join(t.TempDir(), "agent.httprr")
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	errOut := &syncBuffer{}
 	done := make(chan int, 1)
 	go func() {
-		done <- Run(ctx, []string{"record", "http", "--listen", "127.0.0.1:0", "--upstream", upstream.URL, "--out", trace},
+		done <- Run(ctx, []string{"record", "http", "--listen", "127.0.0.1:0", "--upstream", upstream, "--out", trace},
 			&IOStreams{Out: io.Discard, ErrOut: errOut})
 	}()
 	var base string
@@ -200,24 +195,23 @@ func TestRecordHTTPThenReplay(t *testing.T) {
 		if m := recordListening.FindStringSubmatch(errOut.String()); m != nil {
 			base = m[1]
 		} else if time.Now().After(deadline) {
-			cancel()
 			t.Fatalf("the recorder did not start: %s", errOut.String())
 		}
 	}
 
-	shot := base64.StdEncoding.EncodeToString(recordPNG())
-	toolText, _ := json.Marshal(map[string]any{"content": []any{
-		map[string]any{"type": "text", "text": "Screenshot of display 1"},
-		map[string]any{"type": "image", "data": shot, "mimeType": "image/png"}}})
+	result := []any{map[string]any{"type": "text", "text": "Screenshot of display 1: a terminal and a browser"}}
+	if picture {
+		result = append(result, map[string]any{"type": "image", "data": base64.StdEncoding.EncodeToString(recordPNG()), "mimeType": "image/png"})
+	}
+	toolText, _ := json.Marshal(map[string]any{"content": result})
 	tools := []any{map[string]any{"type": "function", "function": map[string]any{"name": "screenshot",
 		"description": "Capture the screen", "parameters": map[string]any{"type": "object", "properties": map[string]any{}}}}}
 	msgs := []any{map[string]any{"role": "system", "content": "You are a desktop agent."},
 		map[string]any{"role": "user", "content": "What is on my screen?"}}
-	var reported []int
 	send := func(stream bool) string {
-		body := map[string]any{"model": "qwen3", "messages": msgs, "tools": tools}
+		body := map[string]any{"model": "qwen3", "messages": msgs, "tools": tools, "max_tokens": 4}
 		if stream {
-			body["stream"] = true
+			body["stream"], body["stream_options"] = true, map[string]any{"include_usage": true}
 		}
 		raw, _ := json.Marshal(body)
 		req, _ := http.NewRequest("POST", base+"/v1/chat/completions", bytes.NewReader(raw))
@@ -248,7 +242,7 @@ func TestRecordHTTPThenReplay(t *testing.T) {
 	send(false)
 	msgs = append(msgs, map[string]any{"role": "assistant", "content": "A terminal and a browser."},
 		map[string]any{"role": "user", "content": "Which browser?"})
-	if answer := send(true); !strings.HasPrefix(answer, "data: {") || !strings.HasSuffix(answer, "data: [DONE]\n\n") {
+	if answer := send(true); !strings.HasPrefix(answer, "data: {") || !strings.HasSuffix(strings.TrimSpace(answer), "data: [DONE]") {
 		t.Fatalf("the stream did not come back as sent: %q", answer)
 	}
 	cancel()
@@ -258,16 +252,18 @@ func TestRecordHTTPThenReplay(t *testing.T) {
 	if !strings.Contains(errOut.String(), "3 exchange(s) recorded") {
 		t.Errorf("stderr: %s", errOut.String())
 	}
-	data, err := os.ReadFile(trace)
-	if err != nil {
-		t.Fatal(err)
+	if data, err := os.ReadFile(trace); err != nil || bytes.Contains(data, []byte(key)) {
+		t.Fatalf("the trace cannot be read (%v) or holds the API key", err)
 	}
-	if bytes.Contains(data, []byte(key)) {
-		t.Fatal("the API key is in the trace")
-	}
+	return trace, reported
+}
 
+// recordedUsage reads the trace and checks that each request's recorded usage is what the
+// server reported; it returns the recorded prompt tokens by conversation id.
+func recordedUsage(t *testing.T, trace string, reported []int) map[string]int {
+	t.Helper()
 	var col corpora.Collector
-	if err := corpora.ReadFile(context.Background(), trace, "", &col); err != nil || len(col.Problems) > 0 || len(col.Conversations) != 3 {
+	if err := corpora.ReadFile(context.Background(), trace, "", &col); err != nil || len(col.Problems) > 0 || len(col.Conversations) != len(reported) {
 		t.Fatalf("trace: %v %v, %d conversations", err, col.Problems, len(col.Conversations))
 	}
 	recorded := map[string]int{}
@@ -277,14 +273,17 @@ func TestRecordHTTPThenReplay(t *testing.T) {
 		}
 		recorded[c.ID] = c.ServerUsage.PromptTokens
 	}
+	return recorded
+}
 
-	replaySrv := engine.NewTestServer(engine.TestServerConfig{Counter: testOffline(t), Timings: true})
-	defer replaySrv.Close()
-	code, stderr, r := replayLive(t, t.TempDir(), "--engine", "http", "--endpoint", replaySrv.URL, "--no-cache", trace)
-	if code != ExitOK || r == nil || len(r.Cases) != 3 {
-		t.Fatalf("replay: exit %d: %s", code, stderr)
+// checkReplayOfRecording: every arm the server counted has server − computed = 0, and each
+// case's before arm counts what the server reported while recording. It returns the number
+// of after arms in which the screenshot (320×200) was lifted.
+func checkReplayOfRecording(t *testing.T, r *results.Report, recorded map[string]int) (lifted int) {
+	t.Helper()
+	if len(r.Cases) != len(recorded) {
+		t.Fatalf("%d cases, want %d", len(r.Cases), len(recorded))
 	}
-	lifted := 0
 	for _, c := range r.Cases {
 		conv, _, _ := strings.Cut(c.ID, "@")
 		for _, a := range c.Arms {
@@ -301,7 +300,44 @@ func TestRecordHTTPThenReplay(t *testing.T) {
 			}
 		}
 	}
-	if lifted != 2 {
+	return lifted
+}
+
+// TestRecordHTTPThenReplay puts `strata-eval record http` in front of an OpenAI-compatible
+// server shaped like llama-server (it counts each request with a real engine, reports
+// usage.prompt_tokens and timings, streams when asked, and requires an API key) and drives it
+// with an agent's request sequence (recordAgent). Replay of the trace with the http engine
+// against the same kind of server gives server − computed = 0 on every arm, its before arm
+// counts exactly what the server reported while recording, and the screenshot is lifted.
+func TestRecordHTTPThenReplay(t *testing.T) {
+	const key = "sk-record-test-0123456789"
+	srv := engine.NewTestServer(engine.TestServerConfig{Counter: testOffline(t), Timings: true, APIKey: key})
+	defer srv.Close()
+	upstream := httptest.NewServer(sseAdapter(t, srv.URL))
+	defer upstream.Close()
+	trace, reported := recordAgent(t, upstream.URL, key, true)
+	recorded := recordedUsage(t, trace, reported)
+
+	replaySrv := engine.NewTestServer(engine.TestServerConfig{Counter: testOffline(t), Timings: true})
+	defer replaySrv.Close()
+	code, stderr, r := replayLive(t, t.TempDir(), "--engine", "http", "--endpoint", replaySrv.URL, "--no-cache", trace)
+	if code != ExitOK || r == nil {
+		t.Fatalf("replay: exit %d: %s", code, stderr)
+	}
+	if lifted := checkReplayOfRecording(t, r, recorded); lifted != 2 {
 		t.Errorf("the screenshot was lifted in %d after arms, want 2 (the tool result and the follow-up)", lifted)
 	}
+}
+
+// TestLiveRecordLlamaServer is TestRecordHTTPThenReplay against a real llama-server (the tiny
+// Qwen3 model, no projector, so the tool result carries no picture): the recorder in front of
+// it, then replay of the trace against it with --tokenizer the same GGUF. Skipped without the
+// binary (make llama-server) or the tokenizer.
+func TestLiveRecordLlamaServer(t *testing.T) {
+	bin, _, model := liveSetup(t, tinymodel.Options{})
+	url := startLlamaServer(t, bin, model)
+	trace, reported := recordAgent(t, url, "sk-unused", false)
+	recorded := recordedUsage(t, trace, reported)
+	r := liveRun(t, "http", []string{"--engine", "http", "--endpoint", url, "--no-cache", "--tokenizer", model, trace})
+	checkReplayOfRecording(t, r, recorded)
 }
