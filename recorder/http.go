@@ -155,9 +155,7 @@ func exchangeOf(ctx context.Context) *exchange {
 
 func (p *proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p.wg.Add(1)
-	defer p.wg.Done()
 	ex := &exchange{p: p, in: r, start: time.Now()}
-	defer ex.close()
 	if r.ContentLength == 0 {
 		ex.req.eof = true
 	} else if err := ex.req.open(p.log.path, r.Header.Get("Content-Encoding")); err != nil {
@@ -171,9 +169,17 @@ func (p *proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				ex.fail("the client went away before the whole response was sent")
 				ex.discard()
 			}
+			ex.close()
+			p.wg.Done()
 			panic(v)
 		}
-		ex.done()
+		// The record is appended once the handler has returned, so that the client has the end
+		// of the response without waiting for it; RecordHTTP waits for it before closing.
+		go func() {
+			defer p.wg.Done()
+			defer ex.close()
+			ex.done()
+		}()
 	}()
 	p.rp.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), exchangeKey{}, ex)))
 }
@@ -355,9 +361,7 @@ func writeHeaders(b *strings.Builder, h http.Header, body bodyTap) {
 // bodyTap reads a body for the proxy and writes what it reads, redacted, to a spool.
 type bodyTap struct {
 	body     io.ReadCloser
-	spool    *os.File
-	bw       *bufio.Writer
-	counted  *countingWriter // what the redactor wrote to the spool
+	spool    *spool
 	red      *redactor
 	encoding string
 	skipped  bool  // the body is encoded (gzip, br…): it is counted, not recorded
@@ -374,14 +378,8 @@ func (t *bodyTap) open(recording, encoding string) error {
 		t.skipped = true
 		return nil
 	}
-	spool, err := newSpool(recording)
-	if err != nil {
-		return err
-	}
-	t.spool = spool
-	t.bw = bufio.NewWriterSize(spool, 64<<10)
-	t.counted = &countingWriter{w: t.bw}
-	t.red = &redactor{w: t.counted}
+	t.spool = &spool{recording: recording}
+	t.red = &redactor{w: t.spool}
 	return nil
 }
 
@@ -395,8 +393,8 @@ func (t *bodyTap) Read(p []byte) (int, error) {
 		t.eof = true
 		if t.red != nil && t.err == nil {
 			if t.err = t.red.Flush(); t.err == nil {
-				t.err = t.bw.Flush()
-				t.size = t.counted.n
+				t.err = t.spool.finish()
+				t.size = t.spool.n
 			}
 		}
 	}
@@ -410,22 +408,74 @@ func (t *bodyTap) copyTo(w io.Writer) error {
 	if t.spool == nil {
 		return nil
 	}
-	st, err := t.spool.Stat()
-	if err != nil {
-		return err
-	}
-	if st.Size() != t.size {
-		return fmt.Errorf("spool holds %d bytes, %d expected", st.Size(), t.size)
-	}
-	if _, err := t.spool.Seek(0, io.SeekStart); err != nil {
-		return err
-	}
-	_, err = io.Copy(w, t.spool)
-	return err
+	return t.spool.copyTo(w)
 }
 
 func (t *bodyTap) close() {
 	if t.spool != nil {
-		t.spool.Close()
+		t.spool.close()
+	}
+}
+
+// spoolInMemory is how much of a body a spool keeps in memory before it moves to disk.
+const spoolInMemory = 64 << 10
+
+// spool holds one body until its record is written: in memory up to spoolInMemory, then in
+// an anonymous file beside the recording (newSpool).
+type spool struct {
+	recording string
+	mem       []byte
+	file      *os.File
+	bw        *bufio.Writer
+	n         int64
+}
+
+func (s *spool) Write(p []byte) (int, error) {
+	s.n += int64(len(p))
+	if s.file == nil && len(s.mem)+len(p) <= spoolInMemory {
+		s.mem = append(s.mem, p...)
+		return len(p), nil
+	}
+	if s.file == nil {
+		f, err := newSpool(s.recording)
+		if err != nil {
+			return 0, err
+		}
+		s.file, s.bw = f, bufio.NewWriterSize(f, 1<<20)
+		if _, err := s.bw.Write(s.mem); err != nil {
+			return 0, err
+		}
+		s.mem = nil
+	}
+	return s.bw.Write(p)
+}
+
+// finish flushes what is buffered for the file.
+func (s *spool) finish() error {
+	if s.bw == nil {
+		return nil
+	}
+	return s.bw.Flush()
+}
+
+// copyTo writes the spooled bytes to w.
+func (s *spool) copyTo(w io.Writer) error {
+	if s.file == nil {
+		_, err := w.Write(s.mem)
+		return err
+	}
+	if _, err := s.file.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	n, err := io.Copy(w, s.file)
+	if err == nil && n != s.n {
+		err = fmt.Errorf("spool gave back %d bytes of %d", n, s.n)
+	}
+	return err
+}
+
+func (s *spool) close() {
+	if s.file != nil {
+		s.file.Close()
 	}
 }

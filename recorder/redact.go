@@ -25,60 +25,59 @@ type redactor struct {
 	cut       int
 }
 
-// Write redacts p as part of the stream.
+// Write redacts p as part of the stream. What is held never holds a byte that ends a URL, so
+// only p is searched for one.
 func (r *redactor) Write(p []byte) (int, error) {
 	n := len(p)
-	for len(p) > 0 {
-		if r.inLongURL {
-			end := firstURLEnd(p)
-			if end < 0 {
-				return n, nil
-			}
-			r.inLongURL, p = false, p[end:]
-			continue
+	if r.inLongURL {
+		end := firstURLEnd(p)
+		if end < 0 {
+			return n, nil
 		}
-		take := min(len(p), redactHold)
-		r.held = append(r.held, p[:take]...)
-		p = p[take:]
-		if err := r.drain(false); err != nil {
+		r.inLongURL, p = false, p[end:]
+	}
+	if k := lastURLEnd(p); k >= 0 {
+		region := p[:k+1]
+		if len(r.held) > 0 {
+			r.held = append(r.held, region...)
+			region = r.held
+		}
+		if err := writeRedacted(r.w, region); err != nil {
 			return 0, err
 		}
+		r.held, p = r.held[:0], p[k+1:]
+	}
+	r.held = append(r.held, p...)
+	if len(r.held) > redactHold {
+		return n, r.spill()
 	}
 	return n, nil
 }
 
-// Flush writes what is held, as the end of the input.
-func (r *redactor) Flush() error { return r.drain(true) }
-
-func (r *redactor) drain(final bool) error {
+// spill writes on a held run longer than redactHold: all of it but the last bytes (which may
+// begin a URL) when no URL starts in it, else the URL cut where it is.
+func (r *redactor) spill() error {
 	h := r.held
-	k := lastURLEnd(h)
-	if final {
-		k = len(h) - 1
-	}
-	if k >= 0 {
-		if err := writeRedacted(r.w, h[:k+1]); err != nil {
+	if !bytes.Contains(h, []byte("://")) {
+		if _, err := r.w.Write(h[:len(h)-3]); err != nil {
 			return err
 		}
-		h = h[k+1:]
+		r.held = append(r.held[:0], h[len(h)-3:]...)
+		return nil
 	}
-	if len(h) > redactHold {
-		if !bytes.Contains(h, []byte("://")) {
-			// No URL starts here; keep the last bytes, which may begin one ("x:/").
-			if _, err := r.w.Write(h[:len(h)-3]); err != nil {
-				return err
-			}
-			h = h[len(h)-3:]
-		} else {
-			if err := writeRedacted(r.w, h); err != nil {
-				return err
-			}
-			h, r.inLongURL = nil, true
-			r.cut++
-		}
+	if err := writeRedacted(r.w, h); err != nil {
+		return err
 	}
-	r.held = append(r.held[:0], h...)
+	r.held, r.inLongURL = r.held[:0], true
+	r.cut++
 	return nil
+}
+
+// Flush writes what is held, as the end of the input.
+func (r *redactor) Flush() error {
+	err := writeRedacted(r.w, r.held)
+	r.held = r.held[:0]
+	return err
 }
 
 // writeRedacted writes RedactText of b.
@@ -111,8 +110,16 @@ func lastURLEnd(b []byte) int {
 	return -1
 }
 
-// endsURL mirrors corpora.RedactText: a URL runs to the first space, control byte, quote,
-// angle bracket, backslash or closing bracket.
-func endsURL(c byte) bool {
-	return c <= ' ' || bytes.IndexByte([]byte("\"'<>\\`{}|^])"), c) >= 0
-}
+// urlEnds marks the bytes that end a URL for corpora.RedactText: a space or control byte, a
+// quote, an angle bracket, a backslash or a closing bracket.
+var urlEnds = func() (t [256]bool) {
+	for c := 0; c <= ' '; c++ {
+		t[c] = true
+	}
+	for _, c := range []byte("\"'<>\\`{}|^])") {
+		t[c] = true
+	}
+	return t
+}()
+
+func endsURL(c byte) bool { return urlEnds[c] }
