@@ -59,13 +59,16 @@ func RecordHTTP(ctx context.Context, opts HTTPOptions) (HTTPStats, error) {
 	if err != nil {
 		return HTTPStats{}, fmt.Errorf("listen on %s: %w", opts.Listen, err)
 	}
-	log, err := openLog(opts.Out, httprrHeader)
+	log, cut, err := openLog(opts.Out, httprrHeader, httprrEnd)
 	if err != nil {
 		ln.Close()
 		return HTTPStats{}, fmt.Errorf("trace: %w", err)
 	}
 	defer log.Close()
 	p := newProxy(opts, log)
+	if cut > 0 {
+		p.logf("%s ended in a torn record (%d bytes, the recorder was killed while writing it): cut off", opts.Out, cut)
+	}
 	srv := &http.Server{Handler: p, ReadHeaderTimeout: 30 * time.Second, ErrorLog: nil}
 	if opts.Ready != nil {
 		opts.Ready(ln.Addr().String())
@@ -228,6 +231,10 @@ func (ex *exchange) fail(format string, args ...any) {
 func (ex *exchange) begin(resp *http.Response) {
 	ex.status, ex.proto, ex.header = resp.StatusCode, resp.Proto, resp.Header.Clone()
 	ex.firstByte = time.Since(ex.start)
+	if resp.StatusCode == http.StatusSwitchingProtocols {
+		ex.fail("a protocol upgrade (%s) is relayed, not recorded", resp.Header.Get("Upgrade"))
+		return // the proxy needs the upgraded connection itself as the body
+	}
 	if err := ex.resp.open(ex.p.log.path, resp.Header.Get("Content-Encoding")); err != nil {
 		ex.fail("spool: %v", err)
 	}

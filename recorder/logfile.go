@@ -28,8 +28,30 @@ type logFile struct {
 }
 
 // openLog opens (creating with mode 0600) the recording at path for appending. A new or empty
-// file gets header first; an existing one must start with it.
-func openLog(path, header string) (*logFile, error) {
+// file gets header first; an existing one must start with it. wholeEnd says where the last
+// whole record of an existing file ends: a torn record after it (the recorder killed while
+// appending) is cut off, and cut says how many bytes that was.
+func openLog(path, header string, wholeEnd func(r io.ReaderAt, size int64) (int64, error)) (l *logFile, cut int64, err error) {
+	l, err = openLogFile(path, header)
+	if err != nil || l.size == 0 {
+		return l, 0, err
+	}
+	end, err := wholeEnd(l.f, l.size)
+	if err != nil {
+		l.f.Close()
+		return nil, 0, fmt.Errorf("%s: %w (%w)", path, err, ErrNotRecording)
+	}
+	if end < l.size {
+		if err := l.f.Truncate(end); err != nil {
+			l.f.Close()
+			return nil, 0, err
+		}
+		cut, l.size = l.size-end, end
+	}
+	return l, cut, nil
+}
+
+func openLogFile(path, header string) (*logFile, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, err
@@ -126,4 +148,52 @@ func newSpool(recording string) (*os.File, error) {
 	}
 	os.Remove(f.Name())
 	return f, nil
+}
+
+// lineEnd is the wholeEnd of a JSON Lines file: just after its last newline.
+func lineEnd(r io.ReaderAt, size int64) (int64, error) {
+	buf := make([]byte, 64<<10)
+	for end := size; end > 0; {
+		start := max(0, end-int64(len(buf)))
+		n, err := r.ReadAt(buf[:end-start], start)
+		if err != nil && err != io.EOF {
+			return 0, err
+		}
+		if i := bytes.LastIndexByte(buf[:n], '\n'); i >= 0 {
+			return start + int64(i) + 1, nil
+		}
+		end = start
+	}
+	return 0, nil
+}
+
+// httprrEnd is the wholeEnd of an httprr trace: the end of its last whole record, found from
+// the records' length lines. A length line that cannot be read before the file's end means the
+// file is not a trace the recorder may append to.
+func httprrEnd(r io.ReaderAt, size int64) (int64, error) {
+	off := int64(len(httprrHeader))
+	buf := make([]byte, 64)
+	for off < size {
+		n, err := r.ReadAt(buf, off)
+		if err != nil && err != io.EOF {
+			return 0, err
+		}
+		nl := bytes.IndexByte(buf[:n], '\n')
+		if nl < 0 {
+			if off+int64(n) >= size {
+				return off, nil // a length line torn at the end
+			}
+			return 0, fmt.Errorf("the record at byte %d has no length line", off)
+		}
+		var reqLen, respLen int64
+		if _, err := fmt.Sscanf(string(buf[:nl]), "%d %d", &reqLen, &respLen); err != nil || reqLen < 0 || respLen < 0 {
+			return 0, fmt.Errorf("the record at byte %d has no length line", off)
+		}
+		next := off + int64(nl) + 1 + reqLen + respLen
+		if next > size {
+			return off, nil // a record torn at the end
+		}
+		off = next
+	}
+	return off, nil
 }

@@ -59,11 +59,17 @@ func RecordMCP(ctx context.Context, opts MCPOptions) error {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	log, err := openLog(opts.Out, "")
+	if opts.Stderr == nil {
+		opts.Stderr = io.Discard
+	}
+	log, cut, err := openLog(opts.Out, "", lineEnd)
 	if err != nil {
 		return fmt.Errorf("transcript: %w", err)
 	}
 	defer log.Close()
+	if cut > 0 {
+		fmt.Fprintf(opts.Stderr, "record mcp: %s ended in a torn line (%d bytes, the recorder was killed while writing it): cut off\n", opts.Out, cut)
+	}
 
 	cmd := exec.CommandContext(ctx, opts.Server[0], opts.Server[1:]...)
 	cmd.Stderr = opts.Stderr
