@@ -264,6 +264,10 @@ func (ex *exchange) done() {
 			ex.fail("write %s: %v", ex.p.log.path, err)
 		}
 	}
+	if cut := ex.req.cutURLs() + ex.resp.cutURLs(); cut > 0 && ex.problem == "" {
+		ex.p.logf("%s %s: %d URL(s) longer than %d bytes cut in the record (redacted as far as held)",
+			ex.in.Method, corpora.RedactURL(ex.in.URL.RequestURI()), cut, redactHold)
+	}
 	ex.discard()
 }
 
@@ -369,7 +373,7 @@ func writeHeaders(b *strings.Builder, h http.Header, body bodyTap) {
 type bodyTap struct {
 	body     io.ReadCloser
 	spool    *spool
-	red      *redactor
+	red      *scrubber
 	encoding string
 	skipped  bool  // the body is encoded (gzip, br…): it is counted, not recorded
 	seen     int64 // bytes read
@@ -386,7 +390,7 @@ func (t *bodyTap) open(recording, encoding string) error {
 		return nil
 	}
 	t.spool = &spool{recording: recording}
-	t.red = &redactor{w: t.spool}
+	t.red = newScrubber(t.spool)
 	return nil
 }
 
@@ -409,6 +413,14 @@ func (t *bodyTap) Read(p []byte) (int, error) {
 }
 
 func (t *bodyTap) Close() error { return t.body.Close() }
+
+// cutURLs is how many URLs the scrubber cut (see redactor).
+func (t *bodyTap) cutURLs() int {
+	if t.red == nil {
+		return 0
+	}
+	return t.red.red.cut
+}
 
 // copyTo writes the spooled body.
 func (t *bodyTap) copyTo(w io.Writer) error {

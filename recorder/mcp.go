@@ -236,7 +236,7 @@ func (t *frameTap) endLine() error {
 			if _, err := t.spool.Seek(0, io.SeekStart); err != nil {
 				return err
 			}
-			r := &redactor{w: bw}
+			r := newScrubber(bw)
 			if _, err := io.Copy(r, bufio.NewReaderSize(t.spool, 1<<20)); err != nil {
 				return err
 			}
@@ -244,11 +244,11 @@ func (t *frameTap) endLine() error {
 				return err
 			}
 		case json.Valid(line):
-			if err := writeRedacted(bw, line); err != nil {
+			if err := writeScrubbed(bw, line); err != nil {
 				return err
 			}
 		default:
-			q, _ := json.Marshal(corpora.RedactText(string(line)))
+			q, _ := json.Marshal(corpora.RedactText(string(unescapeURLs(line))))
 			bw.Write(q)
 		}
 		bw.WriteString("}\n")
