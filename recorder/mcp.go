@@ -30,6 +30,9 @@ type MCPOptions struct {
 	Stderr io.Writer
 	// Now stamps each frame (time.Now when nil).
 	Now func() time.Time
+	// StopGrace is how long the server has to exit after an interrupt once ctx is done, before
+	// it is killed (3 s when 0).
+	StopGrace time.Duration
 }
 
 // ServerExitError says the MCP server exited with a failure status.
@@ -74,7 +77,10 @@ func RecordMCP(ctx context.Context, opts MCPOptions) error {
 	cmd := exec.CommandContext(ctx, opts.Server[0], opts.Server[1:]...)
 	cmd.Stderr = opts.Stderr
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
-	cmd.WaitDelay = 3 * time.Second
+	cmd.WaitDelay = opts.StopGrace
+	if cmd.WaitDelay == 0 {
+		cmd.WaitDelay = 3 * time.Second
+	}
 	toServer, err := cmd.StdinPipe()
 	if err != nil {
 		return err
@@ -115,10 +121,16 @@ func RecordMCP(ctx context.Context, opts MCPOptions) error {
 			fail(fmt.Errorf("server to client: %w", err))
 		}
 	}()
-	wg.Wait()
+	relayed := make(chan struct{})
+	go func() { wg.Wait(); close(relayed) }()
+	select {
+	case <-relayed:
+	case <-ctx.Done(): // the server is interrupted, then killed after StopGrace; Wait closes its pipes
+	}
 	waitErr := cmd.Wait()
+	<-relayed
 	for _, t := range []*frameTap{c2s, s2c} {
-		fail(t.finish())
+		fail(t.finish(ctx.Err() == nil))
 	}
 	if ctx.Err() != nil {
 		return nil // the recorder was stopped: the transcript holds every frame completed
@@ -256,12 +268,17 @@ func (t *frameTap) endLine() error {
 	})
 }
 
-// finish records a last line that had no newline and reports the first recording error.
-func (t *frameTap) finish() error {
+// finish records a last line that had no newline (unless the recorder was stopped, which cut
+// it) and reports the first recording error.
+func (t *frameTap) finish(lastLine bool) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.done = true
-	if t.err == nil && (len(t.line) > 0 || t.spool != nil) {
+	if t.spool != nil && !lastLine {
+		t.spool.Close()
+		t.spool = nil
+	}
+	if t.err == nil && lastLine && (len(t.line) > 0 || t.spool != nil) {
 		t.err = t.endLine()
 	}
 	if t.err != nil {

@@ -90,3 +90,40 @@ func TestRecordMCPServerFails(t *testing.T) {
 		t.Fatalf("transcript %q", data)
 	}
 }
+
+// TestRecordMCPStopped: stopping the recorder (Ctrl-C) while a server that ignores interrupts
+// holds the session open ends it within the grace period, the transcript holding whole lines.
+func TestRecordMCPStopped(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	out := filepath.Join(t.TempDir(), "t.jsonl")
+	stdin, feed := io.Pipe()
+	defer feed.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- RecordMCP(ctx, MCPOptions{Out: out, Server: []string{sh, "-c", `trap "" INT; cat`}, Stdin: stdin,
+			Stdout: io.Discard, Stderr: io.Discard, StopGrace: 100 * time.Millisecond})
+	}()
+	io.WriteString(feed, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`+"\n"+`{"jsonrpc":"2.0","id":2,`)
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if data, _ := os.ReadFile(out); bytes.Count(data, []byte("\n")) == 2 || time.Now().After(deadline) {
+			break
+		}
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the recorder did not stop")
+	}
+	data, _ := os.ReadFile(out)
+	if bytes.Count(data, []byte("\n")) != 2 || !bytes.HasSuffix(data, []byte("}\n")) {
+		t.Fatalf("transcript %q", data)
+	}
+}
