@@ -69,7 +69,7 @@ func RecordHTTP(ctx context.Context, opts HTTPOptions) (HTTPStats, error) {
 	if cut > 0 {
 		p.logf("%s ended in a torn record (%d bytes, the recorder was killed while writing it): cut off", opts.Out, cut)
 	}
-	srv := &http.Server{Handler: p, ReadHeaderTimeout: 30 * time.Second, ErrorLog: nil}
+	srv := &http.Server{Handler: p, ReadHeaderTimeout: 30 * time.Second}
 	if opts.Ready != nil {
 		opts.Ready(ln.Addr().String())
 	}
