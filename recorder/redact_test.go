@@ -68,3 +68,22 @@ func TestRedactorBounded(t *testing.T) {
 		t.Fatalf("cut %d, output ends %q", r.cut, out.String()[max(0, out.Len()-80):])
 	}
 }
+
+// FuzzScrubber: the scrubber, fed in writes of any size, writes what its in-memory form writes
+// (writeScrubbed), which is corpora.RedactText of the input with the URL escapes undone.
+func FuzzScrubber(f *testing.F) {
+	f.Add([]byte(`{"u":"https://h/?a=1\u0026key=SECRET"} see http://u:p@h/x?sig=1`), uint8(3))
+	f.Add([]byte(`"https:\/\/h\/?token=x" \\u0026`), uint8(1))
+	f.Fuzz(func(t *testing.T, data []byte, step uint8) {
+		var streamed, whole bytes.Buffer
+		s := newScrubber(&streamed)
+		for rest, n := data, int(step)+1; len(rest) > 0; rest = rest[min(n, len(rest)):] {
+			s.Write(rest[:min(n, len(rest))])
+		}
+		s.Flush()
+		writeScrubbed(&whole, data)
+		if streamed.String() != whole.String() {
+			t.Fatalf("streamed %q, whole %q", streamed.String(), whole.String())
+		}
+	})
+}
