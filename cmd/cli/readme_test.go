@@ -79,7 +79,7 @@ var documentedCommands = []struct {
 	page string
 	min  int
 }{{"README.md", 5}, {"docs/arms.md", 2}, {"docs/budgets.md", 5}, {"docs/count-and-rows.md", 4}, {"docs/engines.md", 2},
-	{"docs/exit-codes.md", 1}, {"docs/formats.md", 2}, {"docs/scale.md", 6}, {"docs/scoring.md", 1}}
+	{"docs/exit-codes.md", 1}, {"docs/formats.md", 2}, {"docs/recording.md", 5}, {"docs/scale.md", 6}, {"docs/scoring.md", 1}}
 
 // placeholders are the words the pages use for the user's own files, and what the test names
 // instead: the sample corpus, the sample expectations.
@@ -88,12 +88,17 @@ var placeholders = map[string]string{
 	"PATH...":     "corpora/samples/",
 	"expect.yaml": "corpora/samples/expectations.json",
 	"other.yaml":  "corpora/samples/expectations.json",
+	// what the recorders of docs/recording.md wrote: a real httprr trace, a sample MCP transcript
+	"traffic.httprr":   "corpora/testdata/real/langchaingo-moonshot-openai-compat-tool-result.httprr",
+	"screenshot.jsonl": "corpora/samples/mcp-stdio-2025-06-18.jsonl",
 }
 
 // notRun are the documented commands the test does not run, each with the test that runs the
 // same command.
 var notRun = map[string]string{
-	"replay --engine llama --model model.gguf [--mmproj mmproj.gguf] --answer": "TestReplayLlamaEngine runs it on a tiny model with the llama.cpp libraries of make llama-libs",
+	"replay --engine llama --model model.gguf [--mmproj mmproj.gguf] --answer":                  "TestReplayLlamaEngine runs it on a tiny model with the llama.cpp libraries of make llama-libs",
+	"record http --listen 127.0.0.1:8081 --upstream http://127.0.0.1:8080 --out traffic.httprr": "TestRecordHTTPThenReplay runs it (until stopped) in front of a loopback server shaped like llama-server",
+	"record mcp --out screenshot.jsonl -- npx -y @modelcontextprotocol/server-everything":       "TestRecordMCPWithSDK runs it with the Go MCP SDK's server and client",
 }
 
 // runnable turns a documented command into the arguments the test runs: an optional

@@ -85,7 +85,7 @@ image rows per picture, context-window verdicts and scan latency.
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageErrorf("%v (see '%s --help')", err, c.CommandPath())
 	})
-	root.AddCommand(newVersionCmd(io), newCorpusCmd(io), newReplayCmd(io), newCountCmd(io), newRowsCmd(io), newResultsCmd(io), newBenchCmd(io), newBudgetCmd(io), newCompareCmd(io), newRescoreCmd(io))
+	root.AddCommand(newVersionCmd(io), newCorpusCmd(io), newReplayCmd(io), newCountCmd(io), newRowsCmd(io), newResultsCmd(io), newBenchCmd(io), newBudgetCmd(io), newCompareCmd(io), newRescoreCmd(io), newRecordCmd(io))
 	return root
 }
 
