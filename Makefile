@@ -6,7 +6,7 @@ FUZZTIME  ?= 10s
 BENCHTIME ?= 1s
 COUNT     ?= 1
 
-.PHONY: all build run test test-deps llama-libs llama-server test-llama-server unit ci-replay bench bench-scale bench-ab scale-same bench-hugeline fuzz lint generate clean
+.PHONY: all build run test test-deps llama-libs llama-server test-llama-server unit ci-replay bench bench-scale bench-ab scale-same bench-hugeline bench-ratio fuzz lint generate clean
 
 all: build
 
@@ -53,6 +53,12 @@ ci-replay: build
 
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem -benchtime=$(BENCHTIME) -count=$(COUNT) ./...
+
+## bench-ratio: `bench scan` and the plain Python lift (REF_LIFT, default ../shared/peers/ref_lift.py)
+## timed on the same four texts in one run, RATIO_ROUNDS (3) rounds: the ratio per class.
+REF_LIFT ?= ../shared/peers/ref_lift.py
+bench-ratio: build
+	@bash internal/scripts/bench-ratio.sh $(BIN) $(REF_LIFT)
 
 ## bench-scale: replay a generated 1 GiB corpus with -j 1 and -j 2: wall time, MB/s, peak RSS.
 bench-scale: build
