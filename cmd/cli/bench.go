@@ -43,7 +43,7 @@ func newBenchScanCmd(io *IOStreams) *cobra.Command {
 		Use:   "scan",
 		Short: "Time the scan and lift of tool messages against a plain read of the same bytes",
 		Long: helpWithExit(`Times what the server-side lift does per tool message (replay.NewLifter(settings).Plan, then the
-decode of every lifted picture) on payloads generated from --seed, or on the tool messages of a
+decode of every lifted picture into a buffer kept from message to message) on payloads generated from --seed, or on the tool messages of a
 corpus (--corpus PATH, --sample-corpus). Per payload it reports ns/op (min, median, p95 over
 --count runs), MB/s, allocs/op, B/op and the pictures found, and, in the same run and on the same
 buffer, a bandwidth reference: a plain read of every byte (strings.Count of a zero byte, the

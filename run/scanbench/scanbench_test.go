@@ -199,8 +199,9 @@ func BenchmarkScanOp(b *testing.B) {
 		b.Run(p.Name, func(b *testing.B) {
 			b.SetBytes(p.Bytes())
 			b.ReportAllocs()
+			var sc Scanner
 			for b.Loop() {
-				if _, _, err := ScanOp(p.Texts); err != nil {
+				if _, _, err := sc.Scan(p.Texts); err != nil {
 					b.Fatal(err)
 				}
 			}
