@@ -74,14 +74,12 @@ scale-same: build
 bench-ab: build
 	@bash internal/scripts/bench-ab.sh $(BIN) $(BASE)
 
-## bench-hugeline: peak RSS and time of replaying one JSON line of 49 MB (a 37 MB PNG in one MCP
-## result) and of 1.04 GB (a 780 MB PNG), then the same pictures as base64 in an OpenAI chat
-## request log's tool text, generated in a temporary folder (BenchmarkHugeLine).
+## bench-hugeline: peak RSS and time of replaying one JSON line of about 49 MB (a 37 MB PNG) and of
+## about 1.04 GB (a 780 MB PNG) in every format the readers take (MCP transcript, OpenAI chat and
+## Responses logs, Anthropic log, Chatbox backup), generated in a temporary folder (BenchmarkHugeLine).
 bench-hugeline:
 	$(GO) test -run='^$$' -bench='^BenchmarkHugeLine$$' -benchtime=1x -count=$(COUNT) ./cmd/cli
-	HUGELINE_PICTURE_BYTES=780000000 $(GO) test -run='^$$' -bench='^BenchmarkHugeLine$$' -benchtime=1x -count=$(COUNT) -timeout 30m ./cmd/cli
-	HUGELINE_FORMAT=openai-chat $(GO) test -run='^$$' -bench='^BenchmarkHugeLine$$' -benchtime=1x -count=$(COUNT) ./cmd/cli
-	HUGELINE_FORMAT=openai-chat HUGELINE_PICTURE_BYTES=780000000 $(GO) test -run='^$$' -bench='^BenchmarkHugeLine$$' -benchtime=1x -count=$(COUNT) -timeout 30m ./cmd/cli
+	HUGELINE_PICTURE_BYTES=780000000 $(GO) test -run='^$$' -bench='^BenchmarkHugeLine$$' -benchtime=1x -count=$(COUNT) -timeout 60m ./cmd/cli
 
 fuzz:
 	FUZZTIME=$(FUZZTIME) bash internal/scripts/fuzz-all.sh
