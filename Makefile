@@ -6,7 +6,7 @@ FUZZTIME  ?= 10s
 BENCHTIME ?= 1s
 COUNT     ?= 1
 
-.PHONY: all build run test test-deps llama-libs llama-server test-llama-server unit ci-replay bench bench-scale bench-ab scale-same bench-hugeline fuzz lint generate clean
+.PHONY: all build run test test-deps llama-libs llama-server test-llama-server unit ci-replay bench bench-scale bench-ab scale-same bench-hugeline bench-ratio fuzz lint generate clean
 
 all: build
 
@@ -54,6 +54,12 @@ ci-replay: build
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem -benchtime=$(BENCHTIME) -count=$(COUNT) ./...
 
+## bench-ratio: `bench scan` and the plain Python lift (REF_LIFT, default ../shared/peers/ref_lift.py)
+## timed on the same four texts in one run, RATIO_ROUNDS (3) rounds: the ratio per class.
+REF_LIFT ?= ../shared/peers/ref_lift.py
+bench-ratio: build
+	@bash internal/scripts/bench-ratio.sh $(BIN) $(REF_LIFT)
+
 ## bench-scale: replay a generated 1 GiB corpus with -j 1 and -j 2: wall time, MB/s, peak RSS.
 bench-scale: build
 	@bash internal/scripts/bench-scale.sh $(BIN)
@@ -68,14 +74,12 @@ scale-same: build
 bench-ab: build
 	@bash internal/scripts/bench-ab.sh $(BIN) $(BASE)
 
-## bench-hugeline: peak RSS and time of replaying one JSON line of 49 MB (a 37 MB PNG in one MCP
-## result) and of 1.04 GB (a 780 MB PNG), then the same pictures as base64 in an OpenAI chat
-## request log's tool text, generated in a temporary folder (BenchmarkHugeLine).
+## bench-hugeline: peak RSS and time of replaying one JSON line of about 49 MB (a 37 MB PNG) and of
+## about 1.04 GB (a 780 MB PNG) in every format the readers take (MCP transcript, OpenAI chat and
+## Responses logs, Anthropic log, Chatbox backup), generated in a temporary folder (BenchmarkHugeLine).
 bench-hugeline:
 	$(GO) test -run='^$$' -bench='^BenchmarkHugeLine$$' -benchtime=1x -count=$(COUNT) ./cmd/cli
-	HUGELINE_PICTURE_BYTES=780000000 $(GO) test -run='^$$' -bench='^BenchmarkHugeLine$$' -benchtime=1x -count=$(COUNT) -timeout 30m ./cmd/cli
-	HUGELINE_FORMAT=openai-chat $(GO) test -run='^$$' -bench='^BenchmarkHugeLine$$' -benchtime=1x -count=$(COUNT) ./cmd/cli
-	HUGELINE_FORMAT=openai-chat HUGELINE_PICTURE_BYTES=780000000 $(GO) test -run='^$$' -bench='^BenchmarkHugeLine$$' -benchtime=1x -count=$(COUNT) -timeout 30m ./cmd/cli
+	HUGELINE_PICTURE_BYTES=780000000 $(GO) test -run='^$$' -bench='^BenchmarkHugeLine$$' -benchtime=1x -count=$(COUNT) -timeout 60m ./cmd/cli
 
 fuzz:
 	FUZZTIME=$(FUZZTIME) bash internal/scripts/fuzz-all.sh
