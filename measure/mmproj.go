@@ -65,7 +65,7 @@ func defaultsForProjector(projector string) projectorDefaults {
 	case "gemma3":
 		return projectorDefaults{0, 0, 4, keyScaleFactor}
 	case "gemma4v", "gemma4uv":
-		return projectorDefaults{40, 280, 3, keyScaleFactor}
+		return projectorDefaults{70, 1120, 3, keyScaleFactor}
 	case "kimivl":
 		return projectorDefaults{8, 1024, 2, keyScaleFactor}
 	case "kimik25":
@@ -78,6 +78,8 @@ func defaultsForProjector(projector string) projectorDefaults {
 		return projectorDefaults{0, 0, 2, keyScaleFactor}
 	case "dots_ocr":
 		return projectorDefaults{0, 0, 0, keyScaleFactor}
+	case "dots3note_v":
+		return projectorDefaults{0, 0, 0, keySpatialMerge}
 	}
 	return projectorDefaults{}
 }
@@ -85,7 +87,7 @@ func defaultsForProjector(projector string) projectorDefaults {
 // readsGGUFPixelLimits lists the projectors that take image_min/max_pixels from the GGUF.
 func readsGGUFPixelLimits(projector string) bool {
 	switch projector {
-	case "paddleocr", "dots_ocr", "phi4", "exaone4_5", "mimovl", "kimik25", "hunyuanvl":
+	case "paddleocr", "dots_ocr", "dots3note_v", "phi4", "exaone4_5", "mimovl", "kimik25", "hunyuanvl":
 		return true
 	}
 	return false
@@ -163,9 +165,6 @@ func projectorFromGGUF(f *gguf.GGUFFile, fileName string) (Family, error) {
 	}
 	if projector == "internvl" {
 		fam.MinTiles, fam.MaxTiles = paramOrDefault(fam.MinTiles, 1), paramOrDefault(fam.MaxTiles, 12)
-	}
-	if projector == "idefics3" && fam.LongestEdge == 0 {
-		fam.LongestEdge = fam.ImageSize
 	}
 	// Price a probe picture so that a projector this package cannot model, or one
 	// missing a required key, fails here rather than at the first picture.
