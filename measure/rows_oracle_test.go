@@ -1,0 +1,265 @@
+package measure
+
+// The oracle of image rows: llama.cpp's own multimodal library (libmtmd, built with the bound
+// release by `make llama-server`) counts every picture size and token setting for a tiny
+// projector of each configuration (internal/tinyproj), and LoadProjector + ImageRows — what
+// `strata-eval rows --mmproj` runs — must give the same embedding rows and marker tokens in
+// every cell. `make rows-oracle` runs it and prints the table of docs/count-and-rows.md.
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/hybridgroup/yzma/pkg/llama"
+	"github.com/hybridgroup/yzma/pkg/mtmd"
+
+	"github.com/strata-eval/strata-eval/internal/ggufwrite"
+	"github.com/strata-eval/strata-eval/internal/llamaserver"
+	"github.com/strata-eval/strata-eval/internal/tinymodel"
+	"github.com/strata-eval/strata-eval/internal/tinyproj"
+)
+
+// oracleRelease is the llama.cpp release whose libmtmd the oracle loads.
+const oracleRelease = "v0.5.0"
+
+// oracleTableEnv names a file the oracle writes its table to (make rows-oracle).
+const oracleTableEnv = "ROWS_ORACLE_TABLE"
+
+// oracleMarkers are the marker texts mtmd puts around and between the embeddings of the
+// projector types, added to the tiny model's vocabulary as tokens so that each counts one
+// token, as in the real models' vocabularies (the Qwen3 vocabulary has <|vision_start|>,
+// <|vision_end|>, <|im_start|>, <|im_end|>, "\n" and "\n\n" already).
+func oracleMarkers() []string {
+	out := []string{
+		"<image>", "</image>", "<slice>", "</slice>", "<fake_token_around_image>", "<global-img>",
+		"<|img_thumbnail|>", "<|image>", "<image|>", "[IMG_END]", "<|image_start|>", "<|image_end|>",
+		"<img>", "</img>", "<|media_start|>", "<|media_end|>", "<|media_begin|>",
+		"<|IMAGE_START|>", "<|IMAGE_END|>", "<vision>", "</vision>", "<|img|>", "<|endofimg|>",
+		"<start_of_image>", "<end_of_image>", "<｜hy_place▁holder▁no▁100｜>", "<｜hy_place▁holder▁no▁101｜>",
+		"]<]start of image[>[", "]<]end of image[>[",
+	}
+	for r := 1; r <= 24; r++ {
+		for c := 1; c <= 24; c++ {
+			out = append(out, fmt.Sprintf("<row_%d_col_%d>", r, c), fmt.Sprintf("<|img_row_%d_col_%d|>", r, c))
+		}
+	}
+	return out
+}
+
+// oracleSizes are the picture sizes of the grid plus seeded random ones.
+func oracleSizes() []PixelSize {
+	sizes := []PixelSize{{1, 1}, {28, 28}, {64, 64}, {336, 336}, {1280, 800}, {800, 1280}, {1920, 1080},
+		{1568, 1568}, {800, 3000}, {10000, 100}, {100, 10000}, {4096, 4096}}
+	rng := rand.New(rand.NewPCG(20, 26))
+	for len(sizes) < 24 {
+		side := func() int { return 1 + int(float64(5000)*rng.Float64()*rng.Float64()) }
+		sizes = append(sizes, PixelSize{side(), side()})
+	}
+	return sizes
+}
+
+// oracleSettings are the --image-min-tokens / --image-max-tokens settings tried on every
+// projector (the types without token limits must ignore them, as mtmd does).
+var oracleSettings = []RowOptions{{}, {MaxTokens: 200}, {MinTokens: 256}, {MinTokens: 1024}, {MinTokens: 100, MaxTokens: 2000}, {MinTokens: 2000, MaxTokens: 1000}}
+
+// oracleRuntime loads the release's libraries and the tiny text model, or skips.
+func oracleRuntime(t *testing.T) llama.Model {
+	t.Helper()
+	bin := llamaserver.Find(t, oracleRelease)
+	dir := filepath.Dir(bin)
+	if _, err := os.Stat(filepath.Join(dir, "libmtmd.so")); err != nil {
+		t.Skipf("skipping the mtmd oracle: no libmtmd.so beside %s (run `make llama-server`, which builds the release's shared libraries too)", bin)
+	}
+	tokenizer, err := tinymodel.FindTokenizer()
+	if err != nil {
+		t.Skip(err.Error())
+	}
+	if err := llama.Load(dir); err != nil {
+		t.Fatalf("load llama.cpp from %s: %v", dir, err)
+	}
+	if err := mtmd.Load(dir); err != nil {
+		t.Fatalf("load libmtmd from %s: %v", dir, err)
+	}
+	if os.Getenv("ROWS_ORACLE_LOG") == "" {
+		llama.LogSet(llama.LogSilent())
+		mtmd.LogSet(llama.LogSilent())
+	}
+	llama.Init()
+	vocab, err := tinymodel.ReadVocabulary(tokenizer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	have := map[string]bool{}
+	for _, tok := range vocab.Tokens {
+		have[tok] = true
+	}
+	for _, m := range oracleMarkers() {
+		if !have[m] {
+			vocab.Tokens = append(vocab.Tokens, m)
+			vocab.Types = append(vocab.Types, 4) // user-defined: matched whole in any text
+		}
+	}
+	kvs, tensors, err := tinymodel.Qwen3(vocab, tinymodel.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "tiny-text.gguf")
+	if err := ggufwrite.WriteFile(path, kvs, tensors); err != nil {
+		t.Fatal(err)
+	}
+	mp := llama.ModelDefaultParams()
+	mp.NGpuLayers = 0
+	model, err := llama.ModelLoadFromFile(path, mp)
+	if err != nil {
+		t.Fatalf("load the tiny text model: %v", err)
+	}
+	t.Cleanup(func() { _ = llama.ModelFree(model) })
+	return model
+}
+
+// mtmdCount is what mtmd counts for one picture: the image chunks' tokens and the text
+// tokens around them (the prompt is the media marker alone).
+type mtmdCount struct{ rows, markers int }
+
+// countThroughMtmd tokenizes the media marker with a placeholder bitmap of size.
+func countThroughMtmd(ctx mtmd.Context, size PixelSize) (mtmdCount, error) {
+	bm := mtmd.BitmapInit(uint32(size.Width), uint32(size.Height), 0)
+	if bm == 0 {
+		return mtmdCount{}, errors.New("mtmd_bitmap_init failed")
+	}
+	defer mtmd.BitmapFree(bm)
+	chunks := mtmd.InputChunksInit()
+	defer mtmd.InputChunksFree(chunks)
+	if rc := mtmd.Tokenize(ctx, chunks, mtmd.NewInputText(mtmd.DefaultMarker(), false, true), []mtmd.Bitmap{bm}); rc != 0 {
+		return mtmdCount{}, fmt.Errorf("mtmd_tokenize returned %d", rc)
+	}
+	var c mtmdCount
+	for i := uint64(0); i < mtmd.InputChunksSize(chunks); i++ {
+		chunk := mtmd.InputChunksGet(chunks, i)
+		n := int(mtmd.InputChunkGetNTokens(chunk))
+		if mtmd.InputChunkGetType(chunk) == mtmd.InputChunkTypeText {
+			c.markers += n
+		} else {
+			c.rows += n
+		}
+	}
+	return c, nil
+}
+
+// oracleRow is one configuration's line of the table.
+type oracleRow struct {
+	config, projector    string
+	settings, sizes      int
+	equal, cells         int
+	refusedBoth, refused int
+}
+
+// TestRowsOracle compares LoadProjector + ImageRows with mtmd on every configuration, picture
+// size and token setting.
+func TestRowsOracle(t *testing.T) {
+	model := oracleRuntime(t)
+	dir := t.TempDir()
+	sizes := oracleSizes()
+	var table []oracleRow
+	for _, cfg := range tinyproj.Configs() {
+		path := filepath.Join(dir, cfg.Name+".gguf")
+		if err := tinyproj.Write(path, cfg, tinyproj.Width, 1); err != nil {
+			t.Fatal(err)
+		}
+		row := oracleRow{config: cfg.Name, projector: cfg.Projector, settings: len(oracleSettings), sizes: len(sizes)}
+		fam, famErr := LoadProjector(path)
+		for _, opts := range oracleSettings {
+			p := mtmd.ContextParamsDefault()
+			p.UseGPU, p.Warmup, p.Threads = false, false, 1
+			p.ImageMinTokens, p.ImageMaxTokens = int32(opts.MinTokens), int32(opts.MaxTokens)
+			ctx, mtmdErr := mtmd.InitFromFile(path, model, p)
+			var goErr error
+			if famErr != nil {
+				goErr = famErr
+			} else {
+				goErr = checkTokenLimits(fam, opts)
+			}
+			if mtmdErr != nil || goErr != nil {
+				row.cells++
+				row.refused++
+				if (mtmdErr != nil) == (goErr != nil) {
+					row.equal++
+					row.refusedBoth++
+				} else {
+					t.Errorf("%s %+v: mtmd loads: %v; rows --mmproj: %v", cfg.Name, opts, mtmdErr, goErr)
+				}
+				if ctx != 0 {
+					_ = mtmd.Free(ctx)
+				}
+				continue
+			}
+			for _, size := range sizes {
+				row.cells++
+				want, err := countThroughMtmd(ctx, size)
+				got, gerr := ImageRows(fam, size.Width, size.Height, opts)
+				switch {
+				case err != nil && gerr != nil:
+					row.equal++
+				case err != nil || gerr != nil:
+					t.Errorf("%s %v %+v: mtmd %+v (%v), rows --mmproj %+v (%v)", cfg.Name, size, opts, want, err, got, gerr)
+				case got.Rows == want.rows && got.Markers == want.markers:
+					row.equal++
+				default:
+					t.Errorf("%s %v %+v: mtmd rows %d + markers %d, rows --mmproj %d + %d (resized %v, tiles %d)",
+						cfg.Name, size, opts, want.rows, want.markers, got.Rows, got.Markers, got.Resized, got.Tiles)
+				}
+			}
+			_ = mtmd.Free(ctx)
+		}
+		table = append(table, row)
+	}
+	writeOracleTable(t, table, len(sizes))
+}
+
+// writeOracleTable logs the table and writes it to $ROWS_ORACLE_TABLE when set.
+func writeOracleTable(t *testing.T, table []oracleRow, nSizes int) {
+	sort.SliceStable(table, func(i, j int) bool { return table[i].projector < table[j].projector })
+	var b strings.Builder
+	fmt.Fprintf(&b, "| projector type | configuration | sizes × settings | refused by both | equal / cells |\n")
+	fmt.Fprintf(&b, "| --- | --- | --- | --- | --- |\n")
+	equal, cells := 0, 0
+	for _, r := range table {
+		fmt.Fprintf(&b, "| %s | %s | %d × %d | %d | %d / %d |\n", r.projector, r.config, r.sizes, r.settings, r.refusedBoth, r.equal, r.cells)
+		equal += r.equal
+		cells += r.cells
+	}
+	fmt.Fprintf(&b, "| all | %d configurations | %d sizes × %d settings | | %d / %d |\n", len(table), nSizes, len(oracleSettings), equal, cells)
+	t.Log("\n" + b.String())
+	if path := os.Getenv(oracleTableEnv); path != "" {
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// TestTinyProjectorsLoad: every tiny projector configuration of the oracle configures a family
+// (no libraries needed), with the projector type and sizes it was written with.
+func TestTinyProjectorsLoad(t *testing.T) {
+	dir := t.TempDir()
+	for _, cfg := range tinyproj.Configs() {
+		path := filepath.Join(dir, cfg.Name+".gguf")
+		if err := tinyproj.Write(path, cfg, tinyproj.Width, 1); err != nil {
+			t.Fatal(err)
+		}
+		fam, err := LoadProjector(path)
+		if err != nil {
+			t.Errorf("%s: %v", cfg.Name, err)
+			continue
+		}
+		if fam.Projector != cfg.Projector || fam.PatchSize != cfg.PatchSize || fam.ImageSize != cfg.ImageSize {
+			t.Errorf("%s: family %s p=%d S=%d, want %s p=%d S=%d", cfg.Name, fam.Projector, fam.PatchSize, fam.ImageSize,
+				cfg.Projector, cfg.PatchSize, cfg.ImageSize)
+		}
+	}
+}
