@@ -35,16 +35,16 @@ func lfm2Families() []Family {
 	return []Family{current, master, mid, old}
 }
 
-// lfm2TargetRatios lists the grids with 2..10 tiles ordered by area (generation
-// order within an area).
-func lfm2TargetRatios() []PixelSize {
+// targetRatios lists the grids with minTiles..maxTiles tiles ordered by area (generation
+// order within an area), as LFM2's and DeepSeek-OCR's get_target_ratios.
+func targetRatios(minTiles, maxTiles int) []PixelSize {
 	var ratios []PixelSize
 	seen := map[PixelSize]bool{}
-	for n := lfm2MinTiles; n <= lfm2MaxTiles; n++ {
+	for n := minTiles; n <= maxTiles; n++ {
 		for w := 1; w <= n; w++ {
 			for h := 1; h <= n; h++ {
 				g := PixelSize{w, h}
-				if a := w * h; a >= lfm2MinTiles && a <= lfm2MaxTiles && !seen[g] {
+				if a := w * h; a >= minTiles && a <= maxTiles && !seen[g] {
 					seen[g] = true
 					ratios = append(ratios, g)
 				}
@@ -57,26 +57,31 @@ func lfm2TargetRatios() []PixelSize {
 	return ratios
 }
 
-// lfm2Grid is find_closest_aspect_ratio: the grid with the closest aspect; on an
-// exact tie a later (larger) grid replaces the current one when the picture's
-// area exceeds half the grid's pixel area.
-func lfm2Grid(in PixelSize) PixelSize {
+// closestAspectGrid is find_closest_aspect_ratio over targetRatios: the grid with the
+// closest aspect; on an exact tie a later (larger) grid replaces the current one when the
+// picture's area exceeds half the grid's pixel area.
+func closestAspectGrid(in PixelSize, tile, minTiles, maxTiles int) PixelSize {
 	aspect := float32(in.Width) / float32(in.Height)
 	area := float32(int64(in.Width) * int64(in.Height))
 	best := PixelSize{1, 1}
 	bestDiff := float32(math.MaxFloat32)
-	for _, r := range lfm2TargetRatios() {
+	for _, r := range targetRatios(minTiles, maxTiles) {
 		diff := float32(math.Abs(float64(aspect - float32(r.Width)/float32(r.Height))))
 		if diff < bestDiff {
 			bestDiff, best = diff, r
 		} else if diff == bestDiff {
-			target := float32(lfm2TileSize * lfm2TileSize * r.Width * r.Height)
+			target := float32(tile * tile * r.Width * r.Height)
 			if area > float32(0.5*target) {
 				best = r
 			}
 		}
 	}
 	return best
+}
+
+// lfm2Grid is LFM2's grid: 512-px tiles, 2..10 of them.
+func lfm2Grid(in PixelSize) PixelSize {
+	return closestAspectGrid(in, lfm2TileSize, lfm2MinTiles, lfm2MaxTiles)
 }
 
 // lfm2Rows computes LFM2-VL's cost. Markers: <|image_start|> <|image_end|>; with

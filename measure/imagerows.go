@@ -123,6 +123,10 @@ type Family struct {
 	MiniCPMVersion int `json:"minicpmv_version,omitempty"`
 	// QueryNum is clip.minicpmv_query_num (0: 96 for version 2, 64 otherwise).
 	QueryNum int `json:"query_num,omitempty"`
+	// QuerySide and WindowSide are Granite 4 vision's clip.vision.projector.query_side and
+	// window_side (each window of window_side² patches gives query_side² rows).
+	QuerySide  int `json:"query_side,omitempty"`
+	WindowSide int `json:"window_side,omitempty"`
 	// ImageBreak is set when the projector has the v.token_embd.img_break tensor (Pixtral rows).
 	ImageBreak bool `json:"image_break,omitempty"`
 	// ExtraRows are embedding rows added per image by the projector itself
@@ -265,6 +269,8 @@ func llamaCppRows(f Family, in PixelSize, opts RowOptions) (Rows, error) {
 		return idefics3Rows(f, in, opts)
 	case "lfm2":
 		return lfm2Rows(f, in, opts)
+	case "step3vl", "deepseekocr", "deepseekocr2", "deepseek4v", "granite4_vision", "muse_glimmer":
+		return cropRows(f, in, opts)
 	case "":
 		return Rows{}, errors.New("no projector type")
 	default:

@@ -27,6 +27,8 @@ const (
 	keyGridPinpoints       = "clip.vision.image_grid_pinpoints"
 	keyMiniCPMVersion      = "clip.minicpmv_version"
 	keyMiniCPMQueryNum     = "clip.minicpmv_query_num"
+	keyQuerySide           = "clip.vision.projector.query_side"
+	keyWindowSide          = "clip.vision.projector.window_side"
 
 	tensorImageBreak = "v.token_embd.img_break"
 	tensorAdapterBOI = "adapter.boi"
@@ -80,6 +82,12 @@ func defaultsForProjector(projector string) projectorDefaults {
 		return projectorDefaults{0, 0, 0, keyScaleFactor}
 	case "dots3note_v":
 		return projectorDefaults{0, 0, 0, keySpatialMerge}
+	case "muse_glimmer":
+		return projectorDefaults{1, 4096, 2, keySpatialMerge}
+	case "step3vl":
+		return projectorDefaults{0, 0, 4, keyScaleFactor}
+	case "deepseek4v":
+		return projectorDefaults{0, 0, 0, keyScaleFactor}
 	}
 	return projectorDefaults{}
 }
@@ -146,6 +154,8 @@ func projectorFromGGUF(f *gguf.GGUFFile, fileName string) (Family, error) {
 		MiniCPMVersion: ints[keyMiniCPMVersion],
 		QueryNum:       ints[keyMiniCPMQueryNum],
 		ImageBreak:     projector == "pixtral" && hasTensor(tensorImageBreak),
+		QuerySide:      ints[keyQuerySide],
+		WindowSide:     ints[keyWindowSide],
 		Note:           "configured from " + fileName,
 	}
 	if def.mergeKey != "" {
@@ -159,6 +169,13 @@ func projectorFromGGUF(f *gguf.GGUFFile, fileName string) (Family, error) {
 			return Family{}, fmt.Errorf("%s (%d) is less than %s (%d); llama.cpp refuses the file",
 				keyMaxPixels, fam.MaxPixels, keyMinPixels, fam.MinPixels)
 		}
+	}
+	if projector == "deepseek4v" {
+		v, ok := ints[keyMinPixels]
+		if !ok {
+			return Family{}, fmt.Errorf("projector deepseek4v needs %s", keyMinPixels)
+		}
+		fam.MinPixels = v
 	}
 	if projector == "adapter" && hasTensor(tensorAdapterBOI) {
 		fam.ExtraRows = 2 // BOI and EOI embeddings
@@ -223,6 +240,7 @@ func ggufProjectorInts(kvs gguf.GGUFMetadataKVs) (map[string]int, error) {
 	for _, key := range []string{
 		keyImageSize, keyPatchSize, keySpatialMerge, keyScaleFactor, keyMinPixels, keyMaxPixels,
 		keyPreprocImageSize, keyPreprocMinTiles, keyPreprocMaxTiles, keyMiniCPMVersion, keyMiniCPMQueryNum,
+		keyQuerySide, keyWindowSide,
 	} {
 		v, found, err := rowsKVInt(kvs, key)
 		if err != nil {

@@ -323,8 +323,8 @@ func TestLoadProjectorErrors(t *testing.T) {
 		},
 		{
 			name: "unsupported projector",
-			kvs:  mmprojKVs("clip.projector_type", "step3vl", 728, 14),
-			want: `projector type "step3vl"`,
+			kvs:  mmprojKVs("clip.projector_type", "qwen2a", 728, 14),
+			want: `projector type "qwen2a"`,
 			is:   ErrUnsupportedProjector,
 		},
 		{

@@ -37,6 +37,8 @@ func projectorLimitKind(f Family) limitKind {
 	switch f.Projector {
 	case "idefics3", "lightonocr":
 		return limitsCustomOnly
+	case "deepseek4v": // clamps its minimum to its maximum: refuses nothing
+		return limitsNone
 	case "hunyuanvl":
 		return limitsTokensThenFile
 	case "kimik25":

@@ -203,11 +203,50 @@ func Configs() []Config {
 		{Name: "minimax-m3", Projector: "minimax_m3", ImageSize: 672, PatchSize: 14,
 			KVs:     []ggufwrite.KV{u32(keySpatialMerge, 2)},
 			Tensors: joined(mlp12, []string{"mm.merger.fc1.weight", "mm.merger.fc1.bias", "mm.merger.fc2.weight", "mm.merger.fc2.bias"})},
+		{Name: "step3-vl", Projector: "step3vl", ImageSize: 728, PatchSize: 14,
+			Tensors: []string{"mm.0.weight", "mm.1.weight", "mm.model.fc.weight"}},
+		{Name: "muse-glimmer", Projector: "muse_glimmer", ImageSize: 512, PatchSize: 16,
+			KVs:     []ggufwrite.KV{u32(keySpatialMerge, 2)},
+			Tensors: []string{"mm.0.weight", "mm.1.weight", "mm.2.weight"}},
+		{Name: "deepseek-v4-vision", Projector: "deepseek4v", ImageSize: 448, PatchSize: 14,
+			KVs: []ggufwrite.KV{u32(keyScaleFactor, 2), u32(keyMinPixels, 50176)},
+			Tensors: joined(mlp12, []string{"v.image_newline", "v.token_embd.img_start", "v.token_embd.img_end",
+				"v.token_embd.img_pad"})},
+		{Name: "deepseek-ocr", Projector: "deepseekocr", ImageSize: 1024, PatchSize: 16, Tensors: deepseekOCR, KVs: sam},
+		{Name: "deepseek-ocr-2", Projector: "deepseekocr2", ImageSize: 1024, PatchSize: 16, Tensors: deepseekOCR,
+			KVs: append([]ggufwrite.KV{u32(keyHeadKV, 1)}, sam...)},
+		{Name: "granite-4-vision", Projector: "granite4_vision", ImageSize: 384, PatchSize: 16, Tensors: granite,
+			KVs: []ggufwrite.KV{
+				{Key: "clip.vision.feature_layer", Value: []int32{0}},
+				{Key: "clip.vision.projector.spatial_offsets", Value: []int32{0}},
+				u32("clip.vision.projector.query_side", 4), u32("clip.vision.projector.window_side", 8),
+				{Key: keyPinpoints, Value: []int32{384, 768, 768, 384, 768, 768, 1152, 384, 384, 1152, 1152, 768, 768, 1152, 1152, 1152}},
+			}},
 		{Name: "youtu-vl", Projector: "youtuvl", ImageSize: 560, PatchSize: 16,
 			KVs:     []ggufwrite.KV{u32(keySpatialMerge, 2), u32(keyWindowSize, 112), {Key: keyWALayers, Value: []int32{}}},
 			Tensors: joined([]string{"mm.input_norm.weight"}, mlp02)},
 	}
 }
+
+// sam are DeepSeek-OCR's SAM keys (no SAM blocks).
+var sam = []ggufwrite.KV{u32("clip.vision.sam.block_count", 0), u32("clip.vision.sam.head_count", 1),
+	u32("clip.vision.sam.embedding_length", Width), u32(keyWindowSize, 14)}
+
+// deepseekOCR are DeepSeek-OCR's tensors besides the SAM blocks.
+var deepseekOCR = []string{"v.sam.pos_embd.weight", "v.sam.patch_embd.weight", "v.sam.patch_embd.bias",
+	"v.sam.neck.0.weight", "v.sam.neck.1.bias", "v.sam.neck.1.weight", "v.sam.neck.2.weight", "v.sam.neck.3.bias",
+	"v.sam.neck.3.weight", "v.sam.net_2.weight", "v.sam.net_3.weight", "v.view_seperator", "mm.model.fc.weight", "mm.model.fc.bias"}
+
+// granite are Granite 4 vision's tensors of one projector block.
+var granite = func() []string {
+	out := []string{"v.image_newline", "v.proj_blk.0.img_pos", "v.proj_blk.0.query"}
+	for _, n := range []string{"linear", "norm", "post_norm", "self_attn_q", "self_attn_k", "self_attn_v", "self_attn_out",
+		"self_attn_norm", "cross_attn_q", "cross_attn_k", "cross_attn_v", "cross_attn_out", "cross_attn_norm",
+		"ffn_up", "ffn_down", "ffn_norm"} {
+		out = append(out, "v.proj_blk.0."+n+".weight", "v.proj_blk.0."+n+".bias")
+	}
+	return out
+}()
 
 // hunyuan are HunyuanVL's tensors.
 var hunyuan = joined(mlp02, []string{"mm.model.fc.weight", "mm.model.fc.bias", "mm.pre_norm.weight",
