@@ -5,7 +5,7 @@ package measure
 // DeepSeek-OCR 1 and 2 (deepseekocr, deepseekocr2: a 1024-px global view plus a grid of
 // tiles), DeepSeek-V4 vision (deepseek4v: one picture in a block of rows with newlines and
 // sentinels), Granite 4 vision (granite4_vision: LLaVA-NeXT anyres) and Muse Glimmer
-// (muse_glimmer: a patch grid under a token cap). docs/pipeline.md §10.2.
+// (muse-glimmer: a patch grid under a token cap). docs/pipeline.md §10.2.
 
 import (
 	"fmt"
@@ -37,7 +37,7 @@ func cropRows(f Family, in PixelSize, opts RowOptions) (Rows, error) {
 		return deepseek4vRows(f, in, opts)
 	case "granite4_vision":
 		return graniteRows(f, in)
-	case "muse_glimmer":
+	case "muse-glimmer":
 		return museGlimmerRows(f, in, opts)
 	}
 	return Rows{}, fmt.Errorf("%w: %q", ErrUnsupportedProjector, f.Projector)

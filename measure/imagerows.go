@@ -269,7 +269,7 @@ func llamaCppRows(f Family, in PixelSize, opts RowOptions) (Rows, error) {
 		return idefics3Rows(f, in, opts)
 	case "lfm2":
 		return lfm2Rows(f, in, opts)
-	case "step3vl", "deepseekocr", "deepseekocr2", "deepseek4v", "granite4_vision", "muse_glimmer":
+	case "step3vl", "deepseekocr", "deepseekocr2", "deepseek4v", "granite4_vision", "muse-glimmer":
 		return cropRows(f, in, opts)
 	case "":
 		return Rows{}, errors.New("no projector type")

@@ -82,7 +82,7 @@ func defaultsForProjector(projector string) projectorDefaults {
 		return projectorDefaults{0, 0, 0, keyScaleFactor}
 	case "dots3note_v":
 		return projectorDefaults{0, 0, 0, keySpatialMerge}
-	case "muse_glimmer":
+	case "muse-glimmer":
 		return projectorDefaults{1, 4096, 2, keySpatialMerge}
 	case "step3vl":
 		return projectorDefaults{0, 0, 4, keyScaleFactor}

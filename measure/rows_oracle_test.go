@@ -39,7 +39,7 @@ func oracleMarkers() []string {
 	out := []string{
 		"<image>", "</image>", "<slice>", "</slice>", "<fake_token_around_image>", "<global-img>",
 		"<|img_thumbnail|>", "<|image>", "<image|>", "[IMG_END]", "<|image_start|>", "<|image_end|>",
-		"<img>", "</img>", "<|media_start|>", "<|media_end|>", "<|media_begin|>",
+		"<img>", "</img>", "<|media_start|>", "<|media_end|>", "<|media_begin|>", "<|begin_of_image|>", "<|end_of_image|>",
 		"<|IMAGE_START|>", "<|IMAGE_END|>", "<vision>", "</vision>", "<|img|>", "<|endofimg|>",
 		"<start_of_image>", "<end_of_image>", "<｜hy_place▁holder▁no▁100｜>", "<｜hy_place▁holder▁no▁101｜>",
 		"]<]start of image[>[", "]<]end of image[>[",
@@ -68,13 +68,19 @@ func oracleSizes() []PixelSize {
 // projector (the types without token limits must ignore them, as mtmd does).
 var oracleSettings = []RowOptions{{}, {MaxTokens: 200}, {MinTokens: 256}, {MinTokens: 1024}, {MinTokens: 100, MaxTokens: 2000}, {MinTokens: 2000, MaxTokens: 1000}}
 
+// oracleLibEnv names a folder holding the release's libllama, libggml* and libmtmd, instead of
+// the one `make llama-server` fills.
+const oracleLibEnv = "STRATA_EVAL_MTMD_LIB"
+
 // oracleRuntime loads the release's libraries and the tiny text model, or skips.
-func oracleRuntime(t *testing.T) llama.Model {
+func oracleRuntime(t *testing.T) oracleModels {
 	t.Helper()
-	bin := llamaserver.Find(t, oracleRelease)
-	dir := filepath.Dir(bin)
+	dir := os.Getenv(oracleLibEnv)
+	if dir == "" {
+		dir = filepath.Dir(llamaserver.Find(t, oracleRelease))
+	}
 	if _, err := os.Stat(filepath.Join(dir, "libmtmd.so")); err != nil {
-		t.Skipf("skipping the mtmd oracle: no libmtmd.so beside %s (run `make llama-server`, which builds the release's shared libraries too)", bin)
+		t.Skipf("skipping the mtmd oracle: no libmtmd.so in %s (run `make llama-server`, which builds the release's shared libraries beside llama-server, or set $%s)", dir, oracleLibEnv)
 	}
 	tokenizer, err := tinymodel.FindTokenizer()
 	if err != nil {
@@ -109,18 +115,52 @@ func oracleRuntime(t *testing.T) llama.Model {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(t.TempDir(), "tiny-text.gguf")
-	if err := ggufwrite.WriteFile(path, kvs, tensors); err != nil {
-		t.Fatal(err)
+	tmp := t.TempDir()
+	load := func(name string, kvs []ggufwrite.KV) llama.Model {
+		path := filepath.Join(tmp, name+".gguf")
+		if err := ggufwrite.WriteFile(path, kvs, tensors); err != nil {
+			t.Fatal(err)
+		}
+		mp := llama.ModelDefaultParams()
+		mp.NGpuLayers = 0
+		model, err := llama.ModelLoadFromFile(path, mp)
+		if err != nil {
+			t.Fatalf("load the tiny text model %s: %v", name, err)
+		}
+		t.Cleanup(func() { _ = llama.ModelFree(model) })
+		return model
 	}
-	mp := llama.ModelDefaultParams()
-	mp.NGpuLayers = 0
-	model, err := llama.ModelLoadFromFile(path, mp)
-	if err != nil {
-		t.Fatalf("load the tiny text model: %v", err)
+	return oracleModels{plain: load("qwen3", kvs), mrope: load("qwen3vl", qwen3VLKVs(kvs))}
+}
+
+// oracleModels are the tiny text models mtmd is initialised with: Qwen3 (normal RoPE) and the
+// same weights as Qwen3-VL (interleaved M-RoPE), which the projectors of M-RoPE models need
+// (mtmd lays HunyuanVL's rows out by the grid only then, and aborts otherwise).
+type oracleModels struct{ plain, mrope llama.Model }
+
+// forProjector is the text model of the real models of a projector type.
+func (m oracleModels) forProjector(projector string) llama.Model {
+	switch projector {
+	case "qwen2vl_merger", "qwen2.5vl_merger", "qwen3vl_merger", "glm4v", "hunyuanvl":
+		return m.mrope
 	}
-	t.Cleanup(func() { _ = llama.ModelFree(model) })
-	return model
+	return m.plain
+}
+
+// qwen3VLKVs turns the tiny Qwen3's metadata into Qwen3-VL's: the architecture, its key
+// prefix and the M-RoPE sections.
+func qwen3VLKVs(kvs []ggufwrite.KV) []ggufwrite.KV {
+	out := make([]ggufwrite.KV, 0, len(kvs)+1)
+	for _, kv := range kvs {
+		switch {
+		case kv.Key == "general.architecture":
+			kv.Value = "qwen3vl"
+		case strings.HasPrefix(kv.Key, "qwen3."):
+			kv.Key = "qwen3vl." + strings.TrimPrefix(kv.Key, "qwen3.")
+		}
+		out = append(out, kv)
+	}
+	return append(out, ggufwrite.KV{Key: "qwen3vl.rope.dimension_sections", Value: []int32{4, 2, 2, 0}})
 }
 
 // mtmdCount is what mtmd counts for one picture: the image chunks' tokens and the text
@@ -163,7 +203,7 @@ type oracleRow struct {
 // TestRowsOracle compares LoadProjector + ImageRows with mtmd on every configuration, picture
 // size and token setting.
 func TestRowsOracle(t *testing.T) {
-	model := oracleRuntime(t)
+	models := oracleRuntime(t)
 	dir := t.TempDir()
 	sizes := oracleSizes()
 	var table []oracleRow
@@ -178,7 +218,7 @@ func TestRowsOracle(t *testing.T) {
 			p := mtmd.ContextParamsDefault()
 			p.UseGPU, p.Warmup, p.Threads = false, false, 1
 			p.ImageMinTokens, p.ImageMaxTokens = int32(opts.MinTokens), int32(opts.MaxTokens)
-			ctx, mtmdErr := mtmd.InitFromFile(path, model, p)
+			ctx, mtmdErr := mtmd.InitFromFile(path, models.forProjector(cfg.Projector), p)
 			var goErr error
 			if famErr != nil {
 				goErr = famErr
@@ -257,7 +297,10 @@ func TestTinyProjectorsLoad(t *testing.T) {
 			t.Errorf("%s: %v", cfg.Name, err)
 			continue
 		}
-		if fam.Projector != cfg.Projector || fam.PatchSize != cfg.PatchSize || fam.ImageSize != cfg.ImageSize {
+		// clip.cpp reads the Omni file's vision part as Qwen2.5-VL and an mlp with mm.3 as mlp_norm.
+		renamed := map[string]string{"qwen2.5o": "qwen2.5vl_merger", "mlp": "mlp_norm"}
+		sameType := fam.Projector == cfg.Projector || fam.Projector == renamed[cfg.Projector]
+		if !sameType || fam.PatchSize != cfg.PatchSize || fam.ImageSize != cfg.ImageSize {
 			t.Errorf("%s: family %s p=%d S=%d, want %s p=%d S=%d", cfg.Name, fam.Projector, fam.PatchSize, fam.ImageSize,
 				cfg.Projector, cfg.PatchSize, cfg.ImageSize)
 		}
