@@ -306,3 +306,56 @@ func TestTinyProjectorsLoad(t *testing.T) {
 		}
 	}
 }
+
+// namedFamilyConfigs maps each llamacpp/ family to the oracle's configuration of the same model.
+var namedFamilyConfigs = map[string]string{
+	"llamacpp/gemma3": "gemma3", "llamacpp/gemma3n": "gemma3n", "llamacpp/gemma4": "gemma4",
+	"llamacpp/glm4v": "glm-4.1v", "llamacpp/idefics3-8b": "idefics3-8b", "llamacpp/idefics3-smolvlm2": "smolvlm2",
+	"llamacpp/smolvlm-2b": "smolvlm-2b", "llamacpp/internvl": "internvl3", "llamacpp/kimi-k2.5": "kimi-k2.5",
+	"llamacpp/kimi-vl": "kimi-vl", "llamacpp/lfm2-vl": "lfm2-vl", "llamacpp/llama4": "llama4",
+	"llamacpp/llava-1.5": "llava-1.5", "llamacpp/llava-1.6": "llava-1.6", "llamacpp/minicpm-v-2.5": "minicpm-v-2.5",
+	"llamacpp/minicpm-v-2.6": "minicpm-v-2.6", "llamacpp/minicpm-o-2.6": "minicpm-o-2.6",
+	"llamacpp/minicpm-v-4.0": "minicpm-v-4.0", "llamacpp/minicpm-v-4.5": "minicpm-v-4.5",
+	"llamacpp/minicpm-o-4.5": "minicpm-o-4.5", "llamacpp/minicpm-v-4.6": "minicpm-v-4.6",
+	"llamacpp/mistral-small-3.1": "mistral-small-3.1", "llamacpp/pixtral-12b": "pixtral-12b",
+	"llamacpp/qwen2vl": "qwen2vl", "llamacpp/qwen2.5vl": "qwen2.5vl", "llamacpp/qwen3vl": "qwen3vl",
+}
+
+// TestNamedFamiliesAreOracleConfigs: every llamacpp/ family counts as LoadProjector of the
+// oracle's configuration of its model on every size and setting of the oracle, so the
+// oracle's table holds for the named families too.
+func TestNamedFamiliesAreOracleConfigs(t *testing.T) {
+	configs := map[string]tinyproj.Config{}
+	for _, c := range tinyproj.Configs() {
+		configs[c.Name] = c
+	}
+	dir := t.TempDir()
+	for _, name := range Families() {
+		if !strings.HasPrefix(name, "llamacpp/") {
+			continue
+		}
+		cfgName, ok := namedFamilyConfigs[name]
+		if !ok {
+			t.Errorf("%s has no oracle configuration", name)
+			continue
+		}
+		path := filepath.Join(dir, cfgName+".gguf")
+		if err := tinyproj.Write(path, configs[cfgName], tinyproj.Width, 1); err != nil {
+			t.Fatal(err)
+		}
+		fromFile, err := LoadProjector(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		named := mustFamily(t, name)
+		for _, opts := range oracleSettings {
+			for _, size := range oracleSizes() {
+				a, errA := ImageRows(named, size.Width, size.Height, opts)
+				b, errB := ImageRows(fromFile, size.Width, size.Height, opts)
+				if (errA != nil) != (errB != nil) || a.Rows != b.Rows || a.Markers != b.Markers {
+					t.Errorf("%s %v %+v: %d+%d (%v), its projector %d+%d (%v)", name, size, opts, a.Rows, a.Markers, errA, b.Rows, b.Markers, errB)
+				}
+			}
+		}
+	}
+}
