@@ -203,11 +203,8 @@ func ImageRows(f Family, width, height int, opts RowOptions) (Rows, error) {
 	if width > MaxImageSide || height > MaxImageSide {
 		return Rows{}, fmt.Errorf("image rows for %s: picture size %d×%d exceeds %d px per side", f.Name, width, height, MaxImageSide)
 	}
-	if opts.MinTokens < 0 || opts.MaxTokens < 0 || opts.MinTokens > MaxTokenLimit || opts.MaxTokens > MaxTokenLimit {
-		return Rows{}, fmt.Errorf("image rows for %s: token limits %d..%d out of range 0..%d", f.Name, opts.MinTokens, opts.MaxTokens, MaxTokenLimit)
-	}
-	if err := checkTokenLimits(f, opts); err != nil {
-		return Rows{}, fmt.Errorf("image rows for %s: %w", f.Name, err)
+	if err := CheckRowOptions(f, opts); err != nil {
+		return Rows{}, err
 	}
 	var (
 		r   Rows

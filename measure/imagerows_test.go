@@ -399,3 +399,30 @@ func mustFamily(t *testing.T, name string) Family {
 	}
 	return f
 }
+
+// TestImageRowsReleaseFigures: totals that llama.cpp's multimodal library of the bound release
+// counted for these pictures with its own build and projectors (figures reported alongside the
+// bug they revealed: Gemma 4's 70..1120 limits, SmolVLM's tile rounding, LFM2's thumbnail marker
+// and tiling threshold, Idefics3 honouring --image-max-tokens).
+func TestImageRowsReleaseFigures(t *testing.T) {
+	for _, tc := range []struct {
+		family        string
+		width, height int
+		opts          RowOptions
+		total         int
+	}{
+		{"llamacpp/gemma4", 1280, 800, RowOptions{}, 461},
+		{"llamacpp/gemma4", 1920, 1080, RowOptions{}, 922},
+		{"llamacpp/smolvlm-2b", 800, 3000, RowOptions{}, 752},
+		{"llamacpp/smolvlm-2b", 10000, 100, RowOptions{}, 417},
+		{"llamacpp/smolvlm-2b", 336, 336, RowOptions{}, 1416},
+		{"llamacpp/lfm2-vl", 64, 64, RowOptions{}, 66},
+		{"llamacpp/lfm2-vl", 730, 730, RowOptions{}, 1287},
+		{"llamacpp/idefics3-smolvlm2", 1920, 1080, RowOptions{MaxTokens: 200}, 200},
+	} {
+		r, err := ImageRows(mustFamily(t, tc.family), tc.width, tc.height, tc.opts)
+		if err != nil || r.Total != tc.total {
+			t.Errorf("%s %d×%d %+v: total %d (%v), want %d", tc.family, tc.width, tc.height, tc.opts, r.Total, err, tc.total)
+		}
+	}
+}

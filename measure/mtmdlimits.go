@@ -131,3 +131,17 @@ func checkTokenLimits(f Family, opts RowOptions) error {
 	}
 	return nil
 }
+
+// CheckRowOptions returns the error ImageRows gives for every picture of family f under opts
+// when llama.cpp refuses to load f's projector with those token limits, nil otherwise, so
+// that an engine can refuse the settings before measuring anything, as llama-server refuses
+// to start.
+func CheckRowOptions(f Family, opts RowOptions) error {
+	if opts.MinTokens < 0 || opts.MaxTokens < 0 || opts.MinTokens > MaxTokenLimit || opts.MaxTokens > MaxTokenLimit {
+		return fmt.Errorf("image rows for %s: token limits %d..%d out of range 0..%d", f.Name, opts.MinTokens, opts.MaxTokens, MaxTokenLimit)
+	}
+	if err := checkTokenLimits(f, opts); err != nil {
+		return fmt.Errorf("image rows for %s: %w", f.Name, err)
+	}
+	return nil
+}
