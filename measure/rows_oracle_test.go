@@ -12,10 +12,14 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
+	"unsafe"
 
+	"github.com/ebitengine/purego"
 	"github.com/hybridgroup/yzma/pkg/llama"
 	"github.com/hybridgroup/yzma/pkg/mtmd"
 
@@ -94,8 +98,8 @@ func oracleRuntime(t *testing.T) oracleModels {
 	}
 	if os.Getenv("ROWS_ORACLE_LOG") == "" {
 		llama.LogSet(llama.LogSilent())
-		mtmd.LogSet(llama.LogSilent())
 	}
+	mtmd.LogSet(mtmdLog.callback())
 	llama.Init()
 	vocab, err := tinymodel.ReadVocabulary(tokenizer)
 	if err != nil {
@@ -132,6 +136,52 @@ func oracleRuntime(t *testing.T) oracleModels {
 	}
 	return oracleModels{plain: load("qwen3", kvs), mrope: load("qwen3vl", qwen3VLKVs(kvs))}
 }
+
+// mtmdLog keeps what mtmd (clip.cpp) logs, so that the oracle can read why it refused a
+// projector; ROWS_ORACLE_LOG=1 also copies it to stderr.
+var mtmdLog oracleLog
+
+// oracleLog is a log callback's text, cut by take.
+type oracleLog struct {
+	mu   sync.Mutex
+	text strings.Builder
+	cb   uintptr
+}
+
+// callback returns the C log callback (made once: purego callbacks are never freed).
+func (l *oracleLog) callback() uintptr {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.cb == 0 {
+		echo := os.Getenv("ROWS_ORACLE_LOG") != ""
+		l.cb = purego.NewCallback(func(level int32, text *byte, _ unsafe.Pointer) uintptr {
+			var b []byte
+			for p := text; p != nil && *p != 0 && len(b) < 1<<16; p = (*byte)(unsafe.Add(unsafe.Pointer(p), 1)) {
+				b = append(b, *p)
+			}
+			l.mu.Lock()
+			l.text.Write(b)
+			l.mu.Unlock()
+			if echo {
+				os.Stderr.Write(b)
+			}
+			return 0
+		})
+	}
+	return l.cb
+}
+
+// take returns the text logged since the last take.
+func (l *oracleLog) take() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	s := l.text.String()
+	l.text.Reset()
+	return s
+}
+
+// mtmdRefusal is clip.cpp's reason for refusing pixel limits.
+var mtmdRefusal = regexp.MustCompile(`image_max_pixels \(-?\d+\) is less than image_min_pixels \(-?\d+\)`)
 
 // oracleModels are the tiny text models mtmd is initialised with: Qwen3 (normal RoPE) and the
 // same weights as Qwen3-VL (interleaved M-RoPE), which the projectors of M-RoPE models need
@@ -218,7 +268,11 @@ func TestRowsOracle(t *testing.T) {
 			p := mtmd.ContextParamsDefault()
 			p.UseGPU, p.Warmup, p.Threads = false, false, 1
 			p.ImageMinTokens, p.ImageMaxTokens = int32(opts.MinTokens), int32(opts.MaxTokens)
+			mtmdLog.take()
 			ctx, mtmdErr := mtmd.InitFromFile(path, models.forProjector(cfg.Projector), p)
+			if mtmdErr != nil {
+				mtmdErr = fmt.Errorf("%w: %s", mtmdErr, mtmdRefusal.FindString(mtmdLog.take()))
+			}
 			var goErr error
 			if famErr != nil {
 				goErr = famErr
@@ -228,10 +282,14 @@ func TestRowsOracle(t *testing.T) {
 			if mtmdErr != nil || goErr != nil {
 				row.cells++
 				row.refused++
-				if (mtmdErr != nil) == (goErr != nil) {
+				reason := mtmdRefusal.FindString(fmt.Sprint(mtmdErr))
+				switch {
+				case mtmdErr != nil && goErr != nil && (reason == "" || !strings.Contains(goErr.Error(), reason)):
+					t.Errorf("%s %+v: mtmd refuses: %v; rows --mmproj refuses for another reason: %v", cfg.Name, opts, mtmdErr, goErr)
+				case mtmdErr != nil && goErr != nil:
 					row.equal++
 					row.refusedBoth++
-				} else {
+				default:
 					t.Errorf("%s %+v: mtmd loads: %v; rows --mmproj: %v", cfg.Name, opts, mtmdErr, goErr)
 				}
 				if ctx != 0 {
