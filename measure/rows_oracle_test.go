@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -67,6 +68,10 @@ func oracleSizes() []PixelSize {
 	}
 	return sizes
 }
+
+// oracleWithPixels are the sizes also counted with real pixels (at the default setting), to
+// show that mtmd counts a placeholder bitmap as it counts a picture.
+var oracleWithPixels = map[PixelSize]bool{{64, 64}: true, {1280, 800}: true, {800, 1280}: true}
 
 // oracleSettings are the --image-min-tokens / --image-max-tokens settings tried on every
 // projector (the types without token limits must ignore them, as mtmd does).
@@ -217,9 +222,20 @@ func qwen3VLKVs(kvs []ggufwrite.KV) []ggufwrite.KV {
 // tokens around them (the prompt is the media marker alone).
 type mtmdCount struct{ rows, markers int }
 
-// countThroughMtmd tokenizes the media marker with a placeholder bitmap of size.
-func countThroughMtmd(ctx mtmd.Context, size PixelSize) (mtmdCount, error) {
-	bm := mtmd.BitmapInit(uint32(size.Width), uint32(size.Height), 0)
+// countThroughMtmd tokenizes the media marker with a bitmap of size: a placeholder (mtmd's
+// way of counting without pixels), or with pixels a grey picture that mtmd really resizes.
+func countThroughMtmd(ctx mtmd.Context, size PixelSize, pixels bool) (mtmdCount, error) {
+	var data []byte
+	var ptr uintptr
+	if pixels {
+		data = make([]byte, size.Width*size.Height*3)
+		for i := range data {
+			data[i] = byte(i * 7)
+		}
+		ptr = uintptr(unsafe.Pointer(&data[0]))
+	}
+	bm := mtmd.BitmapInit(uint32(size.Width), uint32(size.Height), ptr)
+	runtime.KeepAlive(data) // mtmd_bitmap_init copies the pixels
 	if bm == 0 {
 		return mtmdCount{}, errors.New("mtmd_bitmap_init failed")
 	}
@@ -299,7 +315,13 @@ func TestRowsOracle(t *testing.T) {
 			}
 			for _, size := range sizes {
 				row.cells++
-				want, err := countThroughMtmd(ctx, size)
+				want, err := countThroughMtmd(ctx, size, false)
+				if opts == (RowOptions{}) && oracleWithPixels[size] && err == nil {
+					// the placeholder counts as a picture with pixels does
+					if real, rerr := countThroughMtmd(ctx, size, true); rerr != nil || real != want {
+						t.Errorf("%s %v: mtmd counts %+v (%v) with pixels, %+v as a placeholder", cfg.Name, size, real, rerr, want)
+					}
+				}
 				got, gerr := ImageRows(fam, size.Width, size.Height, opts)
 				switch {
 				case err != nil && gerr != nil:
