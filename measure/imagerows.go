@@ -4,7 +4,8 @@ package measure
 //
 // The llama.cpp families reproduce mtmd's preprocessing (tools/mtmd/mtmd-image.cpp)
 // and clip_n_output_tokens in the same 32-bit float arithmetic, with the same
-// built-in token limits, so their counts are exact ("tokenizer" source). The
+// built-in token limits, so their counts are exact ("tokenizer" source); the mtmd
+// oracle (rows_oracle_test.go, make rows-oracle) holds them to the release's libmtmd. The
 // Hugging Face Qwen rules reproduce transformers' smart_resize in float64 with
 // banker's rounding. The hosted API rules (OpenAI, Anthropic, Gemini) evaluate
 // the providers' published formulas and are labelled "estimate".
@@ -47,7 +48,8 @@ type Rule string
 
 // The algorithms.
 const (
-	// RuleLlamaCpp is llama.cpp mtmd (current master); the formula is chosen by Family.Projector.
+	// RuleLlamaCpp is llama.cpp's mtmd of the bound release (v0.5.0) unless the family's
+	// fields select an earlier behaviour; the formula is chosen by Family.Projector.
 	RuleLlamaCpp Rule = "llama.cpp"
 	// RuleLlamaCppLegacyQwen is Qwen2/2.5-VL in llama.cpp before b6915: longest side scaled to
 	// 1024 px, each side rounded up to a multiple of 2·patch.
