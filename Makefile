@@ -6,7 +6,7 @@ FUZZTIME  ?= 10s
 BENCHTIME ?= 1s
 COUNT     ?= 1
 
-.PHONY: all build run test test-deps llama-libs llama-server test-llama-server unit ci-replay bench bench-scale bench-ab scale-same bench-hugeline bench-ratio fuzz lint generate clean
+.PHONY: all build run test test-deps llama-libs llama-server test-llama-server unit ci-replay bench bench-scale bench-ab scale-same bench-hugeline bench-ratio rows-oracle fuzz lint generate clean
 
 all: build
 
@@ -43,6 +43,13 @@ llama-server:
 ## with the http, offline and llama engines (the end-to-end test that `make test` skips without it).
 test-llama-server: test-deps llama-server
 	$(GO) test -count=1 -timeout 30m -run 'TestLiveLlamaServer' -v ./cmd/cli/
+
+## rows-oracle: image rows of `rows --mmproj` against llama.cpp's own multimodal library (libmtmd of
+## the release, built by `make llama-server`) for a tiny projector of every configuration, every
+## picture size and token setting; prints the table of docs/count-and-rows.md.
+rows-oracle: test-deps llama-server
+	@table=$$(mktemp) && ROWS_ORACLE_TABLE=$$table $(GO) test -count=1 -timeout 20m -run '^TestRowsOracle$$' ./measure/ >$$table.log 2>&1; \
+	rc=$$?; cat $$table 2>/dev/null; [ $$rc -eq 0 ] || tail -40 $$table.log; rm -f $$table $$table.log; exit $$rc
 
 unit:
 	$(GO) test -count=1 -timeout 20m ./...

@@ -286,6 +286,9 @@ func (l *Llama) loadVision(cfg LlamaConfig) error {
 	if err != nil {
 		return fmt.Errorf("llama engine: %w", err)
 	}
+	if err := measure.CheckRowOptions(l.family, cfg.Rows); err != nil {
+		return fmt.Errorf("llama engine: %w", err)
+	}
 	l.info.Vision = l.family.Name
 	switch {
 	case cfg.MMProj == "":
@@ -294,6 +297,7 @@ func (l *Llama) loadVision(cfg LlamaConfig) error {
 		l.info.MultimodalNote = l.rt.mtmdWhy + ": image rows by the estimator"
 	default:
 		p := mtmd.ContextParamsDefault()
+		p.ImageMinTokens, p.ImageMaxTokens = int32(cfg.Rows.MinTokens), int32(cfg.Rows.MaxTokens)
 		l.mctx, err = mtmd.InitFromFile(cfg.MMProj, l.model, p)
 		if err != nil {
 			return fmt.Errorf("llama engine: projector %s: %v (llama.cpp: %s)", cfg.MMProj, err, l.rt.logs.tail(6))

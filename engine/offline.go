@@ -58,6 +58,9 @@ func NewOffline(cfg OfflineConfig) (*Offline, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := measure.CheckRowOptions(fam, cfg.Rows); err != nil {
+		return nil, err
+	}
 	return &Offline{counter: measure.NewCounter(tok, tmpl), family: fam, rows: cfg.Rows, template: tmpl.Name()}, nil
 }
 

@@ -36,7 +36,11 @@ the total, with the size the preprocessor resizes it to and its tiles, for one o
 families (--vision, repeatable; all for every family; --mmproj for a projector GGUF). Each
 argument is a size (1280x800 or 1280×800) or a picture file (PNG, JPEG, GIF, BMP, WebP), whose
 size is read from its header after the picture check replay applies. The figures are those
-replay gives every picture it measures (docs/pipeline.md §10).`, ExitInputs),
+replay gives every picture it measures (docs/pipeline.md §10). The llamacpp/ families and
+--mmproj count as the llama.cpp release this tool binds (v0.5.0) does, identical to its
+multimodal library (make rows-oracle); a family modelling another llama.cpp release names
+that range, e.g. llamacpp-b8637..b9492/gemma4. Token limits that llama.cpp refuses to load a
+projector with (--image-min-tokens above the maximum) are refused here with its reason.`, ExitInputs),
 		Args: wrapArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Pictures = args

@@ -44,6 +44,7 @@ var helperImports = map[string][]string{}
 var testOnly = map[string][]string{
 	"internal/testimages":  {"internal/gensamples", "internal/gencorpus"},
 	"internal/llamaserver": nil,
+	"internal/tinyproj":    nil,
 }
 
 // TestImportsPointOneWay walks every package of the module and fails on an import of its
