@@ -98,9 +98,17 @@ func (s *liveState) report() []string {
 }
 
 // checkServer compares the configuration with what a live http server says about itself
-// (llama.cpp's /props): the context size and the model the server runs.
-func (m *meter) checkServer(ctx context.Context, h *engine.HTTP, cfg *Config) {
-	info, ok := h.Props(ctx)
+// (llama.cpp's /props): the context size and the model the server runs. A /props that cannot
+// be read stops the run, unless --ctx gives the context: a context guessed would change the
+// verdicts.
+func (m *meter) checkServer(ctx context.Context, h *engine.HTTP, cfg *Config) error {
+	info, ok, err := h.Props(ctx)
+	if err != nil {
+		if cfg.Context == 0 {
+			return fmt.Errorf("cannot read the server's context from /props: %w; pass --ctx N to run with a context of your own", err)
+		}
+		m.live.warn("cannot read the server's context from /props (%v): --ctx %d is used", err, cfg.Context)
+	}
 	if ok {
 		m.server = info.Build
 		switch {
@@ -122,6 +130,7 @@ func (m *meter) checkServer(ctx context.Context, h *engine.HTTP, cfg *Config) {
 	case strings.HasSuffix(tok, ".gguf") && info.ModelPath != "" && !strings.EqualFold(filepath.Base(cfg.Tokenizer), served):
 		m.live.warn("--tokenizer %s is not the model the server runs (%s): server − computed compares two models", filepath.Base(cfg.Tokenizer), served)
 	}
+	return nil
 }
 
 // checkReference warns when a verbatim arm runs without the arm its count is compared with.

@@ -72,7 +72,9 @@ func newMeter(ctx context.Context, cfg *Config) (*meter, error) {
 	}
 	if h, ok := m.engine.(*engine.HTTP); ok {
 		// the server's own context size decides its verdicts (llama.cpp's /props)
-		m.checkServer(ctx, h, cfg)
+		if err := m.checkServer(ctx, h, cfg); err != nil {
+			return nil, err
+		}
 	}
 	m.checkReference(cfg.Arms)
 	if l, ok := m.engine.(*engine.Llama); ok {
