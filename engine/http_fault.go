@@ -55,7 +55,7 @@ func (e *CircuitError) Error() string {
 	if e.Gone {
 		return fmt.Sprintf("%s: %v (connection refused %d times in a row): request not sent", e.Endpoint, ErrServerGone, e.Times)
 	}
-	return fmt.Sprintf("%s: %v (%d attempts in a row): %v", e.Endpoint, ErrServerFailing, e.Times, e.Fault)
+	return fmt.Sprintf("%v (%d attempts in a row): %v", ErrServerFailing, e.Times, e.Fault) // the fault names the endpoint
 }
 
 // Is makes errors.Is match ErrServerGone or ErrServerFailing.
@@ -295,7 +295,11 @@ func (h *HTTP) noteWaiting(ep *endpoint, path string, waited time.Duration) {
 		return
 	}
 	h.lastNote = time.Now()
-	fmt.Fprintf(h.cfg.Notes, "strata-eval: waiting %v for %s%s\n", waited.Round(time.Second), ep.display, path)
+	round := time.Second
+	if waited < 10*time.Second {
+		round = 100 * time.Millisecond
+	}
+	fmt.Fprintf(h.cfg.Notes, "strata-eval: waiting %v for %s%s\n", waited.Round(round), ep.display, path)
 }
 
 // probe asks GET /health on a connection of its own: any HTTP answer says the server is
