@@ -324,7 +324,7 @@ func (h *HTTP) countTotal(ctx context.Context, ep *endpoint, req Request) (int, 
 	if lastErr == nil {
 		lastErr = errors.New("no counting method left")
 	}
-	return 0, "", nil, fmt.Errorf("count on %s: %w", ep.display, lastErr)
+	return 0, "", nil, &FaultError{fmt.Errorf("count on %s: %w", ep.display, lastErr)}
 }
 
 func (e *endpoint) isUnsupported(m string) bool {
@@ -392,7 +392,7 @@ func notFoundAsUnsupported(err error) error {
 	if errors.As(err, &se) {
 		switch se.Status {
 		case http.StatusNotFound, http.StatusMethodNotAllowed, http.StatusNotImplemented:
-			return &unsupportedError{se.Error()}
+			return &FaultError{&unsupportedError{se.Error()}}
 		}
 	}
 	return err
@@ -578,7 +578,7 @@ func (h *HTTP) post(ctx context.Context, ep *endpoint, c call) (response, error)
 	wait := h.cfg.Backoff
 	for attempt := 0; ; attempt++ {
 		if err := ep.circuitErr(); err != nil {
-			return response{}, err
+			return response{}, &FaultError{err}
 		}
 		status, data, retryAfter, err := h.once(ctx, ep, c)
 		if err != nil && ctx.Err() != nil {
@@ -597,7 +597,7 @@ func (h *HTTP) post(ctx context.Context, ep *endpoint, c call) (response, error)
 				var ue *unsupportedError
 				if errors.As(cerr, &ue) {
 					ep.answered()
-					return response{}, cerr
+					return response{}, &FaultError{cerr}
 				}
 				err = &InvalidAnswerError{Endpoint: ep.display, Path: c.path, Reason: cerr.Error()}
 				break
@@ -607,13 +607,13 @@ func (h *HTTP) post(ctx context.Context, ep *endpoint, c call) (response, error)
 			return response{body: data, key: key}, nil
 		case status >= 500 && permanentFailure(ep, c.path, status, errorMessage(data)) != nil:
 			ep.answered()
-			return response{}, permanentFailure(ep, c.path, status, errorMessage(data)) // it cannot succeed: no retry
+			return response{}, &FaultError{permanentFailure(ep, c.path, status, errorMessage(data))} // it cannot succeed: no retry
 		case status == http.StatusTooManyRequests || status >= 500:
 			err = &StatusError{Endpoint: ep.display, Path: c.path, Status: status, Message: errorMessage(data)}
 			retry = true
 		case status == http.StatusNotFound || status == http.StatusMethodNotAllowed || status == http.StatusNotImplemented:
 			ep.answered() // a method the server lacks, not a fault
-			return response{}, &StatusError{Endpoint: ep.display, Path: c.path, Status: status, Message: errorMessage(data)}
+			return response{}, &FaultError{&StatusError{Endpoint: ep.display, Path: c.path, Status: status, Message: errorMessage(data)}}
 		default:
 			if ref, ok := refusal(status, data); ok {
 				ep.answered()
@@ -623,14 +623,14 @@ func (h *HTTP) post(ctx context.Context, ep *endpoint, c call) (response, error)
 			err = &StatusError{Endpoint: ep.display, Path: c.path, Status: status, Message: errorMessage(data)}
 		}
 		if open := ep.fault(id, err, h.cfg.ServerWait); open != nil {
-			return response{}, open
+			return response{}, &FaultError{open}
 		}
 		sig := faultSignature(err)
 		if !retry || (attempt >= h.cfg.MaxRetries && !retriedPastLimit(sig)) {
 			if attempt > 0 {
 				err = fmt.Errorf("%w (after %d retries)", err, attempt)
 			}
-			return response{}, err
+			return response{}, &FaultError{err}
 		}
 		d := wait + time.Duration(rand.Int64N(int64(wait)/4+1))
 		if retryAfter > 0 {

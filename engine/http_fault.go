@@ -74,6 +74,19 @@ func (e *RedirectError) Error() string {
 	return fmt.Sprintf("%s redirects (HTTP %d) to %s: redirects are not followed; give the server's own URL as --endpoint", e.From, e.Status, e.To)
 }
 
+// FaultError is a request a server failed: an HTTP error, a transport error, a deadline, a
+// redirect, an invalid answer, an open circuit. The inputs are not at fault.
+type FaultError struct{ Err error }
+
+func (e *FaultError) Error() string { return e.Err.Error() }
+func (e *FaultError) Unwrap() error { return e.Err }
+
+// IsServerFault says whether err is (or wraps) a request a server failed.
+func IsServerFault(err error) bool {
+	var f *FaultError
+	return errors.As(err, &f)
+}
+
 // InvalidAnswerError is an answer that cannot be used: not JSON, without its count, a count
 // that is negative or out of all proportion. It is never cached.
 type InvalidAnswerError struct {
