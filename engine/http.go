@@ -106,6 +106,9 @@ type endpoint struct {
 	// unsupported marks counting methods the server answered 404/405/501 (or an unusable
 	// body) to.
 	unsupported map[string]bool
+	// counted marks counting methods the server answered with a count: an answer without one
+	// is then a fault, not a sign of another kind of server.
+	counted map[string]bool
 	// health says whether the server takes pictures and whether it is still there.
 	health health
 }
@@ -187,7 +190,7 @@ func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
 		u.RawQuery, u.Fragment = "", ""
 		u.Path = strings.TrimSuffix(strings.TrimSuffix(u.Path, "/"), "/v1")
 		h.endpoints = append(h.endpoints, &endpoint{base: strings.TrimSuffix(u.String(), "/"), display: u.Redacted(),
-			unsupported: map[string]bool{}})
+			unsupported: map[string]bool{}, counted: map[string]bool{}})
 	}
 	return h, nil
 }
@@ -311,6 +314,7 @@ func (h *HTTP) countTotal(ctx context.Context, ep *endpoint, req Request) (int, 
 		}
 		n, t, err := h.countWith(ctx, ep, m, req)
 		if err == nil {
+			ep.markCounted(m)
 			return n, m, t, nil
 		}
 		var ue *unsupportedError
@@ -331,6 +335,18 @@ func (e *endpoint) isUnsupported(m string) bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.unsupported[m]
+}
+
+func (e *endpoint) markCounted(m string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.counted[m] = true
+}
+
+func (e *endpoint) hasCounted(m string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.counted[m]
 }
 
 func (e *endpoint) markUnsupported(m string) {
@@ -366,8 +382,12 @@ func (h *HTTP) countWith(ctx context.Context, ep *endpoint, method string, req R
 		check := func(data []byte) error {
 			var v map[string]json.RawMessage
 			if json.Unmarshal(data, &v) != nil || v[field] == nil {
+				msg := fmt.Sprintf("no %s in the answer", field)
+				if ep.hasCounted(method) {
+					return errors.New(msg) // it counted before: a fault
+				}
 				// another kind of server: the next counting method may do
-				return &unsupportedError{fmt.Sprintf("%s%s: no %s in the answer", ep.display, path, field)}
+				return &unsupportedError{fmt.Sprintf("%s%s: %s", ep.display, path, msg)}
 			}
 			var err error
 			n, err = checkCount(v[field], field, req.MaxCount)
