@@ -111,6 +111,9 @@ type endpoint struct {
 	counted map[string]bool
 	// health says whether the server takes pictures and whether it is still there.
 	health health
+	// down is cancelled when the circuit opens: the requests still in flight are cut short.
+	down       context.Context
+	cancelDown context.CancelFunc
 }
 
 // ServerCount is a count reported by a server, with how it was obtained.
@@ -189,8 +192,10 @@ func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
 		}
 		u.RawQuery, u.Fragment = "", ""
 		u.Path = strings.TrimSuffix(strings.TrimSuffix(u.Path, "/"), "/v1")
-		h.endpoints = append(h.endpoints, &endpoint{base: strings.TrimSuffix(u.String(), "/"), display: u.Redacted(),
-			unsupported: map[string]bool{}, counted: map[string]bool{}})
+		ep := &endpoint{base: strings.TrimSuffix(u.String(), "/"), display: u.Redacted(),
+			unsupported: map[string]bool{}, counted: map[string]bool{}}
+		ep.down, ep.cancelDown = context.WithCancel(context.Background())
+		h.endpoints = append(h.endpoints, ep)
 	}
 	return h, nil
 }
@@ -691,6 +696,8 @@ func (h *HTTP) once(ctx context.Context, ep *endpoint, c call) (int, []byte, tim
 	defer cancel(nil)
 	deadline := time.AfterFunc(limit, func() { cancel(&deadlineError{fmt.Sprintf("no answer within %v", limit)}) })
 	defer deadline.Stop()
+	stopDown := context.AfterFunc(ep.down, func() { cancel(ep.circuitErr()) })
+	defer stopDown()
 	if limit > h.cfg.WaitNote {
 		stop := make(chan struct{})
 		defer close(stop)
@@ -718,11 +725,8 @@ func (h *HTTP) once(ctx context.Context, ep *endpoint, c call) (int, []byte, tim
 	}
 	resp, err := h.client.Do(req)
 	if err != nil {
-		if cause := context.Cause(ctx); ctx.Err() != nil && cause != nil {
-			var de *deadlineError
-			if errors.As(cause, &de) {
-				return 0, nil, 0, de
-			}
+		if cause := cutShort(ctx); cause != nil {
+			return 0, nil, 0, cause
 		}
 		return 0, nil, 0, unwrapURLError(err)
 	}
@@ -736,9 +740,8 @@ func (h *HTTP) once(ctx context.Context, ep *endpoint, c call) (int, []byte, tim
 	}
 	data, err := readBody(resp, c.limit, h.cfg.IdleTimeout, cancel)
 	if err != nil {
-		var de *deadlineError
-		if cause := context.Cause(ctx); errors.As(cause, &de) {
-			return 0, nil, 0, de
+		if cause := cutShort(ctx); cause != nil {
+			return 0, nil, 0, cause
 		}
 		return 0, nil, 0, err
 	}
@@ -747,6 +750,17 @@ func (h *HTTP) once(ctx context.Context, ep *endpoint, c call) (int, []byte, tim
 		retryAfter = time.Duration(s) * time.Second
 	}
 	return resp.StatusCode, data, retryAfter, nil
+}
+
+// cutShort returns why an attempt's context was cancelled by the engine itself (a deadline,
+// an open circuit), or nil.
+func cutShort(ctx context.Context) error {
+	var de *deadlineError
+	var ce *CircuitError
+	if cause := context.Cause(ctx); ctx.Err() != nil && (errors.As(cause, &de) || errors.As(cause, &ce)) {
+		return cause
+	}
+	return nil
 }
 
 // unwrapURLError drops the URL of a client error: the caller names it, redacted.

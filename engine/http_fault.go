@@ -192,6 +192,7 @@ func (e *endpoint) fault(id uint64, err error, wait time.Duration) *CircuitError
 	}
 	if trip {
 		s.open = &CircuitError{Endpoint: e.display, Fault: err, Times: s.attempts, Gone: sig == sigRefused}
+		e.cancelDown()
 		return s.open
 	}
 	return nil
