@@ -826,7 +826,15 @@ func refusal(status int, data []byte) (*RefusedError, bool) {
 	if v.Error.Type != "exceed_context_size_error" && !contextWords.MatchString(msg) {
 		return nil, false
 	}
-	return &RefusedError{Status: status, Message: msg, PromptTokens: v.Error.NPromptToken, Context: v.Error.NCtx}, true
+	ref := &RefusedError{Status: status, Message: msg}
+	// sizes out of all bounds are not taken: the verdict stands, with the computed count
+	if n, err := checkCountValue(int64(v.Error.NPromptToken), "n_prompt_tokens", maxServerCount); err == nil {
+		ref.PromptTokens = n
+	}
+	if n, err := checkCountValue(int64(v.Error.NCtx), "n_ctx", maxServerCount); err == nil {
+		ref.Context = n
+	}
+	return ref, true
 }
 
 // ServerInfo is what llama.cpp's GET /props says about the server.

@@ -82,6 +82,11 @@ func TestRefusal(t *testing.T) {
 	if _, ok := refusal(400, []byte(`{"error":{"message":"messages: field required"}}`)); ok {
 		t.Error("a plain bad request counted as a refusal")
 	}
+	// sizes out of all bounds are dropped; the refusal stands
+	r, ok := refusal(400, []byte(`{"error":{"type":"exceed_context_size_error","message":"too long","n_prompt_tokens":-5,"n_ctx":1000000000000000}}`))
+	if !ok || r.PromptTokens != 0 || r.Context != 0 {
+		t.Errorf("absurd sizes in a refusal: %+v %v", r, ok)
+	}
 }
 
 // recordedServer answers every path with a recorded body.
