@@ -646,6 +646,10 @@ func (h *HTTP) post(ctx context.Context, ep *endpoint, c call) (response, error)
 				return response{}, ref
 			}
 			err = &StatusError{Endpoint: ep.display, Path: c.path, Status: status, Message: errorMessage(data)}
+			if badRequest(status) {
+				ep.answered() // the server judged this request, not a fault of the server
+				return response{}, err
+			}
 		}
 		if open := ep.fault(id, err, h.cfg.ServerWait); open != nil {
 			return response{}, &FaultError{open}
@@ -662,7 +666,10 @@ func (h *HTTP) post(ctx context.Context, ep *endpoint, c call) (response, error)
 			d = min(retryAfter, 60*time.Second)
 		}
 		if retriedPastLimit(sig) {
-			d = min(d, time.Second, h.cfg.ServerWait) // a server away is asked again often
+			d = min(d, time.Second) // a server away is asked again often
+		}
+		if waited(sig) {
+			d = min(d, h.cfg.ServerWait) // the circuit opens once the wait is over
 		}
 		t := time.NewTimer(d)
 		select {
@@ -761,6 +768,12 @@ func cutShort(ctx context.Context) error {
 		return cause
 	}
 	return nil
+}
+
+// badRequest says whether a status is the server's judgement of one request (malformed,
+// too large, unprocessable): an error of the case, not a fault of the server.
+func badRequest(status int) bool {
+	return status == http.StatusBadRequest || status == http.StatusRequestEntityTooLarge || status == http.StatusUnprocessableEntity
 }
 
 // unwrapURLError drops the URL of a client error: the caller names it, redacted.

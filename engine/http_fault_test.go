@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -194,4 +196,20 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
+}
+
+// TestBadRequestIsTheCase: a 400 that is not a refusal judges one request: an error of the
+// case, not a server fault, and however many there are the circuit stays closed.
+func TestBadRequestIsTheCase(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusBadRequest, map[string]any{"error": map[string]any{"code": 400, "message": "invalid image"}})
+	}))
+	defer srv.Close()
+	h, _ := NewHTTP(faultConfig(srv.URL, nil))
+	for i := range 6 {
+		_, err := h.ServerCount(context.Background(), textRequest)
+		if err == nil || IsServerFault(err) || errors.Is(err, ErrServerFailing) || !strings.Contains(err.Error(), "invalid image") {
+			t.Fatalf("count %d: %v, want the 400 as an error of the case", i, err)
+		}
+	}
 }
