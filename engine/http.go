@@ -612,6 +612,10 @@ func (h *HTTP) post(ctx context.Context, ep *endpoint, c call) (response, error)
 		retry := false
 		var re *RedirectError
 		var de *deadlineError
+		var permanent error // a 5xx saying the request cannot succeed
+		if err == nil && status >= 500 {
+			permanent = permanentFailure(ep, c.path, status, errorMessage(data))
+		}
 		switch {
 		case errors.As(err, &re):
 		case err != nil:
@@ -630,9 +634,9 @@ func (h *HTTP) post(ctx context.Context, ep *endpoint, c call) (response, error)
 			ep.answered()
 			h.store(key, c.path, status, data)
 			return response{body: data, key: key}, nil
-		case status >= 500 && permanentFailure(ep, c.path, status, errorMessage(data)) != nil:
+		case permanent != nil:
 			ep.answered()
-			return response{}, &FaultError{permanentFailure(ep, c.path, status, errorMessage(data))} // it cannot succeed: no retry
+			return response{}, &FaultError{permanent} // no retry
 		case status == http.StatusTooManyRequests || status >= 500:
 			err = &StatusError{Endpoint: ep.display, Path: c.path, Status: status, Message: errorMessage(data)}
 			retry = true
@@ -678,7 +682,7 @@ func (h *HTTP) post(ctx context.Context, ep *endpoint, c call) (response, error)
 			t.Stop()
 			return response{}, ctx.Err()
 		}
-		wait *= 2
+		wait = min(2*wait, time.Minute)
 	}
 }
 
