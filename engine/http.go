@@ -862,8 +862,8 @@ type ServerInfo struct {
 }
 
 // Props asks the first endpoint for llama.cpp's /props, retried like any request: false (and
-// no error) when the server has none (404 or an answer without n_ctx, a server of another
-// kind); an error when it could not be read.
+// no error) when the server has none (404, 405, 501, an answer that is not JSON or has no
+// n_ctx: a server of another kind); an error when it could not be read.
 func (h *HTTP) Props(ctx context.Context) (ServerInfo, bool, error) {
 	ep := h.endpoints[0]
 	var info ServerInfo
@@ -875,8 +875,8 @@ func (h *HTTP) Props(ctx context.Context) (ServerInfo, bool, error) {
 			ModelPath string `json:"model_path"`
 			Build     string `json:"build_info"`
 		}
-		if err := json.Unmarshal(data, &v); err != nil {
-			return fmt.Errorf("/props: %w", err)
+		if json.Unmarshal(data, &v) != nil {
+			return &unsupportedError{"/props is not JSON"} // a server of another kind
 		}
 		info = ServerInfo{ModelPath: v.ModelPath, Build: v.Build}
 		if v.Settings.NCtx == nil {
@@ -888,8 +888,9 @@ func (h *HTTP) Props(ctx context.Context) (ServerInfo, bool, error) {
 	}
 	_, err := h.post(ctx, ep, call{method: http.MethodGet, path: "/props", count: true, limit: maxPropsBody, check: check, noCache: true})
 	var se *StatusError
-	if errors.As(err, &se) && se.Status == http.StatusNotFound {
-		return ServerInfo{}, false, nil
+	var ue *unsupportedError
+	if errors.As(err, &ue) || (errors.As(err, &se) && (se.Status == http.StatusNotFound || se.Status == http.StatusMethodNotAllowed || se.Status == http.StatusNotImplemented)) {
+		return ServerInfo{}, false, nil // not llama.cpp: no /props
 	}
 	if err != nil {
 		return ServerInfo{}, false, err

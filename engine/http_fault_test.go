@@ -142,7 +142,8 @@ func TestInvalidCountsNotCached(t *testing.T) {
 }
 
 // TestPropsRetried: /props answered 429 and 503 is retried; when it never answers, Props says
-// so with an error (the run stops unless --ctx is given) instead of no context.
+// so with an error (the run stops unless --ctx is given) instead of no context. A server of
+// another kind (405, a web page) has no /props, which is no error.
 func TestPropsRetried(t *testing.T) {
 	srv, err := NewFaultServer(FaultServerConfig{Server: TestServerConfig{Counter: newOffline(t), InputTokens: true, Props: true, Context: 4096}, Fault: FaultPropsBusy})
 	if err != nil {
@@ -162,6 +163,18 @@ func TestPropsRetried(t *testing.T) {
 	h, _ = NewHTTP(cfg)
 	if info, ok, err := h.Props(context.Background()); !ok || err != nil || info.Context != 4096 {
 		t.Errorf("healthy /props: %+v %v %v", info, ok, err)
+	}
+	// a server of another kind has no /props: no context from it, and no error
+	for _, answer := range []func(http.ResponseWriter){
+		func(w http.ResponseWriter) { w.WriteHeader(http.StatusMethodNotAllowed) },
+		func(w http.ResponseWriter) { w.Write([]byte("<html>a web page</html>")) },
+	} {
+		other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { answer(w) }))
+		h, _ := NewHTTP(faultConfig(other.URL, nil))
+		if _, ok, err := h.Props(context.Background()); ok || err != nil {
+			t.Errorf("a server without /props: ok %v, err %v", ok, err)
+		}
+		other.Close()
 	}
 }
 
