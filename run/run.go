@@ -3,8 +3,9 @@
 // arms and the engine; Run reads the inputs, replays each request through every arm on
 // Workers workers, streams the cases to CasesOut in input order and returns the report.
 //
-// Errors a command turns into exit codes are typed: *UsageError (the configuration) and
-// *InputsError (some inputs or cases could not be processed; the rest was).
+// Errors a command turns into exit codes are typed: *UsageError (the configuration),
+// *InputsError (some inputs or cases could not be processed; the rest was) and *ServerError (a
+// live server failed cases; the rest was measured).
 package run
 
 import (
