@@ -709,7 +709,7 @@ func (h *HTTP) once(ctx context.Context, ep *endpoint, c call) (int, []byte, tim
 	defer deadline.Stop()
 	stopDown := context.AfterFunc(ep.down, func() { cancel(ep.circuitErr()) })
 	defer stopDown()
-	if limit > h.cfg.WaitNote {
+	if limit > h.cfg.WaitNote/2 {
 		stop := make(chan struct{})
 		defer close(stop)
 		go h.watch(ctx, ep, c.path, time.Now(), cancel, stop)

@@ -276,24 +276,35 @@ func readBody(resp *http.Response, limit int64, idle time.Duration, cancel conte
 	return data, nil
 }
 
-// watch says on Notes, every WaitNote, that a request is still waiting, and asks the server's
-// /health meanwhile: a server that does not answer it within the count deadline is stalled, and
-// the request is cut short. It returns when stop is closed.
+// watch asks the server's /health every half WaitNote while a request waits: a server that
+// does not answer it within the count deadline (stalled), or refuses the connection (shutting
+// down), will not answer the request either, which is cut short. Once the request has waited
+// WaitNote, Notes hears of it. It returns when stop is closed.
 func (h *HTTP) watch(ctx context.Context, ep *endpoint, path string, start time.Time, cancel context.CancelCauseFunc, stop <-chan struct{}) {
-	t := time.NewTicker(h.cfg.WaitNote)
+	t := time.NewTicker(h.cfg.WaitNote / 2)
 	defer t.Stop()
+	probed := make(chan error, 1) // the probe ends with ctx, which ends when the attempt does
+	probing := false
 	for {
 		select {
 		case <-stop:
 			return
 		case <-ctx.Done():
 			return
+		case err := <-probed:
+			probing = false
+			if err != nil {
+				cancel(&deadlineError{fmt.Sprintf("the server does not answer: %v", err)})
+				return
+			}
 		case <-t.C:
-		}
-		h.noteWaiting(ep, path, time.Since(start))
-		if err := h.probe(ctx, ep); err != nil {
-			cancel(&deadlineError{fmt.Sprintf("the server does not answer: %v", err)})
-			return
+			if waited := time.Since(start); waited >= h.cfg.WaitNote {
+				h.noteWaiting(ep, path, waited)
+			}
+			if !probing {
+				probing = true
+				go func() { probed <- h.probe(ctx, ep) }()
+			}
 		}
 	}
 }

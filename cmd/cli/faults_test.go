@@ -233,7 +233,7 @@ func diffFigures(got, want map[string]string) string {
 func TestLiveLlamaServerTerminated(t *testing.T) {
 	bin, _, model := liveSetup(t, tinymodel.Options{})
 	clean := startLlamaServer(t, bin, model)
-	common := []string{"--engine", "http", "--no-cache", "--tokenizer", model, "--turns", "all", "--answer", "--max-tokens", "32"}
+	common := []string{"--engine", "http", "--no-cache", "--tokenizer", model, "--answer", "--max-tokens", "16", "--arms", "before,after"}
 	code, stderr, want := replayLive(t, t.TempDir(), append([]string{"--endpoint", clean}, common...)...)
 	if code != ExitOK || want == nil {
 		t.Fatalf("clean run: exit %d:\n%s", code, tail(stderr, 3000))
