@@ -226,11 +226,12 @@ func diffFigures(got, want map[string]string) string {
 	return b.String()
 }
 
-// TestLiveLlamaServerTerminated: a real llama-server stopped with SIGTERM mid-run (it keeps its
-// connections open while it shuts down) is given up within seconds: exit 1 well within 30 s, at
-// most 3 lines on stderr besides warnings, the figures measured are right; --resume against a
-// healthy server then gives the figures of a clean run. Skipped without the llama-server binary.
-func TestLiveLlamaServerTerminated(t *testing.T) {
+// TestLiveLlamaServerStopped: a real llama-server stopped mid-run, with SIGTERM (it closes its
+// port but keeps the connections it has open while it shuts down) or SIGSTOP (it answers
+// nothing), is given up within seconds: exit 1 well within 30 s, at most 3 lines on stderr
+// besides warnings, the figures measured are right; --resume against a healthy server then gives
+// the figures of a clean run. Skipped without the llama-server binary.
+func TestLiveLlamaServerStopped(t *testing.T) {
 	bin, _, model := liveSetup(t, tinymodel.Options{})
 	clean := startLlamaServer(t, bin, model)
 	common := []string{"--engine", "http", "--no-cache", "--tokenizer", model, "--answer", "--max-tokens", "16", "--arms", "before,after"}
@@ -238,54 +239,64 @@ func TestLiveLlamaServerTerminated(t *testing.T) {
 	if code != ExitOK || want == nil {
 		t.Fatalf("clean run: exit %d:\n%s", code, tail(stderr, 3000))
 	}
-	url, proc := llamaserver.StartProcess(t, bin, model, "--threads", "2", "--parallel", "2")
-	dir := t.TempDir()
-	type result struct {
-		code   int
-		stderr string
-		r      *results.Report
-	}
-	done := make(chan result, 1)
-	go func() {
-		c, s, r := replayLive(t, dir, append([]string{"--endpoint", url}, common...)...)
-		done <- result{c, s, r}
-	}()
-	var res result
-	for written := false; !written; {
-		select {
-		case res = <-done:
-			t.Skipf("the run ended (exit %d) before the server could be stopped mid-run", res.code)
-		case <-time.After(20 * time.Millisecond):
-			info, err := os.Stat(filepath.Join(dir, "cases.jsonl"))
-			written = err == nil && info.Size() > 0
-		}
-	}
-	stopped := time.Now()
-	if err := proc.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case res = <-done:
-	case <-time.After(2 * time.Minute):
-		t.Fatal("the run still waits two minutes after its server was stopped")
-	}
-	if took := time.Since(stopped); res.code != ExitError || took > 30*time.Second {
-		t.Errorf("exit %d %v after SIGTERM, want %d within 30 s:\n%s", res.code, took, ExitError, res.stderr)
-	}
-	if lines := errLines(res.stderr); len(lines) > 3 {
-		t.Errorf("%d lines on stderr besides warnings:\n%s", len(lines), res.stderr)
-	}
 	wantFigures := figures(want)
-	for k, v := range figures(res.r) {
-		if !strings.HasSuffix(k, " error") && wantFigures[k] != v {
-			t.Errorf("%s: %s, want %s", k, v, wantFigures[k])
-		}
-	}
-	code, stderr, r := replayLive(t, dir, append([]string{"--endpoint", clean, "--resume"}, common...)...)
-	if code != ExitOK {
-		t.Fatalf("resume: exit %d:\n%s", code, tail(stderr, 3000))
-	}
-	if diff := diffFigures(figures(r), wantFigures); diff != "" {
-		t.Errorf("resumed run differs from a clean one:\n%s", diff)
+	for _, stop := range []struct {
+		name string
+		sig  syscall.Signal
+	}{{"SIGTERM", syscall.SIGTERM}, {"SIGSTOP", syscall.SIGSTOP}} {
+		sig := stop.sig
+		t.Run(stop.name, func(t *testing.T) {
+			url, proc := llamaserver.StartProcess(t, bin, model, "--threads", "2", "--parallel", "2")
+			dir := t.TempDir()
+			type result struct {
+				code   int
+				stderr string
+				r      *results.Report
+			}
+			done := make(chan result, 1)
+			go func() {
+				c, s, r := replayLive(t, dir, append([]string{"--endpoint", url}, common...)...)
+				done <- result{c, s, r}
+			}()
+			var res result
+			for written := false; !written; {
+				select {
+				case res = <-done:
+					t.Skipf("the run ended (exit %d) before the server could be stopped mid-run", res.code)
+				case <-time.After(20 * time.Millisecond):
+					info, err := os.Stat(filepath.Join(dir, "cases.jsonl"))
+					written = err == nil && info.Size() > 0
+				}
+			}
+			stopped := time.Now()
+			if err := proc.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case res = <-done:
+			case <-time.After(2 * time.Minute):
+				t.Fatal("the run still waits two minutes after its server was stopped")
+			}
+			took := time.Since(stopped)
+			t.Logf("exit %d %v after %s", res.code, took.Round(100*time.Millisecond), stop.name)
+			if res.code != ExitError || took > 30*time.Second {
+				t.Errorf("exit %d %v after %s, want %d within 30 s:\n%s", res.code, took, stop.name, ExitError, res.stderr)
+			}
+			if lines := errLines(res.stderr); len(lines) > 3 {
+				t.Errorf("%d lines on stderr besides warnings:\n%s", len(lines), res.stderr)
+			}
+			for k, v := range figures(res.r) {
+				if !strings.HasSuffix(k, " error") && wantFigures[k] != v {
+					t.Errorf("%s: %s, want %s", k, v, wantFigures[k])
+				}
+			}
+			code, stderr, r := replayLive(t, dir, append([]string{"--endpoint", clean, "--resume"}, common...)...)
+			if code != ExitOK {
+				t.Fatalf("resume: exit %d:\n%s", code, tail(stderr, 3000))
+			}
+			if diff := diffFigures(figures(r), wantFigures); diff != "" {
+				t.Errorf("resumed run differs from a clean one:\n%s", diff)
+			}
+		})
 	}
 }
