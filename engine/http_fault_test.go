@@ -226,3 +226,20 @@ func TestBadRequestIsTheCase(t *testing.T) {
 		}
 	}
 }
+
+// TestSlowServerCompletes: a server slow to answer, but there (its /health answered, a 404
+// included), is waited for: the wait is said, and the answer comes.
+func TestSlowServerCompletes(t *testing.T) {
+	srv := NewTestServer(TestServerConfig{Counter: newOffline(t), Delay: 1200 * time.Millisecond})
+	defer srv.Close()
+	var notes strings.Builder
+	cfg := faultConfig(srv.URL, nil)
+	cfg.Timeout, cfg.Notes = time.Minute, &lockedWriter{w: &notes}
+	h, _ := NewHTTP(cfg)
+	if a, err := h.Answer(context.Background(), textRequest); err != nil || a.Text == "" {
+		t.Fatalf("a slow server: %+v, %v", a, err)
+	}
+	if !strings.Contains(notes.String(), "strata-eval: waiting ") {
+		t.Errorf("the wait was not said: %q", notes.String())
+	}
+}
