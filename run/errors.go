@@ -32,3 +32,32 @@ type InputsError struct {
 func (e *InputsError) Error() string {
 	return fmt.Sprintf("%d problem(s) reading the inputs; the rest was processed", e.Problems)
 }
+
+// ServerError says a live server failed requests: the cases it cost were not measured (they
+// are neither in the report nor in cases.jsonl, so that --resume measures them); the rest was
+// measured and reported. The command maps it to its runtime-error exit code, never to the
+// inputs one: the inputs were fine.
+type ServerError struct {
+	// Err is the failure: the open circuit that stopped the run, else the first failure.
+	Err error
+	// Measured and NotMeasured count the cases of the run (resumed ones among the measured).
+	Measured, NotMeasured int
+	// Stopped says the run stopped sending (the server gone or failing again and again).
+	Stopped bool
+	// Out says the cases were written to a folder, so that --resume can finish the run.
+	Out bool
+}
+
+func (e *ServerError) Error() string {
+	resume := "run again with --out DIR, then --resume, to measure them"
+	if e.Out {
+		resume = "run again with --resume to measure them"
+	}
+	verb := "failed"
+	if e.Stopped {
+		verb = "stopped the run"
+	}
+	return fmt.Sprintf("%v: the server %s; %d case(s) measured, %d not (%s)", e.Err, verb, e.Measured, e.NotMeasured, resume)
+}
+
+func (e *ServerError) Unwrap() error { return e.Err }

@@ -72,7 +72,9 @@ func newMeter(ctx context.Context, cfg *Config) (*meter, error) {
 	}
 	if h, ok := m.engine.(*engine.HTTP); ok {
 		// the server's own context size decides its verdicts (llama.cpp's /props)
-		m.checkServer(ctx, h, cfg)
+		if err := m.checkServer(ctx, h, cfg); err != nil {
+			return nil, err
+		}
 	}
 	m.checkReference(cfg.Arms)
 	if l, ok := m.engine.(*engine.Llama); ok {
@@ -109,6 +111,7 @@ func (m *meter) measure(ctx context.Context, arm replay.Arm, res *replay.Result,
 		return ac, err
 	}
 	ac.TextTokens, ac.ImageRows, ac.PromptTokens = count.TextTokens, count.ImageRows, count.PromptTokens
+	req.MaxCount = plausibleCount(count.PromptTokens, m.context)
 	ac.TextSource, ac.RowsSource = count.TextSource, count.RowsSource
 	var refused *engine.RefusedError
 	var noPictures error // the server takes no pictures: the arm keeps the computed counts
@@ -181,6 +184,15 @@ func (m *meter) measure(ctx context.Context, arm replay.Arm, res *replay.Result,
 		ac.Pictures = append(ac.Pictures, pic)
 	}
 	return ac, nil
+}
+
+// plausibleCount is the largest count a server may report for a prompt computed at computed
+// tokens, with a context of context: a count that fits the context is always plausible (a
+// server holds it); beyond it, eight times the computed count and 4096 tokens more (another
+// tokenizer, another vision family, a chat template of its own). Anything larger is an invalid
+// answer (docs/decisions.md).
+func plausibleCount(computed, context int) int {
+	return max(8*computed+4096, context)
 }
 
 // serverCount fills the arm's counts from the live engine (source "server").

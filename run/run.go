@@ -3,8 +3,9 @@
 // arms and the engine; Run reads the inputs, replays each request through every arm on
 // Workers workers, streams the cases to CasesOut in input order and returns the report.
 //
-// Errors a command turns into exit codes are typed: *UsageError (the configuration) and
-// *InputsError (some inputs or cases could not be processed; the rest was).
+// Errors a command turns into exit codes are typed: *UsageError (the configuration),
+// *InputsError (some inputs or cases could not be processed; the rest was) and *ServerError (a
+// live server failed cases; the rest was measured).
 package run
 
 import (
@@ -15,6 +16,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -117,6 +119,9 @@ func Run(ctx context.Context, cfg Config) (*results.Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := sameContext(cfg.Previous, m.context); err != nil {
+		return nil, err
+	}
 	start := now()
 	if cfg.Dump != "" {
 		if err := os.MkdirAll(cfg.Dump, 0o755); err != nil {
@@ -134,10 +139,31 @@ func Run(ctx context.Context, cfg Config) (*results.Report, error) {
 	if runErr != nil {
 		return rep, runErr
 	}
-	if err := m.live.runError(); err != nil {
+	if err := m.live.runError(len(r.cases), cfg.CasesOut != nil); err != nil {
+		rep.Config.Warnings = append(rep.Config.Warnings, err.Error())
 		return rep, err
 	}
 	return rep, load.Err()
+}
+
+// sameContext checks that the cases of an earlier run (resuming) were measured with the
+// context of this one: a run has one context, whose verdicts its summary adds up. An arm the
+// server refused carries the server's own context and is not compared.
+func sameContext(previous map[string]results.Case, context int) error {
+	ids := make([]string, 0, len(previous))
+	for id := range previous {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		c := previous[id]
+		for _, a := range c.Arms {
+			if a.RefusedBy == "" && a.Context != 0 && a.Context != context {
+				return usageErrorf("the cases to resume were measured with a context of %d tokens (case %s), this run's is %d: pass --ctx %d, or run afresh without --resume", a.Context, c.ID, context, a.Context)
+			}
+		}
+	}
+	return nil
 }
 
 // runner is one execution: the meter and the cases as they finish.
@@ -204,6 +230,11 @@ type indexedCase struct {
 	resumed bool
 	// cancelled marks a case interrupted by cancellation (not written to cases.jsonl).
 	cancelled bool
+	// serverArms are the arms a server failed: their errors are the server's, not problems
+	// of the inputs. notMeasured marks a case with no arm measured because of it (or not sent
+	// once the run stopped): neither reported nor written, so that --resume measures it.
+	serverArms  map[string]bool
+	notMeasured bool
 }
 
 // inFlight is an engine that keeps several requests in flight (the http engine).
@@ -272,7 +303,7 @@ func (r *runner) execute(ctx context.Context) (*LoadResult, error) {
 				if cfg.Progress != nil {
 					cfg.Progress(Progress{Done: next, TotalBytes: r.sizes.total, ReadBytes: r.sizes.read.Load()})
 				}
-				if cfg.CasesOut != nil && writeErr == nil && !c.resumed && !c.cancelled {
+				if cfg.CasesOut != nil && writeErr == nil && !c.resumed && !c.cancelled && !c.notMeasured {
 					writeErr = writeJSONLine(cfg.CasesOut, c.c)
 				}
 			}
@@ -340,9 +371,9 @@ func (r *runner) replayCase(ctx context.Context, j caseJob) indexedCase {
 		c.Question, c.Expected = conv.Expect.Question, conv.Expect.Answer
 	}
 	ic := indexedCase{index: j.index}
-	if r.meter.live.goneErr() != nil {
-		c.AddError("", r.meter.live.giveUp())
-		ic.c = c
+	if r.meter.live.stopped() {
+		r.meter.live.caseNotMeasured()
+		ic.notMeasured = true
 		return ic
 	}
 	for _, arm := range r.cfg.Arms {
@@ -352,6 +383,19 @@ func (r *runner) replayCase(ctx context.Context, j caseJob) indexedCase {
 			continue
 		}
 		ac, err := r.meter.measure(ctx, arm, res, conv.Tools)
+		if engine.IsServerFault(err) && ctx.Err() == nil {
+			// the server failed, not the case: --resume measures the case again
+			r.meter.live.serverFailed(err)
+			c.AddError(arm.Name, err.Error())
+			if ic.serverArms == nil {
+				ic.serverArms = map[string]bool{}
+			}
+			ic.serverArms[arm.Name] = true
+			if r.meter.live.stopped() {
+				break
+			}
+			continue
+		}
 		if err != nil {
 			c.AddError(arm.Name, err.Error())
 			continue
@@ -372,6 +416,10 @@ func (r *runner) replayCase(ctx context.Context, j caseJob) indexedCase {
 				c.AddError(arm.Name, fmt.Sprintf("dump: %v", err))
 			}
 		}
+	}
+	if ic.serverArms != nil {
+		r.meter.live.caseNotMeasured()
+		ic.notMeasured = len(c.Arms) == 0
 	}
 	r.meter.diverge(&c, r.cfg.Arms)
 	if err := r.meter.score(&c, conv.Expect); err != nil {
@@ -409,8 +457,9 @@ func dumpArm(dir, caseID string, res *replay.Result, tools []corpora.ToolDef) er
 
 // caseProblems are the problems a measured case reports: the located diagnostic of every
 // picture an arm did not attach because it failed the picture check (docs/pipeline.md §4.6; the
-// case is measured all the same), and every error an arm met.
-func caseProblems(c results.Case) []*corpora.ReadError {
+// case is measured all the same), and every error an arm met, except those of the arms a server
+// failed (serverArms: the run's error says them).
+func caseProblems(c results.Case, serverArms map[string]bool) []*corpora.ReadError {
 	var out []*corpora.ReadError
 	for _, ac := range c.Arms {
 		for _, p := range ac.Pictures {
@@ -420,6 +469,9 @@ func caseProblems(c results.Case) []*corpora.ReadError {
 		}
 	}
 	for _, e := range c.Errors {
+		if e.Arm != "" && serverArms[e.Arm] {
+			continue
+		}
 		msg := e.Message
 		if e.Arm != "" {
 			msg = "arm " + e.Arm + ": " + msg
@@ -457,9 +509,12 @@ func (r *runner) report(load *LoadResult, wall time.Duration) *results.Report {
 	}
 	var timings []results.CaseTiming
 	for _, ic := range r.cases {
+		if ic.notMeasured {
+			continue
+		}
 		rep.Cases = append(rep.Cases, ic.c)
 		timings = append(timings, ic.timing...)
-		load.Problems = append(load.Problems, caseProblems(ic.c)...)
+		load.Problems = append(load.Problems, caseProblems(ic.c, ic.serverArms)...)
 	}
 	rep.Summary = results.Summarize(rep.Cases, names)
 	for _, p := range load.Problems {

@@ -68,12 +68,15 @@ func exitCode(err error) int {
 		ee     *exitError
 		usage  *run.UsageError
 		inputs *run.InputsError
+		server *run.ServerError
 	)
 	switch {
 	case err == nil:
 		return ExitOK
 	case errors.As(err, &ee):
 		return ee.code
+	case errors.As(err, &server):
+		return ExitError // a server's failure, never the inputs
 	case errors.As(err, &usage):
 		return ExitUsage
 	case errors.As(err, &inputs):

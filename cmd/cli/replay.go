@@ -206,7 +206,8 @@ func runReplay(ctx context.Context, opts *ReplayOptions) error {
 		return runErr
 	}
 	writeProblems(opts.IO.ErrOut, report.Problems)
-	if err := writeReport(opts, report); err != nil {
+	// a run stopped before it measured anything prints no empty tables; its error says why
+	if err := writeReport(opts, report, runErr == nil || len(report.Cases) > 0); err != nil {
 		return err
 	}
 	return runErr
@@ -264,15 +265,17 @@ func (o *ReplayOptions) runConfig() (run.Config, error) {
 }
 
 // writeReport prints the report on stdout and, with --out, writes the results files.
-func writeReport(opts *ReplayOptions, r *results.Report) error {
+func writeReport(opts *ReplayOptions, r *results.Report, stdout bool) error {
 	shown := r
 	if opts.NoTimings {
 		untimed := *r
 		untimed.Timings = results.Timings{}
 		shown = &untimed
 	}
-	if err := results.WriteWith(opts.IO.Out, shown, opts.Format, results.WriteOptions{Width: opts.IO.TableWidth(), Summary: opts.Summary}); err != nil {
-		return err
+	if stdout {
+		if err := results.WriteWith(opts.IO.Out, shown, opts.Format, results.WriteOptions{Width: opts.IO.TableWidth(), Summary: opts.Summary}); err != nil {
+			return err
+		}
 	}
 	if opts.Out == "" {
 		return nil

@@ -52,6 +52,13 @@ func Find(t testing.TB, release string) string {
 // URL; the server is stopped when the test ends.
 func Start(t testing.TB, bin, model string, args ...string) string {
 	t.Helper()
+	url, _ := StartProcess(t, bin, model, args...)
+	return url
+}
+
+// StartProcess is Start that also returns the server's process, for tests that signal it.
+func StartProcess(t testing.TB, bin, model string, args ...string) (string, *os.Process) {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -86,13 +93,13 @@ func Start(t testing.TB, bin, model string, args ...string) string {
 		if resp, err := http.Get(url + "/health"); err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				return url
+				return url, cmd.Process
 			}
 		}
 	}
 	log, _ := os.ReadFile(logPath)
 	t.Fatalf("llama-server not ready after 2 minutes:\n%s", Tail(string(log), 3000))
-	return ""
+	return "", nil
 }
 
 // Tail is the last n bytes of s, marked as cut when it is longer.
