@@ -19,6 +19,11 @@ type Report struct {
 	Summary  []ArmSummary `json:"summary"`
 	Cases    []Case       `json:"cases"`
 	Problems []Problem    `json:"problems,omitempty"`
+	// Thumbnails are small copies of the pictures for the report page, one per digest, in the
+	// order the cases meet them, records.ThumbnailBudget bytes at most; ThumbnailsCut says the
+	// budget was spent and later pictures have none.
+	Thumbnails    []records.Thumbnail `json:"thumbnails,omitempty"`
+	ThumbnailsCut bool                `json:"thumbnails_cut,omitempty"`
 	// Timings holds everything measured in time, kept apart so that the rest of the report is
 	// byte-identical for the same inputs and flags.
 	Timings Timings `json:"timings"`

@@ -43,6 +43,8 @@ type Config struct {
 	MCPDelivery string
 	// Dump, when set, is a folder for the request each arm hands the model and its pictures.
 	Dump string
+	// Thumbnails makes the thumbnails of the report page (Report.Thumbnails).
+	Thumbnails bool
 	// Arms are the arms every case runs through, in table order (see SelectArms).
 	Arms []replay.Arm
 	// Shard keeps only the cases of one shard (the zero value keeps every case).
@@ -126,6 +128,9 @@ func Run(ctx context.Context, cfg Config) (*results.Report, error) {
 	r := &runner{cfg: &cfg, meter: m,
 		applier: replay.Applier{ClientSide: replay.AgentClientSide, MCPDelivery: cfg.MCPDelivery,
 			Pictures: replay.NewPictureMemo()}}
+	if cfg.Thumbnails {
+		r.thumbs = newThumbnailer()
+	}
 	load, runErr := r.execute(ctx)
 	if load == nil {
 		return nil, runErr
@@ -145,6 +150,8 @@ type runner struct {
 	cfg     *Config
 	meter   *meter
 	applier replay.Applier
+	// thumbs makes the report page's thumbnails (nil: none).
+	thumbs *thumbnailer
 
 	mu        sync.Mutex
 	cases     []indexedCase
@@ -204,6 +211,8 @@ type indexedCase struct {
 	resumed bool
 	// cancelled marks a case interrupted by cancellation (not written to cases.jsonl).
 	cancelled bool
+	// thumbs are the digests of the thumbnails its worker made.
+	thumbs map[string]bool
 }
 
 // inFlight is an engine that keeps several requests in flight (the http engine).
@@ -268,6 +277,7 @@ func (r *runner) execute(ctx context.Context) (*LoadResult, error) {
 				}
 				delete(pending, next)
 				next++
+				r.thumbs.admit(&c.c, c.thumbs)
 				r.cases = append(r.cases, c)
 				if cfg.Progress != nil {
 					cfg.Progress(Progress{Done: next, TotalBytes: r.sizes.total, ReadBytes: r.sizes.read.Load()})
@@ -339,7 +349,7 @@ func (r *runner) replayCase(ctx context.Context, j caseJob) indexedCase {
 	if conv.Expect != nil {
 		c.Question, c.Expected = conv.Expect.Question, conv.Expect.Answer
 	}
-	ic := indexedCase{index: j.index}
+	ic := indexedCase{index: j.index, thumbs: map[string]bool{}}
 	if r.meter.live.goneErr() != nil {
 		c.AddError("", r.meter.live.giveUp())
 		ic.c = c
@@ -351,6 +361,7 @@ func (r *runner) replayCase(ctx context.Context, j caseJob) indexedCase {
 			c.AddError(arm.Name, err.Error())
 			continue
 		}
+		r.thumbs.take(res.Pictures, ic.thumbs)
 		ac, err := r.meter.measure(ctx, arm, res, conv.Tools)
 		if err != nil {
 			c.AddError(arm.Name, err.Error())
@@ -462,6 +473,7 @@ func (r *runner) report(load *LoadResult, wall time.Duration) *results.Report {
 		load.Problems = append(load.Problems, caseProblems(ic.c)...)
 	}
 	rep.Summary = results.Summarize(rep.Cases, names)
+	r.thumbs.report(rep)
 	for _, p := range load.Problems {
 		rep.Problems = append(rep.Problems, ProblemOf(p))
 	}
