@@ -103,7 +103,7 @@ func newMeter(ctx context.Context, cfg *Config) (*meter, error) {
 // with --answer the model answers, and a refusal by the server is the verdict.
 func (m *meter) measure(ctx context.Context, arm replay.Arm, res *replay.Result, tools []corpora.ToolDef) (results.ArmCase, error) {
 	ac := results.ArmCase{Arm: res.Arm, Context: m.context, Gate: res.Gate}
-	req := engine.Request{Messages: res.Messages, Tools: tools, Verbatim: arm.Settings.Server == replay.ServerVerbatim}
+	req := armRequest(arm, res, tools)
 	count, err := m.offline.Count(ctx, res.Messages, tools)
 	if err != nil {
 		return ac, err
@@ -348,4 +348,9 @@ func describeInput(path string) results.Input {
 	}
 	in.SHA256 = hex.EncodeToString(h.Sum(nil))
 	return in
+}
+
+// armRequest is the request an arm's result makes for an engine.
+func armRequest(arm replay.Arm, res *replay.Result, tools []corpora.ToolDef) engine.Request {
+	return engine.Request{Messages: res.Messages, Tools: tools, Verbatim: arm.Settings.Server == replay.ServerVerbatim}
 }

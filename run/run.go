@@ -379,7 +379,7 @@ func (r *runner) replayCase(ctx context.Context, j caseJob) indexedCase {
 		r.scanBytes[arm.Name] += bytes
 		r.mu.Unlock()
 		if r.cfg.Dump != "" {
-			if err := dumpArm(r.cfg.Dump, c.ID, res, conv.Tools); err != nil {
+			if err := dumpArm(r.cfg.Dump, c.ID, r.meter.engine, res, conv.Tools, arm); err != nil {
 				c.AddError(arm.Name, fmt.Sprintf("dump: %v", err))
 			}
 		}
@@ -395,11 +395,15 @@ func (r *runner) replayCase(ctx context.Context, j caseJob) indexedCase {
 	return ic
 }
 
-// dumpArm writes the request the arm hands the model (with the declared tools) and the record
-// of its pictures.
-func dumpArm(dir, caseID string, res *replay.Result, tools []corpora.ToolDef) error {
+// dumpArm writes the request the arm hands the model (with the declared tools), as the body
+// the engine sends (engine.DumpBody), and the record of its pictures.
+func dumpArm(dir, caseID string, eng engine.Engine, res *replay.Result, tools []corpora.ToolDef, arm replay.Arm) error {
 	base := filepath.Join(dir, fsutil.SafeName(caseID)+"."+fsutil.SafeName(res.Arm))
-	if err := fsutil.WriteAtomic(base+".request.json", func(w io.Writer) error { return replay.WriteOpenAIChat(w, res, tools...) }); err != nil {
+	body, err := engine.DumpBody(eng, armRequest(arm, res, tools))
+	if err != nil {
+		return fmt.Errorf("arm %s: %w", res.Arm, err)
+	}
+	if err := fsutil.WriteAtomic(base+".request.json", func(w io.Writer) error { _, err := w.Write(body); return err }); err != nil {
 		return err
 	}
 	return fsutil.WriteAtomic(base+".pictures.json", func(w io.Writer) error {
