@@ -243,8 +243,13 @@ func NewLlama(cfg LlamaConfig) (*Llama, error) {
 
 // loadTemplate picks the chat template: cfg.Template, else the model's own, else Qwen's.
 func (l *Llama) loadTemplate(cfg LlamaConfig) error {
+	eos := ""
+	if e := llama.VocabEOS(l.vocab); e != llama.TokenNull {
+		eos = llama.VocabGetText(l.vocab, e)
+	}
 	if cfg.Template != "" {
-		t, err := measure.TemplateFromSpec(cfg.Template)
+		// a template file gets the model's BOS and EOS, as llama-server hands them
+		t, err := measure.TemplateFromSpecTokens(cfg.Template, l.bosText, eos)
 		if err != nil {
 			return fmt.Errorf("llama engine: %w", err)
 		}
@@ -252,10 +257,6 @@ func (l *Llama) loadTemplate(cfg LlamaConfig) error {
 		return nil
 	}
 	if src := llama.ModelChatTemplate(l.model, ""); src != "" {
-		eos := ""
-		if e := llama.VocabEOS(l.vocab); e != llama.TokenNull {
-			eos = llama.VocabGetText(l.vocab, e)
-		}
 		t, err := measure.NewJinjaTemplate(cfg.Model, src, l.bosText, eos)
 		if err != nil {
 			return fmt.Errorf("llama engine: chat template of %s: %w", cfg.Model, err)

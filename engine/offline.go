@@ -113,7 +113,7 @@ func (o *Offline) Count(ctx context.Context, msgs []corpora.Message, tools []cor
 // tokenizer.chat_template, a tokenizer_config.json beside a tokenizer.json), else the default.
 func offlineTemplate(cfg OfflineConfig) (measure.Template, error) {
 	if cfg.Template != "" {
-		return measure.TemplateFromSpec(cfg.Template)
+		return measure.TemplateForTokenizer(cfg.Template, cfg.Tokenizer)
 	}
 	if spec := cfg.Tokenizer; spec != "" && spec != "o200k_base" && spec != "cl100k_base" {
 		if strings.EqualFold(filepath.Ext(spec), ".json") {

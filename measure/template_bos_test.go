@@ -1,0 +1,72 @@
+package measure
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/strata-eval/strata-eval/corpora"
+)
+
+// TestTemplateFileTakesTokenizerBOS: a .jinja template names no BOS or EOS; with a tokenizer
+// that does (a GGUF vocabulary, a tokenizer.json with its tokenizer_config.json) it gets the
+// tokenizer's, as llama-server hands a template its model's, and its prompt starts with the BOS
+// (one token more than without it).
+func TestTemplateFileTakesTokenizerBOS(t *testing.T) {
+	dir := t.TempDir()
+	jinja := filepath.Join(dir, "bos.jinja")
+	src := `{{ bos_token }}{% for m in messages %}<{{ m.role }}>{{ m.content }}{{ eos_token }}{% endfor %}`
+	if err := os.WriteFile(jinja, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gguf := writeQwen3GGUF(t)
+	msgs := []corpora.Message{{Role: corpora.RoleUser, Parts: []corpora.Part{{Kind: corpora.PartText, Text: "hello"}}}}
+	for name, tt := range map[string]struct{ tokenizer, want string }{
+		"gguf vocabulary": {gguf, "<|endoftext|><user>hello<|im_end|>"},
+		"tokenizer.json":  {qwen3TokenizerPath(), "<user>hello<|im_end|>"}, // Qwen3 names no bos_token
+		"built-in":        {"o200k_base", "<user>hello"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			tmpl, err := TemplateForTokenizer(jinja, tt.tokenizer)
+			if err != nil {
+				t.Fatal(err)
+			}
+			segs, err := tmpl.Render(msgs, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := RenderString(segs); got != tt.want {
+				t.Errorf("rendered %q, want %q", got, tt.want)
+			}
+		})
+	}
+
+	// the BOS is one token of the count
+	tok, err := LoadTokenizer(gguf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, _ := TemplateFromSpecTokens(jinja, "", "<|im_end|>")
+	withBOS, _ := TemplateForTokenizer(jinja, gguf)
+	a, err := NewCounter(tok, plain).CountRequest(msgs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := NewCounter(tok, withBOS).CountRequest(msgs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Tokens != a.Tokens+1 || !strings.HasPrefix(RenderString(mustRender(t, withBOS, msgs)), "<|endoftext|>") {
+		t.Errorf("%d tokens with the tokenizer's BOS, %d without: want one more", b.Tokens, a.Tokens)
+	}
+}
+
+func mustRender(t *testing.T, tmpl Template, msgs []corpora.Message) []Segment {
+	t.Helper()
+	segs, err := tmpl.Render(msgs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return segs
+}
