@@ -10,6 +10,7 @@ import (
 	_ "image/png"
 	"path/filepath"
 	"strings"
+	"time"
 
 	_ "golang.org/x/image/bmp"
 	_ "golang.org/x/image/webp"
@@ -25,6 +26,8 @@ type OfflineConfig struct {
 	MMProj    string // a projector GGUF deciding image rows
 	Vision    string // a family name, used when MMProj is empty
 	Rows      measure.RowOptions
+	// TemplateDate is the date the template writes as today's (zero: measure.DefaultTemplateDate).
+	TemplateDate time.Time
 }
 
 // DefaultTemplate is the chat template used when none is named: Qwen's ChatML with its tool
@@ -49,6 +52,7 @@ func NewOffline(cfg OfflineConfig) (*Offline, error) {
 	if err != nil {
 		return nil, err
 	}
+	tmpl = measure.WithTemplateDate(tmpl, cfg.TemplateDate)
 	var fam measure.Family
 	if cfg.MMProj != "" {
 		fam, err = measure.LoadProjector(cfg.MMProj)

@@ -3,6 +3,7 @@ package measure
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/strata-eval/strata-eval/corpora"
 	"github.com/strata-eval/strata-eval/internal/jsonquote"
@@ -50,6 +51,50 @@ func TemplateByName(name string) (Template, error) {
 		return mistralTemplate{}, nil
 	}
 	return nil, fmt.Errorf("unknown chat template %q (built in: %s)", name, strings.Join(TemplateNames(), ", "))
+}
+
+// DefaultTemplateDate is the date a template writes as today's (llama3's "Today Date", mistral's
+// system prompt, a Jinja template's date_string and datetime) unless WithTemplateDate sets
+// another: a fixed date, so that a count does not change from one day to the next.
+const DefaultTemplateDate = "2026-01-01"
+
+// ParseTemplateDate reads a template date: YYYY-MM-DD, or "today" for the local date, as
+// llama-server writes it.
+func ParseTemplateDate(s string) (time.Time, error) {
+	if strings.EqualFold(s, "today") {
+		return time.Now(), nil
+	}
+	d, err := time.Parse(time.DateOnly, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%q is not a date: want YYYY-MM-DD or today", s)
+	}
+	return d, nil
+}
+
+// templateDate is d, or DefaultTemplateDate when d is the zero time.
+func templateDate(d time.Time) time.Time {
+	if d.IsZero() {
+		d, _ = time.Parse(time.DateOnly, DefaultTemplateDate)
+	}
+	return d
+}
+
+// WithTemplateDate returns t writing d as today's date (the zero time: DefaultTemplateDate); a
+// template that writes no date is returned as it is.
+func WithTemplateDate(t Template, d time.Time) Template {
+	switch tt := t.(type) {
+	case llama3Template:
+		tt.date = d
+		return tt
+	case mistralTemplate:
+		tt.date = d
+		return tt
+	case *JinjaTemplate:
+		c := *tt
+		c.date = d
+		return &c
+	}
+	return t
 }
 
 // TemplateNames lists the built-in templates.

@@ -70,3 +70,43 @@ func mustRender(t *testing.T, tmpl Template, msgs []corpora.Message) []Segment {
 	}
 	return segs
 }
+
+// TestTemplateDate: llama3, mistral and a Jinja template's date_string write
+// DefaultTemplateDate as today's date unless WithTemplateDate sets another, so that a count
+// does not change from one day to the next.
+func TestTemplateDate(t *testing.T) {
+	dir := t.TempDir()
+	jinja := filepath.Join(dir, "date.jinja")
+	if err := os.WriteFile(jinja, []byte(`Today: {{ date_string }} {% for m in messages %}{{ m.content }}{% endfor %}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fromFile, err := TemplateFromSpec(jinja)
+	if err != nil {
+		t.Fatal(err)
+	}
+	llama3, _ := TemplateByName("llama3")
+	mistral, _ := TemplateByName("mistral")
+	msgs := []corpora.Message{{Role: corpora.RoleUser, Parts: []corpora.Part{{Kind: corpora.PartText, Text: "hello"}}}}
+	other, err := ParseTemplateDate("2024-07-26")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		tmpl              Template
+		byDefault, onDate string
+	}{
+		{llama3, "Today Date: 01 Jan 2026", "Today Date: 26 Jul 2024"},
+		{mistral, "2026-01-01", "2024-07-26"},
+		{fromFile, "Today: 01 Jan 2026", "Today: 26 Jul 2024"},
+	} {
+		if got := RenderString(mustRender(t, tt.tmpl, msgs)); !strings.Contains(got, tt.byDefault) {
+			t.Errorf("%s writes %q, want %q", tt.tmpl.Name(), got, tt.byDefault)
+		}
+		if got := RenderString(mustRender(t, WithTemplateDate(tt.tmpl, other), msgs)); !strings.Contains(got, tt.onDate) {
+			t.Errorf("%s on 2024-07-26 writes %q, want %q", tt.tmpl.Name(), got, tt.onDate)
+		}
+	}
+	if _, err := ParseTemplateDate("26/07/2024"); err == nil {
+		t.Error("26/07/2024 read as a date")
+	}
+}

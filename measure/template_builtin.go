@@ -214,18 +214,18 @@ func (chatMLTemplate) Render(msgs []corpora.Message, tools []corpora.ToolDef) ([
 }
 
 // llama3Template is the Llama 3.1 / 3.2 / 3.3 template (meta-llama's chat_template) as
-// llama-server renders it: a system turn with the knowledge and today's dates (the server
-// passes date_string, the local date) and the system message trimmed; with tools,
+// llama-server renders it: a system turn with the knowledge date and today's (the template
+// date: WithTemplateDate) and the system message trimmed; with tools,
 // "Environment: ipython" and the tools, as JSON indented by 4, at the head of the first user
 // message; content trimmed; one tool call per assistant turn as
 // {"name": …, "parameters": …} (its text dropped); tool results in ipython turns as JSON
 // strings. Pictures are Llama 3.2 Vision's <|image|>. What the template refuses (two calls
 // in one turn, tools without a user message) is an error, as the server answers it.
-type llama3Template struct{}
+type llama3Template struct{ date time.Time }
 
 func (llama3Template) Name() string { return "llama3" }
 
-func (llama3Template) Render(msgs []corpora.Message, tools []corpora.ToolDef) ([]Segment, error) {
+func (t llama3Template) Render(msgs []corpora.Message, tools []corpora.ToolDef) ([]Segment, error) {
 	req := newServerRequest(msgs, tools)
 	pm := newPromptMarkers(&req)
 	w := &segmentWriter{}
@@ -246,7 +246,7 @@ func (llama3Template) Render(msgs []corpora.Message, tools []corpora.ToolDef) ([
 	if len(req.tools) > 0 {
 		w.special("Environment: ipython\n")
 	}
-	w.special("Cutting Knowledge Date: December 2023\nToday Date: " + time.Now().Format("02 Jan 2006") + "\n\n")
+	w.special("Cutting Knowledge Date: December 2023\nToday Date: " + templateDate(t.date).Format("02 Jan 2006") + "\n\n")
 	put(system)
 	w.special("<|eot_id|>")
 	if len(req.tools) > 0 {
@@ -354,11 +354,11 @@ func (gemmaTemplate) Render(msgs []corpora.Message, tools []corpora.ToolDef) ([]
 // results as [TOOL_RESULTS]id[TOOL_CONTENT]…[/TOOL_RESULTS]; no generation prompt. What the
 // template refuses (roles not alternating, a call id that is not 9 characters long) is an
 // error, as the server answers it. Pictures are [IMG].
-type mistralTemplate struct{}
+type mistralTemplate struct{ date time.Time }
 
 func (mistralTemplate) Name() string { return "mistral" }
 
-func (mistralTemplate) Render(msgs []corpora.Message, tools []corpora.ToolDef) ([]Segment, error) {
+func (t mistralTemplate) Render(msgs []corpora.Message, tools []corpora.ToolDef) ([]Segment, error) {
 	req := newServerRequest(msgs, tools)
 	pm := newPromptMarkers(&req)
 	w := &segmentWriter{}
@@ -405,7 +405,7 @@ func (mistralTemplate) Render(msgs []corpora.Message, tools []corpora.ToolDef) (
 	if haveSystem {
 		put(system)
 	} else {
-		w.special(mistralSystemBefore + time.Now().Format("2006-01-02") + mistralSystemAfter)
+		w.special(mistralSystemBefore + templateDate(t.date).Format("2006-01-02") + mistralSystemAfter)
 	}
 	w.special("[/SYSTEM_PROMPT]")
 	for i, m := range rest {

@@ -40,6 +40,8 @@ type JinjaTemplate struct {
 	// stringContent, whether it shows content given as a list of text parts, or as a string.
 	noSystem, stringArgs        bool
 	typedContent, stringContent bool
+	// date is the date written as today's (date_string, datetime; zero: DefaultTemplateDate).
+	date time.Time
 }
 
 // NewJinjaTemplate compiles a chat template. The image marker is guessed from the source
@@ -78,7 +80,7 @@ func (t *JinjaTemplate) probe() {
 		for i, m := range req.msgs {
 			contents[i] = joinContent(m.content, nil)
 		}
-		out, err := t.tmpl.RenderValues(t.data(&req, contents, nil, time.Now()))
+		out, err := t.tmpl.RenderValues(t.data(&req, contents, nil, templateDate(t.date)))
 		if err != nil {
 			return ""
 		}
@@ -91,7 +93,7 @@ func (t *JinjaTemplate) probe() {
 		d := jinja.NewDict()
 		d.AsDict().Set("role", jinja.NewString("user"))
 		d.AsDict().Set("content", content)
-		data := t.data(&serverRequest{}, nil, nil, time.Now())
+		data := t.data(&serverRequest{}, nil, nil, templateDate(t.date))
 		data["messages"] = jinja.NewList([]jinja.Value{d})
 		out, err := t.tmpl.RenderValues(data)
 		if err != nil {
@@ -140,7 +142,7 @@ func (t *JinjaTemplate) Render(msgs []corpora.Message, tools []corpora.ToolDef) 
 		}
 		req.msgs, contents = req.msgs[1:], contents[1:]
 	}
-	now := time.Now()
+	now := templateDate(t.date)
 	plain, err := t.tmpl.RenderValues(t.data(&req, contents, nil, now))
 	if err != nil {
 		return nil, fmt.Errorf("render chat template %s: %w", t.name, err)

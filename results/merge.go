@@ -100,6 +100,7 @@ func sameMeasurement(a, b RunConfig) error {
 	fields := []struct{ name, a, b string }{
 		{"tokenizer", a.Tokenizer, b.Tokenizer},
 		{"template", a.Template, b.Template},
+		{"template_date", a.TemplateDate, b.TemplateDate},
 		{"vision", a.Vision, b.Vision},
 		{"context", strconv.Itoa(a.Context), strconv.Itoa(b.Context)},
 		{"turns", a.Turns, b.Turns},

@@ -31,17 +31,19 @@ type Report struct {
 
 // RunConfig records what produced a report.
 type RunConfig struct {
-	ToolVersion string            `json:"tool_version"`
-	Inputs      []Input           `json:"inputs"`
-	Tokenizer   string            `json:"tokenizer"`
-	Template    string            `json:"template"`
-	Vision      string            `json:"vision"`
-	Context     int               `json:"context"`
-	Turns       string            `json:"turns"`
-	MCPDelivery string            `json:"mcp_delivery,omitempty"`
-	Arms        []records.Arm     `json:"arms"`
-	Flags       map[string]string `json:"flags"`
-	Shard       string            `json:"shard,omitempty"`
+	ToolVersion string  `json:"tool_version"`
+	Inputs      []Input `json:"inputs"`
+	Tokenizer   string  `json:"tokenizer"`
+	Template    string  `json:"template"`
+	// TemplateDate is the date the template wrote as today's (llama3, mistral, date_string).
+	TemplateDate string            `json:"template_date,omitempty"`
+	Vision       string            `json:"vision"`
+	Context      int               `json:"context"`
+	Turns        string            `json:"turns"`
+	MCPDelivery  string            `json:"mcp_delivery,omitempty"`
+	Arms         []records.Arm     `json:"arms"`
+	Flags        map[string]string `json:"flags"`
+	Shard        string            `json:"shard,omitempty"`
 	// Engine is the engine that counted (offline, http, llama); Model, API, Endpoints and
 	// Server describe a live one (URLs with user info redacted, never a key).
 	Engine    string   `json:"engine,omitempty"`

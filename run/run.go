@@ -45,6 +45,8 @@ type Config struct {
 	Dump string
 	// Thumbnails makes the thumbnails of the report page (Report.Thumbnails).
 	Thumbnails bool
+	// TemplateDate is the date the chat template writes as today's (recorded in the report).
+	TemplateDate string
 	// Arms are the arms every case runs through, in table order (see SelectArms).
 	Arms []replay.Arm
 	// Shard keeps only the cases of one shard (the zero value keeps every case).
@@ -449,7 +451,8 @@ func (r *runner) report(load *LoadResult, wall time.Duration) *results.Report {
 	cfg := r.cfg
 	rep := &results.Report{Schema: results.Schema}
 	rep.Config = results.RunConfig{ToolVersion: cfg.ToolVersion, Tokenizer: r.meter.tokenizerName, Template: r.meter.templateName,
-		Vision: r.meter.visionName, Context: r.meter.context, Turns: cfg.Turns, MCPDelivery: cfg.MCPDelivery,
+		TemplateDate: cfg.TemplateDate,
+		Vision:       r.meter.visionName, Context: r.meter.context, Turns: cfg.Turns, MCPDelivery: cfg.MCPDelivery,
 		Arms: replay.ArmRecords(cfg.Arms), Flags: cfg.Flags, Shard: cfg.Shard.String(), Engine: r.meter.engine.Name(),
 		Answer: r.meter.answer, Server: r.meter.server, Warnings: r.meter.live.report()}
 	if h, ok := r.meter.engine.(*engine.HTTP); ok {
