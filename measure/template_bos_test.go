@@ -71,13 +71,13 @@ func mustRender(t *testing.T, tmpl Template, msgs []corpora.Message) []Segment {
 	return segs
 }
 
-// TestTemplateDate: llama3, mistral and a Jinja template's date_string write
+// TestTemplateDate: llama3, mistral and a Jinja template's date_string and strftime_now write
 // DefaultTemplateDate as today's date unless WithTemplateDate sets another, so that a count
 // does not change from one day to the next.
 func TestTemplateDate(t *testing.T) {
 	dir := t.TempDir()
 	jinja := filepath.Join(dir, "date.jinja")
-	if err := os.WriteFile(jinja, []byte(`Today: {{ date_string }} {% for m in messages %}{{ m.content }}{% endfor %}`), 0o644); err != nil {
+	if err := os.WriteFile(jinja, []byte(`Today: {{ date_string }} {{ strftime_now("%Y-%m-%d") }} {% for m in messages %}{{ m.content }}{% endfor %}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	fromFile, err := TemplateFromSpec(jinja)
@@ -97,7 +97,7 @@ func TestTemplateDate(t *testing.T) {
 	}{
 		{llama3, "Today Date: 01 Jan 2026", "Today Date: 26 Jul 2024"},
 		{mistral, "2026-01-01", "2024-07-26"},
-		{fromFile, "Today: 01 Jan 2026", "Today: 26 Jul 2024"},
+		{fromFile, "Today: 01 Jan 2026 2026-01-01", "Today: 26 Jul 2024 2024-07-26"},
 	} {
 		if got := RenderString(mustRender(t, tt.tmpl, msgs)); !strings.Contains(got, tt.byDefault) {
 			t.Errorf("%s writes %q, want %q", tt.tmpl.Name(), got, tt.byDefault)

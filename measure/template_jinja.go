@@ -218,6 +218,7 @@ func (t *JinjaTemplate) data(req *serverRequest, contents []string, mark func(st
 		"datetime":              str(now.Format("Jan 02 2006")),
 		"date_string":           str(now.Format("02 Jan 2006")),
 		serverToJSONFilter:      jinja.NewCallable(serverToJSONFilter, serverToJSONCallable),
+		"strftime_now":          jinja.NewCallable("strftime_now", strftimeAt(now)),
 	}
 	if len(req.tools) > 0 {
 		tl := make([]jinja.Value, 0, len(req.tools))
@@ -529,4 +530,18 @@ func TemplateFromSpecTokens(spec, modelBOS, modelEOS string) (Template, error) {
 		eos = modelEOS
 	}
 	return NewJinjaTemplate(spec, src, bos, eos)
+}
+
+// strftimeAt is the template's strftime_now, at the template date rather than the clock: the
+// Python strftime directives chat templates use (%Y %m %d %B %b %A %a %H %M %S %p %I %Z %%).
+func strftimeAt(now time.Time) func(args []jinja.Value, kwargs map[string]jinja.Value) (jinja.Value, error) {
+	goFormat := strings.NewReplacer("%Y", "2006", "%m", "01", "%d", "02", "%H", "15", "%M", "04", "%S", "05",
+		"%B", "January", "%b", "Jan", "%A", "Monday", "%a", "Mon", "%p", "PM", "%I", "03", "%Z", "MST", "%%", "%")
+	return func(args []jinja.Value, _ map[string]jinja.Value) (jinja.Value, error) {
+		format := "%Y-%m-%d"
+		if len(args) > 0 && args[0].IsString() {
+			format = args[0].AsString()
+		}
+		return jinja.NewString(now.Format(goFormat.Replace(format))), nil
+	}
 }
