@@ -40,7 +40,7 @@ type Template interface {
 func TemplateByName(name string) (Template, error) {
 	switch strings.ToLower(name) {
 	case "chatml":
-		return chatMLTemplate{}, nil
+		return newChatMLTemplate()
 	case "qwen", "qwen3", "qwen2.5", "qwen2", "qwen-vl":
 		return qwenTemplate{}, nil
 	case "llama3", "llama-3", "llama3.1", "llama3.2":
@@ -95,6 +95,22 @@ func WithTemplateDate(t Template, d time.Time) Template {
 		return &c
 	}
 	return t
+}
+
+// chatMLSource is llama.cpp's ChatML template (common/chat.cpp, CHATML_TEMPLATE_SRC), which
+// llama-server renders for --chat-template chatml and for a model without a template of its
+// own: each message's role and content, nothing of tools or tool calls.
+const chatMLSource = "{%- for message in messages -%}\n" +
+	"  {{- '<|im_start|>' + message.role + '\n' + message.content + '<|im_end|>\n' -}}\n" +
+	"{%- endfor -%}\n" +
+	"{%- if add_generation_prompt -%}\n" +
+	"  {{- '<|im_start|>assistant\n' -}}\n" +
+	"{%- endif -%}"
+
+// newChatMLTemplate is the built-in chatml: llama.cpp's ChatML source, rendered as
+// llama-server renders a Jinja template.
+func newChatMLTemplate() (*JinjaTemplate, error) {
+	return NewJinjaTemplate("chatml", chatMLSource, "", "")
 }
 
 // TemplateNames lists the built-in templates.

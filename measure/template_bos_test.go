@@ -110,3 +110,51 @@ func TestTemplateDate(t *testing.T) {
 		t.Error("26/07/2024 read as a date")
 	}
 }
+
+// chatML is the built-in chatml template.
+func chatML(t testing.TB) Template {
+	t.Helper()
+	tmpl, err := TemplateByName("chatml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tmpl
+}
+
+// TestChatMLAsLlamaServer: the built-in chatml renders what llama-server renders for
+// --chat-template chatml, llama.cpp's CHATML_TEMPLATE_SRC (common/chat.cpp): every message's
+// role and content between <|im_start|> and <|im_end|>, the content parts joined by newlines,
+// an assistant turn's tool calls and the declared tools left out (the template names neither,
+// and the server adds nothing for them), a null content as empty.
+func TestChatMLAsLlamaServer(t *testing.T) {
+	text := func(role corpora.Role, s ...string) corpora.Message {
+		m := corpora.Message{Role: role}
+		for _, p := range s {
+			m.Parts = append(m.Parts, corpora.Part{Kind: corpora.PartText, Text: p})
+		}
+		return m
+	}
+	call := text(corpora.RoleAssistant)
+	call.Parts = append(call.Parts, corpora.Part{Kind: corpora.PartToolCall, ToolCall: &corpora.ToolCall{ID: "c1", Name: "read_image", Arguments: `{"path":"a.png"}`}})
+	result := text(corpora.RoleTool, "the picture")
+	result.ToolCallID = "c1"
+	msgs := []corpora.Message{
+		text(corpora.RoleSystem, "Be brief."),
+		text(corpora.RoleUser, "Read it.", "Then say what it is."),
+		call,
+		result,
+	}
+	tools := []corpora.ToolDef{{Name: "read_image", Description: "Reads a picture.", Parameters: []byte(`{"type":"object","properties":{"path":{"type":"string"}}}`)}}
+	want := "<|im_start|>system\nBe brief.<|im_end|>\n" +
+		"<|im_start|>user\nRead it.\nThen say what it is.<|im_end|>\n" +
+		"<|im_start|>assistant\n<|im_end|>\n" +
+		"<|im_start|>tool\nthe picture<|im_end|>\n" +
+		"<|im_start|>assistant\n"
+	segs, err := chatML(t).Render(msgs, tools)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := RenderString(segs); got != want {
+		t.Errorf("chatml renders\n%q\nllama-server renders\n%q", got, want)
+	}
+}

@@ -17,21 +17,6 @@ const (
 	mistralImageMarker = "[IMG]"
 )
 
-// toolCallJSON is the `{"name": …, "<argsKey>": …}` object of a call with the arguments as
-// the server's tojson writes the parsed object.
-func toolCallJSON(c serverCall, argsKey string) string {
-	return `{"name": ` + pyString(c.name) + `, "` + argsKey + `": ` + c.argsJSON(-1) + `}`
-}
-
-// toolCallJSONs returns toolCallJSON of each of a message's tool calls.
-func toolCallJSONs(m serverMessage, argsKey string) []string {
-	var out []string
-	for _, c := range m.calls {
-		out = append(out, toolCallJSON(c, argsKey))
-	}
-	return out
-}
-
 // toolJSONs returns toolJSON of each declared tool.
 func toolJSONs(tools []serverTool, indent int) []string {
 	out := make([]string, 0, len(tools))
@@ -39,20 +24,6 @@ func toolJSONs(tools []serverTool, indent int) []string {
 		out = append(out, toolJSON(t, indent))
 	}
 	return out
-}
-
-// chatMLToolsSystem opens the ChatML system turn that declares tools: the system message's
-// content (when msgs starts with one) and a blank line, then header and one JSON line per
-// tool. It returns the messages still to render; the caller closes the turn.
-func chatMLToolsSystem(w *segmentWriter, msgs []serverMessage, tools []serverTool, header string) []serverMessage {
-	w.special("<|im_start|>system\n")
-	if len(msgs) > 0 && msgs[0].role == corpora.RoleSystem {
-		writeContent(w, msgs[0].content, qwenImageMarker, false)
-		w.special("\n\n")
-		msgs = msgs[1:]
-	}
-	w.text(header + "\n" + strings.Join(toolJSONs(tools, -1), "\n"))
-	return msgs
 }
 
 // qwenTemplate is the Qwen3 chat template (tokenizer_config.json of Qwen3, the template of the
@@ -181,36 +152,6 @@ func qwenLastQuery(msgs []serverMessage, contents []string) int {
 		}
 	}
 	return len(msgs) - 1
-}
-
-// chatMLTemplate is plain ChatML: every message as <|im_start|>role … <|im_end|>, tools
-// declared as JSON lines in the system turn, tool calls as JSON lines.
-type chatMLTemplate struct{}
-
-func (chatMLTemplate) Name() string { return "chatml" }
-
-func (chatMLTemplate) Render(msgs []corpora.Message, tools []corpora.ToolDef) ([]Segment, error) {
-	req := newServerRequest(msgs, tools)
-	w := &segmentWriter{}
-	rest := req.msgs
-	if len(req.tools) > 0 {
-		rest = chatMLToolsSystem(w, req.msgs, req.tools, "Tools:")
-		w.special("<|im_end|>\n")
-	}
-	for _, m := range rest {
-		w.special("<|im_start|>" + string(m.role) + "\n")
-		items := m.content
-		writeContent(w, items, qwenImageMarker, false)
-		if calls := toolCallJSONs(m, "arguments"); len(calls) > 0 {
-			if len(items) > 0 {
-				w.text("\n")
-			}
-			w.text(strings.Join(calls, "\n"))
-		}
-		w.special("<|im_end|>\n")
-	}
-	w.special("<|im_start|>assistant\n")
-	return w.segs, nil
 }
 
 // llama3Template is the Llama 3.1 / 3.2 / 3.3 template (meta-llama's chat_template) as
