@@ -2,8 +2,10 @@ package engine
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -331,4 +333,33 @@ func anthropicBlocks(ps []corpora.Part) []any {
 		}
 	}
 	return out
+}
+
+// ApplyTemplate asks a llama.cpp server for the prompt its chat template makes of req
+// (POST /apply-template, the body of a count). ok is false when the server has no such
+// endpoint (not llama.cpp) or the API is not openai.
+func (h *HTTP) ApplyTemplate(ctx context.Context, req Request) (prompt string, ok bool, err error) {
+	if h.cfg.API != APIOpenAI {
+		return "", false, nil
+	}
+	body, err := h.body(req, false)
+	if err != nil {
+		return "", false, err
+	}
+	ep := h.pick()
+	resp, err := h.post(ctx, ep, "/apply-template", body)
+	if err != nil {
+		var unsupported *unsupportedError
+		if errors.As(notFoundAsUnsupported(err), &unsupported) {
+			return "", false, nil
+		}
+		return "", false, err
+	}
+	var v struct {
+		Prompt *string `json:"prompt"`
+	}
+	if json.Unmarshal(resp.body, &v) != nil || v.Prompt == nil {
+		return "", false, fmt.Errorf("%s/apply-template: no prompt in the answer", ep.display)
+	}
+	return *v.Prompt, true, nil
 }

@@ -77,6 +77,24 @@ func (o *Offline) RowOptions() measure.RowOptions { return o.rows }
 // TemplateName is the chat template in use.
 func (o *Offline) TemplateName() string { return o.template }
 
+// Render renders the messages and tools with the chat template: the prompt text a llama.cpp
+// server with the same template makes of them (its /apply-template; pictures as the template's
+// markers). When the vocabulary adds a BOS to every prompt, one the template wrote at the very
+// start is taken off, as the server takes it off before adding its own.
+func (o *Offline) Render(msgs []corpora.Message, tools []corpora.ToolDef) (string, error) {
+	segs, err := o.counter.Template().Render(msgs, tools)
+	if err != nil {
+		return "", err
+	}
+	prompt := measure.RenderString(segs)
+	if b, ok := o.counter.Tokenizer().(interface{ AddedBOS() (string, bool) }); ok {
+		if bos, adds := b.AddedBOS(); adds {
+			prompt = strings.TrimPrefix(prompt, bos)
+		}
+	}
+	return prompt, nil
+}
+
 // CountText counts a plain text with the tokenizer alone (no template, no special tokens).
 func (o *Offline) CountText(text string) int { return o.counter.Tokenizer().Count(text) }
 

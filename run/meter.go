@@ -11,6 +11,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/strata-eval/strata-eval/corpora"
@@ -47,6 +48,8 @@ type meter struct {
 	blind string
 	// live holds what the run learnt about a live engine (warnings, pictures, a server gone).
 	live *liveState
+	// templateChecked says the server's template was compared with ours (checkTemplate).
+	templateChecked atomic.Bool
 }
 
 // isLive says whether the engine is not the offline one.
@@ -112,6 +115,9 @@ func (m *meter) measure(ctx context.Context, arm replay.Arm, res *replay.Result,
 	ac.TextSource, ac.RowsSource = count.TextSource, count.RowsSource
 	var refused *engine.RefusedError
 	var noPictures error // the server takes no pictures: the arm keeps the computed counts
+	if h, ok := m.engine.(*engine.HTTP); ok && len(count.Images) == 0 && !req.Verbatim && !m.templateChecked.Load() {
+		m.checkTemplate(ctx, h, req)
+	}
 	if m.isLive() {
 		computed := &results.ComputedCount{TextTokens: count.TextTokens, ImageRows: count.ImageRows,
 			PromptTokens: count.PromptTokens, RowsSource: count.RowsSource}
