@@ -33,13 +33,15 @@ func newThumbnailer() *thumbnailer {
 	return &thumbnailer{made: map[string]*madeThumbnail{}}
 }
 
-// take makes the thumbnails of the pictures an arm met (a nil thumbnailer makes none), adds
-// their digests to took, and drops the pictures' bytes from the records, so that the report
-// keeps no picture.
+// take makes the thumbnails of the pictures an arm met (a nil thumbnailer makes none; nor for
+// bytes that are no picture or failed the picture check), adds their digests to took, and drops
+// the pictures' bytes from the records, so that the report keeps no picture.
 func (t *thumbnailer) take(pics []replay.PictureRecord, took map[string]bool) {
 	for i := range pics {
 		p := &pics[i]
-		t.make(p.SHA256, p.Data, took)
+		if !p.Problem && p.Type != "" {
+			t.make(p.SHA256, p.Data, took)
+		}
 		p.Data = nil
 		if r := p.Resized; r != nil {
 			t.make(r.ToSHA256, r.ToData, took)
