@@ -93,3 +93,35 @@ func TestWriteHTMLThumbnails(t *testing.T) {
 		t.Errorf("%d inline pictures, want 200", n)
 	}
 }
+
+// TestMergeKeepsThumbnails: merged shards carry the thumbnails of their cases, once each, in
+// the order of the merged cases, as a single run's report does.
+func TestMergeKeepsThumbnails(t *testing.T) {
+	cases, thumbs := thumbnailCases(4, 10)
+	byDigest := map[string]records.Thumbnail{}
+	for _, th := range thumbs {
+		byDigest[th.SHA256] = th
+	}
+	shard := func(idx []int, name string) *Report {
+		var cs []Case
+		var ts []records.Thumbnail
+		for _, i := range idx {
+			cs = append(cs, cases[i])
+			ts = append(ts, byDigest[fmt.Sprintf("d%d", i)], byDigest[fmt.Sprintf("p%d", i)])
+		}
+		r := singleRun(cs, nil, name)
+		r.Thumbnails = ts
+		return r
+	}
+	merged, err := Merge([]*Report{shard([]int{1, 3}, "1/2"), shard([]int{0, 2}, "0/2")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, th := range merged.Thumbnails {
+		got = append(got, th.SHA256)
+	}
+	if strings.Join(got, " ") != "d0 p0 d1 p1 d2 p2 d3 p3" || merged.ThumbnailsCut {
+		t.Errorf("merged thumbnails %v (cut %v)", got, merged.ThumbnailsCut)
+	}
+}
