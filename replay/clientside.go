@@ -239,7 +239,8 @@ func agentAttach(ctx context.Context, res *corpora.CallToolResult, pictures []ag
 		rec.Width, rec.Height = pp.Width, pp.Height
 		if !pp.Kept || pp.MimeType != pp.SourceType {
 			rec.Resized = &Resize{FromWidth: pp.OrigWidth, FromHeight: pp.OrigHeight, FromBytes: len(p.data),
-				ToWidth: pp.Width, ToHeight: pp.Height, ToBytes: len(pp.Data), ToType: pp.MimeType, Note: pp.ScaleNote}
+				ToWidth: pp.Width, ToHeight: pp.Height, ToBytes: len(pp.Data), ToType: pp.MimeType, Note: pp.ScaleNote,
+				ToSHA256: sha256Hex(pp.Data), ToData: pp.Data}
 		}
 		if pp.ScaleNote != "" {
 			fmt.Fprintf(&notes, "\n- MEDIA:%s: %s", p.path, pp.ScaleNote)
@@ -281,7 +282,7 @@ func agentCacheImage(b *corpora.Block, loc corpora.Location, msgIndex int) (stri
 	sum := sha256.Sum256(data)
 	p := path.Join(AgentImageCacheDir, "img_"+hex.EncodeToString(sum[:6])+imageExtension(mime))
 	rec := PictureRecord{Loc: loc, MessageIndex: msgIndex, SHA256: hex.EncodeToString(sum[:]), Type: sniffed,
-		DeclaredType: b.MimeType, Bytes: len(data), Source: corpora.OriginTool}
+		DeclaredType: b.MimeType, Bytes: len(data), Source: corpora.OriginTool, Data: data}
 	if hdr, err := readPictureHeader(data, sniffed); err == nil {
 		rec.Width, rec.Height = hdr.width, hdr.height
 	}
@@ -408,7 +409,7 @@ func agentEmbeddedResource(b *corpora.Block, loc corpora.Location, msgIndex int)
 	sum := sha256.Sum256(data)
 	rec := &PictureRecord{Loc: loc, MessageIndex: msgIndex, SHA256: hex.EncodeToString(sum[:]),
 		Type: sniffPictureType(data), DeclaredType: r.MimeType, Bytes: len(data), Outcome: OutcomeText,
-		Reason: "the agent saves an embedded resource blob as a document and never attaches it", Source: corpora.OriginTool}
+		Reason: "the agent saves an embedded resource blob as a document and never attaches it", Source: corpora.OriginTool, Data: data}
 	return line, rec
 }
 

@@ -370,5 +370,8 @@ func textPictureRecord(text string, p TextPicture, msgIndex int, loc corpora.Loc
 	if ok {
 		rec.SHA256, rec.Width, rec.Height = f.sha256, f.width, f.height
 	}
+	if p.Image != nil {
+		rec.Data = p.Image.Data
+	}
 	return rec
 }

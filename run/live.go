@@ -169,3 +169,48 @@ func (m *meter) liveFailure(err error) (noPictures, rest error) {
 	}
 	return nil, err
 }
+
+// checkTemplate compares, once, the prompt a llama.cpp server's chat template makes of a request
+// (its /apply-template) with the one --template renders, and warns with the first line that
+// differs: server − computed then holds the difference of the templates, not of the tokenizers.
+// A server without /apply-template is not compared.
+func (m *meter) checkTemplate(ctx context.Context, h *engine.HTTP, req engine.Request) {
+	if m.templateChecked.Swap(true) {
+		return
+	}
+	server, ok, err := h.ApplyTemplate(ctx, req)
+	if err != nil || !ok {
+		return
+	}
+	computed, err := m.offline.Render(req.Messages, req.Tools)
+	if err != nil {
+		return
+	}
+	if line, s, c, differ := firstDifferingLine(server, computed); differ {
+		m.live.warn("the server's chat template is not --template %s: line %d of the first request's prompt is %q on the server, %q computed; server − computed counts the difference (start the server with the template --template names, or name the server's with --template; a date differs unless --template-date today)",
+			m.templateName, line, s, c)
+	}
+}
+
+// firstDifferingLine returns the first line (1-based) where a and b differ, with the two
+// lines, each cut to 80 characters.
+func firstDifferingLine(a, b string) (int, string, string, bool) {
+	if a == b {
+		return 0, "", "", false
+	}
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	cut := func(lines []string, i int) string {
+		if i >= len(lines) {
+			return "(the prompt ends)"
+		}
+		if r := []rune(lines[i]); len(r) > 80 {
+			return string(r[:80]) + "…"
+		}
+		return lines[i]
+	}
+	i := 0
+	for i < len(al) && i < len(bl) && al[i] == bl[i] {
+		i++
+	}
+	return i + 1, cut(al, i), cut(bl, i), true
+}

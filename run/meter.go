@@ -11,6 +11,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/strata-eval/strata-eval/corpora"
@@ -47,6 +48,8 @@ type meter struct {
 	blind string
 	// live holds what the run learnt about a live engine (warnings, pictures, a server gone).
 	live *liveState
+	// templateChecked says the server's template was compared with ours (checkTemplate).
+	templateChecked atomic.Bool
 }
 
 // isLive says whether the engine is not the offline one.
@@ -105,7 +108,7 @@ func newMeter(ctx context.Context, cfg *Config) (*meter, error) {
 // with --answer the model answers, and a refusal by the server is the verdict.
 func (m *meter) measure(ctx context.Context, arm replay.Arm, res *replay.Result, tools []corpora.ToolDef) (results.ArmCase, error) {
 	ac := results.ArmCase{Arm: res.Arm, Context: m.context, Gate: res.Gate}
-	req := engine.Request{Messages: res.Messages, Tools: tools, Verbatim: arm.Settings.Server == replay.ServerVerbatim}
+	req := armRequest(arm, res, tools)
 	count, err := m.offline.Count(ctx, res.Messages, tools)
 	if err != nil {
 		return ac, err
@@ -115,6 +118,9 @@ func (m *meter) measure(ctx context.Context, arm replay.Arm, res *replay.Result,
 	ac.TextSource, ac.RowsSource = count.TextSource, count.RowsSource
 	var refused *engine.RefusedError
 	var noPictures error // the server takes no pictures: the arm keeps the computed counts
+	if h, ok := m.engine.(*engine.HTTP); ok && len(count.Images) == 0 && !req.Verbatim && !m.templateChecked.Load() {
+		m.checkTemplate(ctx, h, req)
+	}
 	if m.isLive() {
 		computed := &results.ComputedCount{TextTokens: count.TextTokens, ImageRows: count.ImageRows,
 			PromptTokens: count.PromptTokens, RowsSource: count.RowsSource}
@@ -360,4 +366,9 @@ func describeInput(path string) results.Input {
 	}
 	in.SHA256 = hex.EncodeToString(h.Sum(nil))
 	return in
+}
+
+// armRequest is the request an arm's result makes for an engine.
+func armRequest(arm replay.Arm, res *replay.Result, tools []corpora.ToolDef) engine.Request {
+	return engine.Request{Messages: res.Messages, Tools: tools, Verbatim: arm.Settings.Server == replay.ServerVerbatim}
 }

@@ -45,6 +45,10 @@ type Config struct {
 	MCPDelivery string
 	// Dump, when set, is a folder for the request each arm hands the model and its pictures.
 	Dump string
+	// Thumbnails makes the thumbnails of the report page (Report.Thumbnails).
+	Thumbnails bool
+	// TemplateDate is the date the chat template writes as today's (recorded in the report).
+	TemplateDate string
 	// Arms are the arms every case runs through, in table order (see SelectArms).
 	Arms []replay.Arm
 	// Shard keeps only the cases of one shard (the zero value keeps every case).
@@ -131,6 +135,9 @@ func Run(ctx context.Context, cfg Config) (*results.Report, error) {
 	r := &runner{cfg: &cfg, meter: m,
 		applier: replay.Applier{ClientSide: replay.AgentClientSide, MCPDelivery: cfg.MCPDelivery,
 			Pictures: replay.NewPictureMemo()}}
+	if cfg.Thumbnails {
+		r.thumbs = newThumbnailer()
+	}
 	load, runErr := r.execute(ctx)
 	if load == nil {
 		return nil, runErr
@@ -171,6 +178,8 @@ type runner struct {
 	cfg     *Config
 	meter   *meter
 	applier replay.Applier
+	// thumbs makes the report page's thumbnails (nil: none).
+	thumbs *thumbnailer
 
 	mu        sync.Mutex
 	cases     []indexedCase
@@ -235,6 +244,8 @@ type indexedCase struct {
 	// once the run stopped): neither reported nor written, so that --resume measures it.
 	serverArms  map[string]bool
 	notMeasured bool
+	// thumbs are the digests of the thumbnails its worker made.
+	thumbs map[string]bool
 }
 
 // inFlight is an engine that keeps several requests in flight (the http engine).
@@ -299,6 +310,7 @@ func (r *runner) execute(ctx context.Context) (*LoadResult, error) {
 				}
 				delete(pending, next)
 				next++
+				r.thumbs.admit(&c.c, c.thumbs)
 				r.cases = append(r.cases, c)
 				if cfg.Progress != nil {
 					cfg.Progress(Progress{Done: next, TotalBytes: r.sizes.total, ReadBytes: r.sizes.read.Load()})
@@ -370,7 +382,7 @@ func (r *runner) replayCase(ctx context.Context, j caseJob) indexedCase {
 	if conv.Expect != nil {
 		c.Question, c.Expected = conv.Expect.Question, conv.Expect.Answer
 	}
-	ic := indexedCase{index: j.index}
+	ic := indexedCase{index: j.index, thumbs: map[string]bool{}}
 	if r.meter.live.stopped() {
 		r.meter.live.caseNotMeasured()
 		ic.notMeasured = true
@@ -382,6 +394,7 @@ func (r *runner) replayCase(ctx context.Context, j caseJob) indexedCase {
 			c.AddError(arm.Name, err.Error())
 			continue
 		}
+		r.thumbs.take(res.Pictures, ic.thumbs)
 		ac, err := r.meter.measure(ctx, arm, res, conv.Tools)
 		if engine.IsServerFault(err) && ctx.Err() == nil {
 			// the server failed, not the case: --resume measures the case again
@@ -412,7 +425,7 @@ func (r *runner) replayCase(ctx context.Context, j caseJob) indexedCase {
 		r.scanBytes[arm.Name] += bytes
 		r.mu.Unlock()
 		if r.cfg.Dump != "" {
-			if err := dumpArm(r.cfg.Dump, c.ID, res, conv.Tools); err != nil {
+			if err := dumpArm(r.cfg.Dump, c.ID, r.meter.engine, res, conv.Tools, arm); err != nil {
 				c.AddError(arm.Name, fmt.Sprintf("dump: %v", err))
 			}
 		}
@@ -432,11 +445,15 @@ func (r *runner) replayCase(ctx context.Context, j caseJob) indexedCase {
 	return ic
 }
 
-// dumpArm writes the request the arm hands the model (with the declared tools) and the record
-// of its pictures.
-func dumpArm(dir, caseID string, res *replay.Result, tools []corpora.ToolDef) error {
+// dumpArm writes the request the arm hands the model (with the declared tools), as the body
+// the engine sends (engine.DumpBody), and the record of its pictures.
+func dumpArm(dir, caseID string, eng engine.Engine, res *replay.Result, tools []corpora.ToolDef, arm replay.Arm) error {
 	base := filepath.Join(dir, fsutil.SafeName(caseID)+"."+fsutil.SafeName(res.Arm))
-	if err := fsutil.WriteAtomic(base+".request.json", func(w io.Writer) error { return replay.WriteOpenAIChat(w, res, tools...) }); err != nil {
+	body, err := engine.DumpBody(eng, armRequest(arm, res, tools))
+	if err != nil {
+		return fmt.Errorf("arm %s: %w", res.Arm, err)
+	}
+	if err := fsutil.WriteAtomic(base+".request.json", func(w io.Writer) error { _, err := w.Write(body); return err }); err != nil {
 		return err
 	}
 	return fsutil.WriteAtomic(base+".pictures.json", func(w io.Writer) error {
@@ -486,7 +503,8 @@ func (r *runner) report(load *LoadResult, wall time.Duration) *results.Report {
 	cfg := r.cfg
 	rep := &results.Report{Schema: results.Schema}
 	rep.Config = results.RunConfig{ToolVersion: cfg.ToolVersion, Tokenizer: r.meter.tokenizerName, Template: r.meter.templateName,
-		Vision: r.meter.visionName, Context: r.meter.context, Turns: cfg.Turns, MCPDelivery: cfg.MCPDelivery,
+		TemplateDate: cfg.TemplateDate,
+		Vision:       r.meter.visionName, Context: r.meter.context, Turns: cfg.Turns, MCPDelivery: cfg.MCPDelivery,
 		Arms: replay.ArmRecords(cfg.Arms), Flags: cfg.Flags, Shard: cfg.Shard.String(), Engine: r.meter.engine.Name(),
 		Answer: r.meter.answer, Server: r.meter.server, Warnings: r.meter.live.report()}
 	if h, ok := r.meter.engine.(*engine.HTTP); ok {
@@ -517,6 +535,7 @@ func (r *runner) report(load *LoadResult, wall time.Duration) *results.Report {
 		load.Problems = append(load.Problems, caseProblems(ic.c, ic.serverArms)...)
 	}
 	rep.Summary = results.Summarize(rep.Cases, names)
+	r.thumbs.report(rep)
 	for _, p := range load.Problems {
 		rep.Problems = append(rep.Problems, ProblemOf(p))
 	}

@@ -205,7 +205,11 @@ func countRequests(ctx context.Context, opts *CountOptions, in io.Reader) error 
 
 // countText counts a plain text with the tokenizer, and as one user message through the template.
 func countText(ctx context.Context, opts *CountOptions, text string) error {
-	off, err := engine.NewOffline(engine.OfflineConfig{Tokenizer: opts.Tokenizer, Template: opts.Template, MMProj: opts.MMProj, Vision: opts.Vision})
+	offCfg, err := opts.offlineConfig()
+	if err != nil {
+		return err
+	}
+	off, err := engine.NewOffline(offCfg)
 	if err != nil {
 		return withExitCode(ExitUsage, err)
 	}

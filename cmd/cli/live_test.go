@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/strata-eval/strata-eval/corpora"
 	"github.com/strata-eval/strata-eval/engine"
 	"github.com/strata-eval/strata-eval/internal/tinymodel"
 	"github.com/strata-eval/strata-eval/results"
@@ -255,5 +256,44 @@ func TestDumpHasTools(t *testing.T) {
 	}
 	if len(req.Messages) == 0 || len(req.Tools) == 0 || req.Tools[0].Type != "function" || req.Tools[0].Function.Name == "" {
 		t.Errorf("dump has %d messages and tools %+v", len(req.Messages), req.Tools)
+	}
+}
+
+// TestServerTemplateDiffersWarns: a server whose chat template is not --template's (llama-server
+// started with --chat-template llama3 takes the word as its whole template) is said once, on
+// stderr and in the report, with the first line of the prompt that differs; a server that
+// renders as --template does is not.
+func TestServerTemplateDiffersWarns(t *testing.T) {
+	off := testOffline(t)
+	literal := func([]corpora.Message, []corpora.ToolDef) (string, error) { return "llama3", nil }
+	for name, tt := range map[string]struct {
+		apply func([]corpora.Message, []corpora.ToolDef) (string, error)
+		warn  bool
+	}{"a literal template": {literal, true}, "the same template": {off.Render, false}} {
+		t.Run(name, func(t *testing.T) {
+			srv := engine.NewTestServer(engine.TestServerConfig{Counter: off, InputTokens: true, ApplyTemplate: tt.apply})
+			defer srv.Close()
+			code, stderr, r := replayLive(t, t.TempDir(), "--engine", "http", "--endpoint", srv.URL, "--no-cache",
+				"--turns", "all", filepath.Join("..", "..", "corpora", "samples", "openai-chat-tiny-png.json"))
+			if code != ExitOK || r == nil {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			const want = `the server's chat template is not --template qwen: line 1 of the first request's prompt is "llama3" on the server, "<|im_start|>system" computed`
+			warned := 0
+			for _, w := range r.Config.Warnings {
+				if strings.HasPrefix(w, "the server's chat template") {
+					warned++
+					if !strings.HasPrefix(w, want) {
+						t.Errorf("warning %q, want one starting %q", w, want)
+					}
+				}
+			}
+			if n := strings.Count(stderr, "the server's chat template"); n != warned || (warned == 1) != tt.warn || warned > 1 {
+				t.Errorf("warned %d time(s) in the report, %d on stderr; want %v once\n%s", warned, n, tt.warn, stderr)
+			}
+			if srv.Requests()["/apply-template"] != 1 {
+				t.Errorf("/apply-template asked %d times, want once", srv.Requests()["/apply-template"])
+			}
+		})
 	}
 }

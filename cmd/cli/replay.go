@@ -118,6 +118,19 @@ type CounterFlags struct {
 	MinTokens int
 	MaxTokens int
 	Context   int
+	// TemplateDate is the date the template writes as today's (YYYY-MM-DD or today).
+	TemplateDate string
+}
+
+// offlineConfig is the offline engine's configuration of the flags (a bad --template-date is
+// a usage error).
+func (c *CounterFlags) offlineConfig() (engine.OfflineConfig, error) {
+	date, err := measure.ParseTemplateDate(c.TemplateDate)
+	if err != nil {
+		return engine.OfflineConfig{}, usageErrorf("--template-date: %v", err)
+	}
+	return engine.OfflineConfig{Tokenizer: c.Tokenizer, Template: c.Template, MMProj: c.MMProj, Vision: c.Vision,
+		Rows: measure.RowOptions{MinTokens: c.MinTokens, MaxTokens: c.MaxTokens}, TemplateDate: date}, nil
 }
 
 // addCounterFlags registers the flags of CounterFlags; ctxHelp says where the default context
@@ -130,6 +143,7 @@ func addCounterFlags(f *pflag.FlagSet, c *CounterFlags, ctxHelp string) {
 	f.IntVar(&c.MinTokens, "image-min-tokens", 0, "llama-server --image-min-tokens (0: the projector's default)")
 	f.IntVar(&c.MaxTokens, "image-max-tokens", 0, "llama-server --image-max-tokens (0: the projector's default)")
 	f.IntVar(&c.Context, "ctx", 0, ctxHelp)
+	f.StringVar(&c.TemplateDate, "template-date", measure.DefaultTemplateDate, "the date the chat template writes as today's (llama3, mistral, a Jinja template's date_string): YYYY-MM-DD, or today as llama-server does")
 }
 
 func flagValues(fs *pflag.FlagSet) map[string]string {
@@ -240,8 +254,11 @@ func (o *ReplayOptions) runConfig() (run.Config, error) {
 	if err != nil {
 		return run.Config{}, err
 	}
-	off, err := engine.NewOffline(engine.OfflineConfig{Tokenizer: o.Tokenizer, Template: o.Template, MMProj: o.MMProj,
-		Vision: o.Vision, Rows: measure.RowOptions{MinTokens: o.MinTokens, MaxTokens: o.MaxTokens}})
+	offCfg, err := o.offlineConfig()
+	if err != nil {
+		return run.Config{}, err
+	}
+	off, err := engine.NewOffline(offCfg)
 	if err != nil {
 		return run.Config{}, withExitCode(ExitUsage, err)
 	}
@@ -250,7 +267,7 @@ func (o *ReplayOptions) runConfig() (run.Config, error) {
 		return run.Config{}, err
 	}
 	cfg := run.Config{Paths: o.Paths, Stdin: o.IO.In, Format: format, Turns: o.Turns, Workers: o.Workers, MCPDelivery: o.MCPDelivery,
-		Dump: o.Dump, Arms: arms, Offline: off, Engine: eng, Tokenizer: o.Tokenizer, Context: o.Context, ForceContext: o.ForceContext,
+		Dump: o.Dump, Thumbnails: o.Out != "", TemplateDate: offCfg.TemplateDate.Format(time.DateOnly), Arms: arms, Offline: off, Engine: eng, Tokenizer: o.Tokenizer, Context: o.Context, ForceContext: o.ForceContext,
 		Answer: o.Live.Answer, Tolerance: o.Live.Tolerance, Reference: o.Live.Reference,
 		Notes: o.IO.ErrOut, ToolVersion: Version, Flags: o.flags, Now: o.now}
 	if o.Live.Expect != "" {

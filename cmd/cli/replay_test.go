@@ -50,8 +50,8 @@ func TestReplayDeterministic(t *testing.T) {
 	if !bytes.Equal(norm(a), norm(b)) {
 		t.Error("two replays of the sample corpus (-j 2 and -j 1) differ outside the timings")
 	}
-	if len(a.Cases) == 0 || len(a.Summary) != 3 {
-		t.Fatalf("got %d cases and %d arms", len(a.Cases), len(a.Summary))
+	if len(a.Cases) == 0 || len(a.Summary) != 3 || len(a.Thumbnails) == 0 {
+		t.Fatalf("got %d cases, %d arms and %d thumbnails", len(a.Cases), len(a.Summary), len(a.Thumbnails))
 	}
 }
 
