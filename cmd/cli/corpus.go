@@ -60,16 +60,7 @@ corpus; - reads a recording from stdin. --json prints the full normalised form w
 	return c
 }
 
-func formatNames() string {
-	s := ""
-	for i, f := range corpora.Formats() {
-		if i > 0 {
-			s += ", "
-		}
-		s += string(f)
-	}
-	return s
-}
+func formatNames() string { return corpora.FormatList() }
 
 // ConversationSummary is the inspect row of one conversation.
 type ConversationSummary struct {

@@ -161,6 +161,10 @@ func countRequests(ctx context.Context, opts *CountOptions, in io.Reader) error 
 	if report == nil {
 		return runErr
 	}
+	if err := nothingReplayed(report, "", runErr); err != nil {
+		writeProblems(opts.IO.ErrOut, report.Problems)
+		return err
+	}
 	var rows []countRow
 	for _, c := range report.Cases {
 		for _, a := range c.Arms {

@@ -68,6 +68,7 @@ func exitCode(err error) int {
 		ee     *exitError
 		usage  *run.UsageError
 		inputs *run.InputsError
+		notRec *run.NotRecordingError
 	)
 	switch {
 	case err == nil:
@@ -76,7 +77,7 @@ func exitCode(err error) int {
 		return ee.code
 	case errors.As(err, &usage):
 		return ExitUsage
-	case errors.As(err, &inputs):
+	case errors.As(err, &inputs), errors.As(err, &notRec):
 		return ExitInputs
 	case errors.Is(err, context.Canceled):
 		return ExitError

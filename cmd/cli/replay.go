@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -206,10 +207,27 @@ func runReplay(ctx context.Context, opts *ReplayOptions) error {
 		return runErr
 	}
 	writeProblems(opts.IO.ErrOut, report.Problems)
+	if err := nothingReplayed(report, opts.Shard, runErr); err != nil {
+		return err
+	}
 	if err := writeReport(opts, report); err != nil {
 		return err
 	}
 	return runErr
+}
+
+// nothingReplayed is the one-line error of a run that replayed no case, so that no table of
+// zeros is ever printed: nil when a case was replayed, when the run was cancelled (its own
+// error tells), or for a shard (a shard of a small corpus may hold no case, and its results
+// are still merged).
+func nothingReplayed(r *results.Report, shard string, runErr error) error {
+	if len(r.Cases) > 0 || shard != "" || errors.Is(runErr, context.Canceled) {
+		return nil
+	}
+	if len(r.Problems) > 0 {
+		return withExitCode(ExitInputs, fmt.Errorf("nothing was replayed: %d problem(s) reading the inputs, listed above", len(r.Problems)))
+	}
+	return withExitCode(ExitInputs, fmt.Errorf("nothing was replayed: the inputs hold no recorded request (formats read: %s)", corpora.FormatList()))
 }
 
 // maxProblemLines is how many problems replay lists on stderr; the rest are counted (all of
