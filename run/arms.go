@@ -1,6 +1,11 @@
 package run
 
-import "github.com/strata-eval/strata-eval/replay"
+import (
+	"strings"
+
+	"github.com/strata-eval/strata-eval/internal/suggest"
+	"github.com/strata-eval/strata-eval/replay"
+)
 
 // SelectArms returns the arms to run: the built-in ones, then those of the arms file config
 // (when not ""), kept to names (in that order) when names is not empty.
@@ -20,14 +25,16 @@ func SelectArms(config string, names []string) ([]replay.Arm, error) {
 		return arms, nil
 	}
 	byName := map[string]replay.Arm{}
+	var all []string
 	for _, a := range arms {
 		byName[a.Name] = a
+		all = append(all, a.Name)
 	}
 	var out []replay.Arm
 	for _, n := range names {
 		a, ok := byName[n]
 		if !ok {
-			return nil, usageErrorf("--arms: no arm named %q", n)
+			return nil, usageErrorf("--arms: no arm named %q%s; the arms are %s", n, suggest.DidYouMean(n, all), strings.Join(all, ", "))
 		}
 		out = append(out, a)
 	}
