@@ -41,6 +41,21 @@ func SelectArms(config string, names []string) ([]replay.Arm, error) {
 	return out, nil
 }
 
+// ModelForCatalogs gives model (the http engine's --model, the name the server is asked for) to
+// every gate arm that names a catalog but no model, so that the catalog looks up the model the
+// replay talks to (docs/decisions.md). An arm's own model: wins.
+func ModelForCatalogs(arms []replay.Arm, model string) {
+	if model == "" {
+		return
+	}
+	for i := range arms {
+		s := &arms[i].Settings
+		if s.Client == replay.ClientGate && s.Catalog != "" && s.Model == "" {
+			s.Model = model
+		}
+	}
+}
+
 // declareReplayedModel declares the replayed model vision-capable for a gate arm that says
 // nothing about the model it talks to: no supports_vision, no catalog, no provider or model
 // (docs/pipeline.md §2.2). A vision family is always configured (--mmproj, --vision or the

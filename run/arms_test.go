@@ -138,3 +138,32 @@ func TestProgressCountsTheInputBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestModelForCatalogs: a gate arm that names a catalog but no model looks up the http engine's
+// --model; an arm's own model, and an arm without a catalog, are left as they are.
+func TestModelForCatalogs(t *testing.T) {
+	arms, err := SelectArms("../examples/catalog-arms.yaml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	arms = append(arms, replay.Arm{Name: "bare", Settings: replay.Settings{Client: replay.ClientGate, Provider: "local", Catalog: arms[len(arms)-1].Settings.Catalog}})
+	ModelForCatalogs(arms, "qwen3-vl-8b")
+	for _, a := range arms {
+		want := map[string]string{"agent-sees": "qwen3-vl-8b", "agent-blind": "qwen3-8b", "agent-unlisted": "qwen3-vl-32b", "bare": "qwen3-vl-8b"}[a.Name]
+		if a.Settings.Model != want {
+			t.Errorf("arm %s: model %q, want %q", a.Name, a.Settings.Model, want)
+		}
+	}
+	if d := replay.Decide(arms[len(arms)-1].Settings, mustCatalog(t, arms[len(arms)-1].Settings.Catalog)); d.Lane != replay.LaneNative {
+		t.Errorf("the bare arm with --model qwen3-vl-8b: lane %s (%s), want native", d.Lane, d.Reason)
+	}
+}
+
+func mustCatalog(t *testing.T, path string) *replay.Catalog {
+	t.Helper()
+	c, err := replay.LoadCatalog(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}

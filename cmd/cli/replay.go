@@ -257,6 +257,9 @@ func (o *ReplayOptions) runConfig() (run.Config, error) {
 	if err != nil {
 		return run.Config{}, err
 	}
+	if o.Engine == "http" {
+		run.ModelForCatalogs(arms, o.Live.Model)
+	}
 	off, err := engine.NewOffline(engine.OfflineConfig{Tokenizer: o.Tokenizer, Template: o.Template, MMProj: o.MMProj,
 		Vision: o.Vision, Rows: measure.RowOptions{MinTokens: o.MinTokens, MaxTokens: o.MaxTokens}})
 	if err != nil {
