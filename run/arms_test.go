@@ -115,16 +115,9 @@ func TestProgressCountsTheInputBytes(t *testing.T) {
 		}
 		total += info.Size()
 	}
-	arms, err := SelectArms("", []string{"after"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	off, err := engine.NewOffline(engine.OfflineConfig{Tokenizer: "o200k_base", Vision: "llamacpp/qwen3vl"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	arms, off := afterArmOffline(t)
 	var reports []Progress
-	_, err = Run(context.Background(), Config{Paths: paths, Workers: 1, Arms: arms, Offline: off,
+	_, err := Run(context.Background(), Config{Paths: paths, Workers: 1, Arms: arms, Offline: off,
 		Progress: func(p Progress) { reports = append(reports, p) }})
 	if err != nil {
 		t.Fatal(err)
@@ -166,4 +159,31 @@ func mustCatalog(t *testing.T, path string) *replay.Catalog {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// TestProgressEmbeddedCorpusHasATotal: the embedded corpus's size is known, so its progress is a
+// bar with a total (not "1/-"), read to the end.
+func TestProgressEmbeddedCorpusHasATotal(t *testing.T) {
+	arms, off := afterArmOffline(t)
+	var last Progress
+	if _, err := Run(context.Background(), Config{Workers: 1, Arms: arms, Offline: off, Progress: func(p Progress) { last = p }}); err != nil {
+		t.Fatal(err)
+	}
+	if last.TotalBytes < 1_000_000 || last.ReadBytes > last.TotalBytes || last.Done == 0 {
+		t.Errorf("last progress report %+v: want the embedded corpus's size (over 1 MB) as the total", last)
+	}
+}
+
+// afterArmOffline is the after arm and the default offline counter.
+func afterArmOffline(t *testing.T) ([]replay.Arm, *engine.Offline) {
+	t.Helper()
+	arms, err := SelectArms("", []string{"after"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	off, err := engine.NewOffline(engine.OfflineConfig{Tokenizer: "o200k_base", Vision: "llamacpp/qwen3vl"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return arms, off
 }

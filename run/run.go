@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -162,10 +163,20 @@ type inputSizes struct {
 	read    atomic.Int64
 }
 
-// newInputSizes lists the sizes of the files under paths (none known for the embedded corpus
-// or stdin).
+// newInputSizes lists the sizes of the files under paths, or of the embedded corpus's when
+// there is none (none known for stdin).
 func newInputSizes(paths []string) *inputSizes {
 	s := &inputSizes{size: map[string]int64{}}
+	if len(paths) == 0 {
+		names, _ := corpora.SampleFiles()
+		for _, name := range names {
+			if info, err := fs.Stat(corpora.SampleFS(), name); err == nil {
+				s.size[name] = info.Size()
+				s.total += info.Size()
+			}
+		}
+		return s
+	}
 	ex, err := expandPaths(paths)
 	if err != nil {
 		return s
