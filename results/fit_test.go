@@ -85,3 +85,21 @@ func TestFitTable(t *testing.T) {
 		}
 	}
 }
+
+// TestWrapAtWordAndIDBoundaries: ids, file names and family names break after '/', '-', '.' and
+// the like, never mid-word while such a break point is in reach.
+func TestWrapAtWordAndIDBoundaries(t *testing.T) {
+	for _, c := range []struct {
+		s     string
+		width int
+		want  string
+	}{
+		{"hf/qwen2vl-classdefault", 20, "hf/qwen2vl-\nclassdefault"},
+		{"anthropic-tool-result-webp.json#0@5", 20, "anthropic-tool-\nresult-webp.json#0@5"},
+		{"catalog examples/catalog.yaml: providers.local.models.qwen3-8b", 24, "catalog\nexamples/catalog.yaml:\nproviders.local.models.\nqwen3-8b"},
+	} {
+		if got := Wrap(c.s, c.width); got != c.want {
+			t.Errorf("Wrap(%q, %d) = %q, want %q", c.s, c.width, got, c.want)
+		}
+	}
+}
