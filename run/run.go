@@ -120,7 +120,7 @@ func Run(ctx context.Context, cfg Config) (*results.Report, error) {
 	}
 	start := now()
 	if cfg.Dump != "" {
-		if err := os.MkdirAll(cfg.Dump, 0o755); err != nil {
+		if err := fsutil.MkdirAll(cfg.Dump); err != nil {
 			return nil, err
 		}
 	}

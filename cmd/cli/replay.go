@@ -175,7 +175,7 @@ func runReplay(ctx context.Context, opts *ReplayOptions) error {
 		return usageErrorf("--resume needs --out")
 	}
 	if opts.Out != "" {
-		if err := os.MkdirAll(opts.Out, 0o755); err != nil {
+		if err := fsutil.MkdirAll(opts.Out); err != nil {
 			return err
 		}
 		casesPath := filepath.Join(opts.Out, "cases.jsonl")
@@ -192,7 +192,7 @@ func runReplay(ctx context.Context, opts *ReplayOptions) error {
 			}
 			fmt.Fprintln(opts.IO.ErrOut)
 		}
-		f, err := os.OpenFile(casesPath, flags, 0o644)
+		f, err := os.OpenFile(casesPath, flags, fsutil.FileMode)
 		if err != nil {
 			return err
 		}
@@ -314,7 +314,7 @@ func writeReport(opts *ReplayOptions, r *results.Report) error {
 
 // startCPUProfile writes a CPU profile to path until the returned stop is called.
 func startCPUProfile(path string) (stop func(), err error) {
-	f, err := os.Create(path)
+	f, err := fsutil.Create(path)
 	if err != nil {
 		return nil, fmt.Errorf("cpu profile: %w", err)
 	}

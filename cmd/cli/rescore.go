@@ -108,7 +108,7 @@ func runRescore(ctx context.Context, opts *RescoreOptions) error {
 	if opts.Out == "" {
 		return nil
 	}
-	if err := os.MkdirAll(opts.Out, 0o755); err != nil {
+	if err := fsutil.MkdirAll(opts.Out); err != nil {
 		return err
 	}
 	for name, format := range map[string]string{"results.json": results.FormatJSON, "results.md": results.FormatMarkdown, "results.csv": results.FormatCSV} {

@@ -89,7 +89,7 @@ func runResultsMerge(ctx context.Context, opts *MergeOptions) error {
 	case err != nil:
 		return err
 	}
-	if err := os.MkdirAll(opts.Out, 0o755); err != nil {
+	if err := fsutil.MkdirAll(opts.Out); err != nil {
 		return err
 	}
 	for _, f := range []struct{ name, format string }{
