@@ -89,4 +89,3 @@ func TestFitTable(t *testing.T) {
 		}
 	}
 }
-
