@@ -25,6 +25,7 @@ run:
 test: test-deps lint unit ci-replay
 
 test-deps:
+	@echo "== test data (tokenizer, templates, llama.cpp libraries) into $(CACHE)"
 	@bash internal/scripts/test-deps.sh $(CACHE)
 	@sh internal/scripts/llama-libs.sh $(CACHE) >/dev/null
 
@@ -44,8 +45,11 @@ llama-server:
 test-llama-server: test-deps llama-server
 	$(GO) test -count=1 -timeout 30m -run 'TestLiveLlamaServer' -v ./cmd/cli/
 
+## unit: the unit tests, a line per package as it ends and, while packages run, a line every 20 s
+## naming them (go test -json through internal/testprogress).
 unit:
-	$(GO) test -count=1 -timeout 20m ./...
+	@echo "== unit tests (a line per package)"
+	@$(GO) test -json -count=1 -timeout 20m ./... | $(GO) run ./internal/testprogress
 
 ## ci-replay: replay the sample corpus and hold its figures to the committed budgets.
 ci-replay: build
@@ -81,6 +85,7 @@ fuzz:
 	FUZZTIME=$(FUZZTIME) bash internal/scripts/fuzz-all.sh
 
 lint:
+	@echo "== lint (go vet, gofmt)"
 	$(GO) vet ./...
 	@out="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"; \
 	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
