@@ -27,9 +27,10 @@ type BudgetCheckOptions struct {
 
 func newBudgetCmd(io *IOStreams) *cobra.Command {
 	c := &cobra.Command{
-		Use:   "budget",
-		Short: "Hold measured figures to budgets (CI)",
-		Long:  helpWithExit(`Commands that hold the figures of results files to the budgets of a YAML file.`, ExitInputs, ExitBudget),
+		Use:     "budget",
+		Example: examples("strata-eval replay --summary --out out", "strata-eval budget check out/results.json"),
+		Short:   "Hold measured figures to budgets (CI)",
+		Long:    helpWithExit(`Commands that hold the figures of results files to the budgets of a YAML file.`, ExitInputs, ExitBudget),
 	}
 	c.AddCommand(newBudgetCheckCmd(io))
 	return c
@@ -38,8 +39,9 @@ func newBudgetCmd(io *IOStreams) *cobra.Command {
 func newBudgetCheckCmd(io *IOStreams) *cobra.Command {
 	opts := &BudgetCheckOptions{IO: io}
 	c := &cobra.Command{
-		Use:   "check --budgets FILE RESULTS...",
-		Short: "Evaluate budgets against results files of replay and bench scan",
+		Use:     "check --budgets FILE RESULTS...",
+		Example: examples("strata-eval replay --summary --out out", "strata-eval budget check --budgets budgets.yaml out/results.json", "strata-eval budget check --baseline out/results.json --format markdown out/results.json"),
+		Short:   "Evaluate budgets against results files of replay and bench scan",
 		Long: helpWithExit(`Reads one or more results files (results.json of replay, the JSON of bench scan --json;
 several are combined, e.g. shards) and evaluates every budget of the budgets file:
 

@@ -26,8 +26,9 @@ type CompareOptions struct {
 func newCompareCmd(io *IOStreams) *cobra.Command {
 	opts := &CompareOptions{IO: io}
 	c := &cobra.Command{
-		Use:   "compare OLD NEW",
-		Short: "Compare two results files case by case, with significance tests",
+		Use:     "compare OLD NEW",
+		Example: examples("strata-eval replay --summary --out old corpora/samples/openai-chat-chatbox-screenshot.json", "strata-eval replay --summary --out new --config examples/arms.yaml corpora/samples/openai-chat-chatbox-screenshot.json", "strata-eval compare old/results.json new/results.json", "strata-eval compare --format markdown old/results.json new/results.json"),
+		Short:   "Compare two results files case by case, with significance tests",
 		Long: helpWithExit(`Pairs the cases of two results files of replay by case id (or the payloads of two bench scan
 reports by name) and prints, per arm and figure, the old value, the new value and the delta, then
 every case whose figures changed. Repeated timings are compared with the Mann-Whitney U test

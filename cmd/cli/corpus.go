@@ -26,9 +26,10 @@ type InspectOptions struct {
 
 func newCorpusCmd(io *IOStreams) *cobra.Command {
 	c := &cobra.Command{
-		Use:   "corpus",
-		Short: "Look at recorded conversations",
-		Long:  helpWithExit(`Commands that read recorded conversations without replaying them.`, ExitInputs),
+		Use:     "corpus",
+		Example: examples("strata-eval corpus inspect corpora/samples"),
+		Short:   "Look at recorded conversations",
+		Long:    helpWithExit(`Commands that read recorded conversations without replaying them.`, ExitInputs),
 	}
 	c.AddCommand(newInspectCmd(io))
 	return c
@@ -37,8 +38,9 @@ func newCorpusCmd(io *IOStreams) *cobra.Command {
 func newInspectCmd(io *IOStreams) *cobra.Command {
 	opts := &InspectOptions{IO: io}
 	c := &cobra.Command{
-		Use:   "inspect [PATH|-...]",
-		Short: "One row per conversation: format, messages, requests, tool results, pictures, references",
+		Use:     "inspect [PATH|-...]",
+		Example: examples("strata-eval corpus inspect corpora/samples/mcp-stdio-2025-06-18.jsonl", "strata-eval corpus inspect --json corpora/samples/openai-chat-tiny-png.json"),
+		Short:   "One row per conversation: format, messages, requests, tool results, pictures, references",
 		Long: helpWithExit(`Reads recorded conversations and prints one row per conversation: format, messages,
 requests, tool results, structured pictures (MCP image blocks and image resource blobs), base64
 runs of --min-run or more characters in tool text, user attachments, unavailable references

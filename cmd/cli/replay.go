@@ -64,8 +64,9 @@ type ReplayOptions struct {
 func newReplayCmd(io *IOStreams) *cobra.Command {
 	opts := &ReplayOptions{IO: io, now: time.Now}
 	c := &cobra.Command{
-		Use:   "replay [PATH|-...]",
-		Short: "Replay recorded conversations through the before and after pipelines and measure them",
+		Use:     "replay [PATH|-...]",
+		Example: examples("# the embedded sample corpus, summary tables only", "strata-eval replay --summary", "# one recording, with the results files and the requests each arm hands the model", "strata-eval replay --out out --dump dump corpora/samples/openai-chat-chatbox-screenshot.json", "# more arms from a file", "strata-eval replay --config examples/arms.yaml --arms before,after,after-text-only corpora/samples/mcp-stdio-2025-11-25.jsonl", "# the gate asks a model catalog whether the model sees pictures", "strata-eval replay --config examples/catalog-arms.yaml --arms agent-sees,agent-unlisted corpora/samples/mcp-stdio-2025-11-25.jsonl", "strata-eval replay --format csv --arms after corpora/samples/openai-chat-tiny-png.json"),
+		Short:   "Replay recorded conversations through the before and after pipelines and measure them",
 		Long: helpWithExit(`Reads recorded conversations (files or folders; with no PATH the embedded sample corpus),
 turns each into the requests a server would receive (the last one, or every one with --turns all),
 runs every request through each arm (before, after, agent, and those of --config) and measures

@@ -29,8 +29,9 @@ type RescoreOptions struct {
 func newRescoreCmd(io *IOStreams) *cobra.Command {
 	opts := &RescoreOptions{IO: io}
 	c := &cobra.Command{
-		Use:   "rescore RESULTS",
-		Short: "Score the answers of an earlier replay again, without calling the model",
+		Use:     "rescore RESULTS",
+		Example: examples("strata-eval replay --summary --out out corpora/samples/openai-chat-tiny-png.json", "strata-eval rescore out/results.json"),
+		Short:   "Score the answers of an earlier replay again, without calling the model",
 		Long: helpWithExit(`Reads the results of a replay run with --answer (results.json, or the --out folder holding
 it), judges every recorded answer again with the case's expectation — the one recorded with the
 case, or the entry of --expect (case id or conversation id → {question, scorer, answer}) — and

@@ -138,8 +138,9 @@ func errorHint(err error) string {
 // NewRootCmd builds the strata-eval command tree.
 func NewRootCmd(io *IOStreams) *cobra.Command {
 	root := &cobra.Command{
-		Use:   "strata-eval",
-		Short: "Replay recorded conversations and measure what pictures in tool results cost",
+		Use:     "strata-eval",
+		Example: examples("# the embedded sample corpus, the summary last", "strata-eval replay", "strata-eval replay --summary corpora/samples", "strata-eval rows 1280x800"),
+		Short:   "Replay recorded conversations and measure what pictures in tool results cost",
 		Long: `strata-eval replays recorded conversations (Chatbox backups, MCP transcripts, OpenAI and
 Anthropic request logs) through a before and an after pipeline and measures prompt tokens,
 image rows per picture, context-window verdicts and scan latency.
@@ -153,6 +154,12 @@ image rows per picture, context-window verdicts and scan latency.
 	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(newVersionCmd(io), newCorpusCmd(io), newReplayCmd(io), newCountCmd(io), newRowsCmd(io), newResultsCmd(io), newBenchCmd(io), newBudgetCmd(io), newCompareCmd(io), newRescoreCmd(io))
 	return root
+}
+
+// examples is the Example section of a command's help: command lines that run as shown from
+// the repository's root, one after the other (TestHelpExamplesRun runs them), and "# " comments.
+func examples(lines ...string) string {
+	return "  " + strings.Join(lines, "\n  ")
 }
 
 // wrapArgs turns cobra's positional-argument errors into usage errors.
