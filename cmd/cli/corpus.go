@@ -115,7 +115,10 @@ func runInspect(ctx context.Context, opts *InspectOptions) error {
 			}
 		}
 	}
-	writeProblems(opts.IO.ErrOut, problems) // as replay lists them
+	writeProblems(opts.IO.ErrOut, problems)   // as replay lists them
+	if len(all) == 0 && len(opts.Paths) > 0 { // no empty table: one line, as replay says it
+		return nothingRead("inspected", len(problems))
+	}
 	if opts.JSON {
 		enc := json.NewEncoder(opts.IO.Out)
 		enc.SetIndent("", "  ")

@@ -225,10 +225,16 @@ func nothingReplayed(r *results.Report, shard string, runErr error) error {
 	if len(r.Cases) > 0 || shard != "" || errors.Is(runErr, context.Canceled) {
 		return nil
 	}
-	if len(r.Problems) > 0 {
-		return withExitCode(ExitInputs, fmt.Errorf("nothing was replayed: %d problem(s) reading the inputs, listed above", len(r.Problems)))
+	return nothingRead("replayed", len(r.Problems))
+}
+
+// nothingRead is the one-line error (exit 3) of a command that found nothing to work on in its
+// inputs: "nothing was replayed: …", with the number of problems when there were some.
+func nothingRead(what string, problems int) error {
+	if problems > 0 {
+		return withExitCode(ExitInputs, fmt.Errorf("nothing was %s: %d problem(s) reading the inputs, listed above", what, problems))
 	}
-	return withExitCode(ExitInputs, fmt.Errorf("nothing was replayed: the inputs hold no recorded request (formats read: %s)", corpora.FormatList()))
+	return withExitCode(ExitInputs, fmt.Errorf("nothing was %s: the inputs hold no recorded conversation (formats read: %s)", what, corpora.FormatList()))
 }
 
 // maxProblemLines is how many problems replay lists on stderr; the rest are counted (all of
