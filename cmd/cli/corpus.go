@@ -115,8 +115,9 @@ func runInspect(ctx context.Context, opts *InspectOptions) error {
 			}
 		}
 	}
-	writeProblems(opts.IO.ErrOut, problems)   // as replay lists them
-	if len(all) == 0 && len(opts.Paths) > 0 { // no empty table: one line, as replay says it
+	writeProblems(opts.IO.ErrOut, problems) // as replay lists them
+	// no empty table: one line, as replay says it
+	if len(all) == 0 && len(opts.Paths) > 0 {
 		return nothingRead("inspected", len(problems))
 	}
 	if opts.JSON {
