@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -40,10 +41,11 @@ func newBudgetCheckCmd(io *IOStreams) *cobra.Command {
 	opts := &BudgetCheckOptions{IO: io}
 	c := &cobra.Command{
 		Use:     "check --budgets FILE RESULTS...",
-		Example: examples("strata-eval replay --summary --out out", "strata-eval budget check --budgets budgets.yaml out/results.json", "strata-eval budget check --baseline out/results.json --format markdown out/results.json"),
+		Example: examples("strata-eval replay --summary --out out", "strata-eval budget check --budgets budgets.yaml out/results.json", "strata-eval budget check --baseline out --format markdown out"),
 		Short:   "Evaluate budgets against results files of replay and bench scan",
 		Long: helpWithExit(`Reads one or more results files (results.json of replay, the JSON of bench scan --json;
-several are combined, e.g. shards) and evaluates every budget of the budgets file:
+several are combined, e.g. shards; a folder, a run's --out, stands for its results.json) and
+evaluates every budget of the budgets file:
 
   budgets:
     prompt_tokens{arm:after}: sum <= 31000
@@ -114,6 +116,15 @@ func runBudgetCheck(ctx context.Context, opts *BudgetCheckOptions) error {
 	return verdictError(v)
 }
 
+// resultsPath is path, or the results.json inside it when it is a folder (a run's --out), as
+// every command that reads results takes them.
+func resultsPath(path string) string {
+	if info, err := os.Stat(path); err == nil && info.IsDir() {
+		return filepath.Join(path, "results.json")
+	}
+	return path
+}
+
 // readBudgets parses a budgets file; a malformed one is a usage error (exit 2).
 func readBudgets(path string) (*budget.File, error) {
 	data, err := os.ReadFile(path)
@@ -144,7 +155,9 @@ func readResultsFiles(ctx context.Context, paths []string) ([]*results.Results, 
 	return out, nil
 }
 
+// readResultsFile reads a results.json, or the results.json inside a folder (a run's --out).
 func readResultsFile(path string) (*results.Results, error) {
+	path = resultsPath(path)
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err

@@ -63,10 +63,7 @@ func runRescore(ctx context.Context, opts *RescoreOptions) error {
 			return withExitCode(ExitUsage, err)
 		}
 	}
-	path := opts.Results
-	if info, err := os.Stat(path); err == nil && info.IsDir() {
-		path = filepath.Join(path, "results.json")
-	}
+	path := resultsPath(opts.Results)
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return withExitCode(ExitInputs, fmt.Errorf("rescore: %w", err))

@@ -117,9 +117,7 @@ func runResultsMerge(ctx context.Context, opts *MergeOptions) error {
 
 // readReportFile reads a results.json, or the results.json inside a folder.
 func readReportFile(path string) (*results.Report, error) {
-	if info, err := os.Stat(path); err == nil && info.IsDir() {
-		path = filepath.Join(path, "results.json")
-	}
+	path = resultsPath(path)
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
