@@ -25,6 +25,7 @@ run:
 test: test-deps lint unit ci-replay
 
 test-deps:
+	@echo "== test data (tokenizer, templates, llama.cpp libraries) into $(CACHE)"
 	@bash internal/scripts/test-deps.sh $(CACHE)
 	@sh internal/scripts/llama-libs.sh $(CACHE) >/dev/null
 
@@ -51,8 +52,11 @@ rows-oracle: test-deps llama-server
 	@table=$$(mktemp) && ROWS_ORACLE_TABLE=$$table $(GO) test -count=1 -timeout 20m -run '^TestRowsOracle$$' ./measure/ >$$table.log 2>&1; \
 	rc=$$?; cat $$table 2>/dev/null; [ $$rc -eq 0 ] || tail -40 $$table.log; rm -f $$table $$table.log; exit $$rc
 
+## unit: the unit tests, a line per package as it ends and, while packages run, a line every 20 s
+## naming them (go test -json through internal/testprogress).
 unit:
-	$(GO) test -count=1 -timeout 20m ./...
+	@echo "== unit tests (a line per package)"
+	@$(GO) test -json -count=1 -timeout 20m ./... | $(GO) run ./internal/testprogress
 
 ## ci-replay: replay the sample corpus and hold its figures to the committed budgets.
 ci-replay: build
@@ -95,6 +99,7 @@ fuzz:
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
 lint:
+	@echo "== lint (go vet, gofmt)"
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
 	@out="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"; \

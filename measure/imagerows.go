@@ -17,6 +17,8 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/strata-eval/strata-eval/internal/suggest"
 )
 
 // Sources of an image-row count, as in the product spec's "source of each count".
@@ -286,7 +288,15 @@ func FamilyByName(name string) (Family, error) {
 			return f, nil
 		}
 	}
-	return Family{}, fmt.Errorf("unknown image-row family %q (known: %s)", name, strings.Join(Families(), ", "))
+	return Family{}, &UnknownFamilyError{Name: name}
+}
+
+// UnknownFamilyError is a family name that no built-in family has; its message names the
+// closest few, not all of them (there are over a hundred).
+type UnknownFamilyError struct{ Name string }
+
+func (e *UnknownFamilyError) Error() string {
+	return fmt.Sprintf("unknown image-row family %q%s", e.Name, suggest.DidYouMean(e.Name, Families()))
 }
 
 // Families lists the names of the built-in families, sorted.

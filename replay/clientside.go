@@ -69,7 +69,7 @@ func AgentClientSide(ctx context.Context, msgs []corpora.Message, s Settings) ([
 				copy(parts, m.Parts)
 			}
 			tr := *p.ToolResult
-			res, recs := agentRenderMCP(ctx, tr.MCP, tr.Name, decision.Lane, opts, mi)
+			res, recs := agentRenderMCP(ctx, tr.MCP, tr.Name, decision, opts, mi)
 			tr.MCP = res
 			if len(res.Content) > 0 {
 				tr.Text = res.Content[0].Text
@@ -97,7 +97,8 @@ type agentPicture struct {
 
 // agentRenderMCP renders one MCP result as the source agent's handler does and, in the native
 // lane, attaches its prepared pictures.
-func agentRenderMCP(ctx context.Context, res *corpora.CallToolResult, toolName, lane string, opts PrepareOptions, msgIndex int) (*corpora.CallToolResult, []PictureRecord) {
+func agentRenderMCP(ctx context.Context, res *corpora.CallToolResult, toolName string, gate GateDecision, opts PrepareOptions, msgIndex int) (*corpora.CallToolResult, []PictureRecord) {
+	lane := gate.Lane
 	out := *res
 	out.Raw = nil
 	out.StructuredContent, out.Meta = nil, nil
@@ -117,7 +118,9 @@ func agentRenderMCP(ctx context.Context, res *corpora.CallToolResult, toolName, 
 	if lane != LaneNative || len(r.pictures) == 0 {
 		for _, p := range r.pictures {
 			p.record.Outcome = OutcomeText
-			p.record.Reason = "text lane: the model reads MEDIA:" + p.path
+			// the gate's reason goes with every picture, so that each output (tables, Markdown,
+			// CSV, HTML) tells why the lane is text, not results.json alone
+			p.record.Reason = "text lane (" + gate.Reason + "): the model reads MEDIA:" + p.path
 			if lane == LaneNative {
 				p.record.Reason = "not attached"
 			}

@@ -1,6 +1,10 @@
 package run
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/strata-eval/strata-eval/corpora"
+)
 
 // UsageError is a configuration the run cannot start with: a bad setting, a malformed arms
 // file, an engine that cannot do what was asked. The command maps it to its usage exit code.
@@ -61,3 +65,12 @@ func (e *ServerError) Error() string {
 }
 
 func (e *ServerError) Unwrap() error { return e.Err }
+
+// NotRecordingError says that a file named on the command line is not a recording of a format
+// strata-eval reads; nothing was read. The command maps it to its inputs exit code.
+type NotRecordingError struct{ Path string }
+
+func (e *NotRecordingError) Error() string {
+	return fmt.Sprintf("%s: not a recording strata-eval reads (formats: %s); if it is one, name its format with --input-format",
+		e.Path, corpora.FormatList())
+}

@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -128,7 +129,7 @@ func Run(ctx context.Context, cfg Config) (*results.Report, error) {
 	}
 	start := now()
 	if cfg.Dump != "" {
-		if err := os.MkdirAll(cfg.Dump, 0o755); err != nil {
+		if err := fsutil.MkdirAll(cfg.Dump); err != nil {
 			return nil, err
 		}
 	}
@@ -197,10 +198,20 @@ type inputSizes struct {
 	read    atomic.Int64
 }
 
-// newInputSizes lists the sizes of the files under paths (none known for the embedded corpus
-// or stdin).
+// newInputSizes lists the sizes of the files under paths, or of the embedded corpus's when
+// there is none (none known for stdin).
 func newInputSizes(paths []string) *inputSizes {
 	s := &inputSizes{size: map[string]int64{}}
+	if len(paths) == 0 {
+		names, _ := corpora.SampleFiles()
+		for _, name := range names {
+			if info, err := fs.Stat(corpora.SampleFS(), name); err == nil {
+				s.size[name] = info.Size()
+				s.total += info.Size()
+			}
+		}
+		return s
+	}
 	ex, err := expandPaths(paths)
 	if err != nil {
 		return s

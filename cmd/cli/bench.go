@@ -25,9 +25,10 @@ type BenchScanOptions struct {
 
 func newBenchCmd(io *IOStreams) *cobra.Command {
 	c := &cobra.Command{
-		Use:   "bench",
-		Short: "Time parts of the pipeline",
-		Long:  helpWithExit(`Benchmarks of the pipeline's hot paths, outside go test.`, ExitInputs),
+		Use:     "bench",
+		Example: examples("strata-eval bench scan --count 3 --benchtime 10x"),
+		Short:   "Time parts of the pipeline",
+		Long:    helpWithExit(`Benchmarks of the pipeline's hot paths, outside go test.`, ExitInputs),
 	}
 	c.AddCommand(newBenchScanCmd(io))
 	return c
@@ -40,8 +41,9 @@ func newBenchScanCmd(io *IOStreams) *cobra.Command {
 		fmt.Fprintf(&classHelp, "  %-7s %-5s %s\n", c.Name, c.Size, c.Help)
 	}
 	c := &cobra.Command{
-		Use:   "scan",
-		Short: "Time the scan and lift of tool messages against a plain read of the same bytes",
+		Use:     "scan",
+		Example: examples("strata-eval bench scan --count 3 --benchtime 10x", "strata-eval bench scan --sample-corpus --count 1 --benchtime 1x", "strata-eval bench scan --size png=1MB --count 2 --benchtime 2x --format gobench"),
+		Short:   "Time the scan and lift of tool messages against a plain read of the same bytes",
 		Long: helpWithExit(`Times what the server-side lift does per tool message (replay.NewLifter(settings).Plan, then the
 decode of every lifted picture into a buffer kept from message to message) on payloads generated from --seed, or on the tool messages of a
 corpus (--corpus PATH, --sample-corpus). Per payload it reports ns/op (min, median, p95 over

@@ -69,6 +69,7 @@ func exitCode(err error) int {
 		usage  *run.UsageError
 		inputs *run.InputsError
 		server *run.ServerError
+		notRec *run.NotRecordingError
 	)
 	switch {
 	case err == nil:
@@ -79,7 +80,7 @@ func exitCode(err error) int {
 		return ExitError // a server's failure, never the inputs
 	case errors.As(err, &usage):
 		return ExitUsage
-	case errors.As(err, &inputs):
+	case errors.As(err, &inputs), errors.As(err, &notRec):
 		return ExitInputs
 	case errors.Is(err, context.Canceled):
 		return ExitError

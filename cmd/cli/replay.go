@@ -63,8 +63,9 @@ type ReplayOptions struct {
 func newReplayCmd(io *IOStreams) *cobra.Command {
 	opts := &ReplayOptions{IO: io, now: time.Now}
 	c := &cobra.Command{
-		Use:   "replay [PATH|-...]",
-		Short: "Replay recorded conversations through the before and after pipelines and measure them",
+		Use:     "replay [PATH|-...]",
+		Example: examples("# the embedded sample corpus, summary tables only", "strata-eval replay --summary", "# one recording, with the results files and the requests each arm hands the model", "strata-eval replay --out out --dump dump corpora/samples/openai-chat-chatbox-screenshot.json", "# more arms from a file", "strata-eval replay --config examples/arms.yaml --arms before,after,after-text-only corpora/samples/mcp-stdio-2025-11-25.jsonl", "# the gate asks a model catalog whether the model sees pictures", "strata-eval replay --config examples/catalog-arms.yaml --arms agent-sees,agent-unlisted corpora/samples/mcp-stdio-2025-11-25.jsonl", "strata-eval replay --format csv --arms after corpora/samples/openai-chat-tiny-png.json"),
+		Short:   "Replay recorded conversations through the before and after pipelines and measure them",
 		Long: helpWithExit(`Reads recorded conversations (files or folders; with no PATH the embedded sample corpus),
 turns each into the requests a server would receive (the last one, or every one with --turns all),
 runs every request through each arm (before, after, agent, and those of --config) and measures
@@ -188,7 +189,7 @@ func runReplay(ctx context.Context, opts *ReplayOptions) error {
 		return usageErrorf("--resume needs --out")
 	}
 	if opts.Out != "" {
-		if err := os.MkdirAll(opts.Out, 0o755); err != nil {
+		if err := fsutil.MkdirAll(opts.Out); err != nil {
 			return err
 		}
 		casesPath := filepath.Join(opts.Out, "cases.jsonl")
@@ -205,7 +206,7 @@ func runReplay(ctx context.Context, opts *ReplayOptions) error {
 			}
 			fmt.Fprintln(opts.IO.ErrOut)
 		}
-		f, err := os.OpenFile(casesPath, flags, 0o644)
+		f, err := os.OpenFile(casesPath, flags, fsutil.FileMode)
 		if err != nil {
 			return err
 		}
@@ -220,11 +221,35 @@ func runReplay(ctx context.Context, opts *ReplayOptions) error {
 		return runErr
 	}
 	writeProblems(opts.IO.ErrOut, report.Problems)
+	if err := nothingReplayed(report, opts.Shard, runErr); err != nil {
+		return err
+	}
 	// a run stopped before it measured anything prints no empty tables; its error says why
 	if err := writeReport(opts, report, runErr == nil || len(report.Cases) > 0); err != nil {
 		return err
 	}
 	return runErr
+}
+
+// nothingReplayed is the one-line error of a run that replayed no case, so that no table of
+// zeros is ever printed: nil when a case was replayed, when the run was cancelled (its own
+// error tells), or for a shard (a shard of a small corpus may hold no case, and its results
+// are still merged).
+func nothingReplayed(r *results.Report, shard string, runErr error) error {
+	if len(r.Cases) > 0 || shard != "" || runErr != nil {
+		// a run that failed (a server, Ctrl-C) says so itself
+		return nil
+	}
+	return nothingRead("replayed", len(r.Problems))
+}
+
+// nothingRead is the one-line error (exit 3) of a command that found nothing to work on in its
+// inputs: "nothing was replayed: …", with the number of problems when there were some.
+func nothingRead(what string, problems int) error {
+	if problems > 0 {
+		return withExitCode(ExitInputs, fmt.Errorf("nothing was %s: %d problem(s) reading the inputs, listed above", what, problems))
+	}
+	return withExitCode(ExitInputs, fmt.Errorf("nothing was %s: the inputs hold no recorded conversation (formats read: %s)", what, corpora.FormatList()))
 }
 
 // maxProblemLines is how many problems replay lists on stderr; the rest are counted (all of
@@ -253,6 +278,9 @@ func (o *ReplayOptions) runConfig() (run.Config, error) {
 	arms, err := run.SelectArms(o.Config, o.Arms)
 	if err != nil {
 		return run.Config{}, err
+	}
+	if o.Engine == "http" {
+		run.ModelForCatalogs(arms, o.Live.Model)
 	}
 	offCfg, err := o.offlineConfig()
 	if err != nil {
@@ -313,7 +341,7 @@ func writeReport(opts *ReplayOptions, r *results.Report, stdout bool) error {
 
 // startCPUProfile writes a CPU profile to path until the returned stop is called.
 func startCPUProfile(path string) (stop func(), err error) {
-	f, err := os.Create(path)
+	f, err := fsutil.Create(path)
 	if err != nil {
 		return nil, fmt.Errorf("cpu profile: %w", err)
 	}

@@ -29,8 +29,9 @@ type RowsOptions struct {
 func newRowsCmd(io *IOStreams) *cobra.Command {
 	opts := &RowsOptions{IO: io}
 	c := &cobra.Command{
-		Use:   "rows [flags] WxH|PICTURE...",
-		Short: "Image rows of a picture size or a picture file, per vision family",
+		Use:     "rows [flags] WxH|PICTURE...",
+		Example: examples("strata-eval rows 1280x800", "strata-eval rows --vision hf/qwen2.5vl --vision openai/gpt-4o-high 1920x1080 800x600", "# every vision family", "strata-eval rows --vision all 1280x800"),
+		Short:   "Image rows of a picture size or a picture file, per vision family",
 		Long: helpWithExit(`Prints what a picture costs the prompt: its embedding rows, the marker tokens around them and
 the total, with the size the preprocessor resizes it to and its tiles, for one or more vision
 families (--vision, repeatable; all for every family; --mmproj for a projector GGUF). Each
