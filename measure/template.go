@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/strata-eval/strata-eval/corpora"
-	"github.com/strata-eval/strata-eval/internal/jsonquote"
 )
 
 // Segment is one piece of a rendered prompt.
@@ -201,50 +200,6 @@ func flattenContent(m corpora.Message) []contentItem {
 	return out
 }
 
-// writeContent writes content items joined as llama.cpp's server joins content parts (see
-// joinContent): "\n" before a text item that follows a text item when something was written;
-// pictures sit between text without separators.
-func writeContent(w *segmentWriter, items []contentItem, marker string, trim bool) {
-	if trim {
-		items = trimItems(items)
-	}
-	written, lastPicture := false, false
-	for _, it := range items {
-		if it.image != nil {
-			w.image(it.image, marker)
-			written, lastPicture = true, true
-			continue
-		}
-		if written && !lastPicture {
-			w.text("\n")
-		}
-		lastPicture = false
-		w.text(it.text)
-		written = written || it.text != ""
-	}
-}
-
-// trimItems trims white space at both ends of the content (Jinja's `| trim`).
-func trimItems(items []contentItem) []contentItem {
-	out := append([]contentItem(nil), items...)
-	for len(out) > 0 && out[0].image == nil {
-		out[0].text = strings.TrimLeft(out[0].text, " \t\n\r")
-		if out[0].text != "" || len(out) == 1 {
-			break
-		}
-		out = out[1:]
-	}
-	for len(out) > 0 && out[len(out)-1].image == nil {
-		i := len(out) - 1
-		out[i].text = strings.TrimRight(out[i].text, " \t\n\r")
-		if out[i].text != "" || i == 0 {
-			break
-		}
-		out = out[:i]
-	}
-	return out
-}
-
 // toolCalls returns a message's tool calls.
 func toolCalls(m corpora.Message) []*corpora.ToolCall {
 	var out []*corpora.ToolCall
@@ -261,13 +216,4 @@ func toolCalls(m corpora.Message) []*corpora.ToolCall {
 // server's tojson writes it (indent < 0: one line; see jsonNode.toJSON).
 func toolJSON(t serverTool, indent int) string {
 	return serverToJSON(t.node(), indent)
-}
-
-// pyString quotes a string as Python's json.dumps(ensure_ascii=False) does; a byte that is not
-// UTF-8 becomes the escape \ufffd.
-func pyString(s string) string {
-	var b strings.Builder
-	b.Grow(len(s) + 2)
-	jsonquote.Write(&b, s, jsonquote.InvalidAsEscape)
-	return b.String()
 }
