@@ -15,6 +15,8 @@ func newRecordCmd(io *IOStreams) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "record",
 		Short: "Record what a client really sends: an HTTP recording proxy and an MCP stdio tap",
+		Example: examples("# relay an MCP stdio server (here cat stands for one) and record the session",
+			"strata-eval record mcp --out session.jsonl -- cat"),
 		Long: helpWithExit(`Commands that sit between a client and its server and record the traffic in a form replay
 reads (docs/recording.md).`),
 	}
@@ -35,6 +37,10 @@ func newRecordHTTPCmd(io *IOStreams) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "http --listen ADDR --upstream URL --out FILE",
 		Short: "A reverse proxy in front of an OpenAI- or Anthropic-compatible server that records every exchange",
+		Example: examples("# in front of llama-server on :8080; point the client at :8081; Ctrl-C ends the recording",
+			"# strata-eval record http --listen 127.0.0.1:8081 --upstream http://127.0.0.1:8080 --out traffic.httprr",
+			"# then replay it against the same server",
+			"# strata-eval replay --engine http --endpoint http://127.0.0.1:8080 traffic.httprr"),
 		Long: helpWithExit(`Listens on --listen and forwards every request to --upstream unchanged, streaming each
 response back as it comes (SSE included). Each complete exchange is appended to FILE, an httprr
 trace (created 0600) that replay and corpus inspect read: the request body, the response with
@@ -91,6 +97,8 @@ func newRecordMCPCmd(io *IOStreams) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "mcp --out FILE -- SERVER [ARG...]",
 		Short: "Start an MCP stdio server and record every frame between it and the client",
+		Example: examples("# a client's config names this command instead of the server; here cat stands for the server",
+			"strata-eval record mcp --out session.jsonl -- cat"),
 		Long: helpWithExit(`Starts the MCP server SERVER with its arguments and relays the client's stdin to it and its
 stdout back, byte for byte; the server's stderr passes through. Every frame, both ways, is
 appended to FILE (created 0600) as a JSON line {"ts":…,"dir":"client->server"|"server->client",

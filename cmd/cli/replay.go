@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -236,8 +237,9 @@ func runReplay(ctx context.Context, opts *ReplayOptions) error {
 // error tells), or for a shard (a shard of a small corpus may hold no case, and its results
 // are still merged).
 func nothingReplayed(r *results.Report, shard string, runErr error) error {
-	if len(r.Cases) > 0 || shard != "" || runErr != nil {
-		// a run that failed (a server, Ctrl-C) says so itself
+	var server *run.ServerError
+	if len(r.Cases) > 0 || shard != "" || errors.Is(runErr, context.Canceled) || errors.As(runErr, &server) {
+		// a run the server stopped says so itself
 		return nil
 	}
 	return nothingRead("replayed", len(r.Problems))
