@@ -460,14 +460,18 @@ func tokenField(raw json.RawMessage) string {
 	return ""
 }
 
-// TemplateFromSpec returns a built-in template by name, or the model's own Jinja template
-// read from a path (.gguf, tokenizer_config.json, a directory holding it, or a .jinja file).
+// TemplateFromSpec returns a built-in template by name, the model's own Jinja template read
+// from a path (.gguf, tokenizer_config.json, a directory holding it, or a .jinja file), or an
+// Ollama Go template (a Modelfile's TEMPLATE, a .gotmpl or .tmpl file).
 func TemplateFromSpec(spec string) (Template, error) {
 	if t, err := TemplateByName(spec); err == nil {
 		return t, nil
 	}
 	if _, err := os.Stat(spec); err != nil {
 		return nil, fmt.Errorf("template %q: not a built-in template (%s) nor a readable file", spec, strings.Join(TemplateNames(), ", "))
+	}
+	if isOllamaTemplateFile(spec) {
+		return LoadOllamaTemplate(spec)
 	}
 	src, bos, eos, err := LoadChatTemplate(spec)
 	if err != nil {

@@ -41,8 +41,9 @@ var helperImports = map[string][]string{}
 // testOnly lists internal/ helpers that the shipped binary must not link: only tests and the
 // generators (helperUsers) may import them.
 var testOnly = map[string][]string{
-	"internal/testimages":  {"internal/gensamples", "internal/gencorpus"},
-	"internal/llamaserver": nil,
+	"internal/testimages":   {"internal/gensamples", "internal/gencorpus"},
+	"internal/llamaserver":  {"internal/ollamaserver"},
+	"internal/ollamaserver": nil,
 }
 
 // TestImportsPointOneWay walks every package of the module and fails on an import of its
