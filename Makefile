@@ -6,7 +6,7 @@ FUZZTIME  ?= 10s
 BENCHTIME ?= 1s
 COUNT     ?= 1
 
-.PHONY: all build run test test-deps llama-libs llama-server test-llama-server ollama test-ollama unit ci-replay bench bench-scale bench-ab scale-same bench-hugeline fuzz lint generate clean
+.PHONY: all build run test test-deps llama-libs llama-server test-llama-server ollama test-ollama unit ci-replay bench bench-scale bench-ab scale-same bench-hugeline bench-ratio rows-oracle fuzz lint generate clean
 
 all: build
 
@@ -25,6 +25,7 @@ run:
 test: test-deps lint unit ci-replay
 
 test-deps:
+	@echo "== test data (tokenizer, templates, llama.cpp libraries) into $(CACHE)"
 	@bash internal/scripts/test-deps.sh $(CACHE)
 	@sh internal/scripts/llama-libs.sh $(CACHE) >/dev/null
 
@@ -55,8 +56,18 @@ ollama:
 test-ollama: test-deps ollama
 	$(GO) test -count=1 -timeout 30m -run 'Ollama' -v ./measure/ ./cmd/cli/
 
+## rows-oracle: image rows of `rows --mmproj` against llama.cpp's own multimodal library (libmtmd of
+## the release, built by `make llama-server`) for a tiny projector of every configuration, every
+## picture size and token setting; prints the table of docs/count-and-rows.md.
+rows-oracle: test-deps llama-server
+	@table=$$(mktemp) && ROWS_ORACLE_TABLE=$$table $(GO) test -count=1 -timeout 20m -run '^TestRowsOracle$$' ./measure/ >$$table.log 2>&1; \
+	rc=$$?; cat $$table 2>/dev/null; [ $$rc -eq 0 ] || tail -40 $$table.log; rm -f $$table $$table.log; exit $$rc
+
+## unit: the unit tests, a line per package as it ends and, while packages run, a line every 20 s
+## naming them (go test -json through internal/testprogress).
 unit:
-	$(GO) test -count=1 -timeout 20m ./...
+	@echo "== unit tests (a line per package)"
+	@$(GO) test -json -count=1 -timeout 20m ./... | $(GO) run ./internal/testprogress
 
 ## ci-replay: replay the sample corpus and hold its figures to the committed budgets.
 ci-replay: build
@@ -64,6 +75,12 @@ ci-replay: build
 
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem -benchtime=$(BENCHTIME) -count=$(COUNT) ./...
+
+## bench-ratio: `bench scan` and the plain Python lift (REF_LIFT, default ../shared/peers/ref_lift.py)
+## timed on the same four texts in one run, RATIO_ROUNDS (3) rounds: the ratio per class.
+REF_LIFT ?= ../shared/peers/ref_lift.py
+bench-ratio: build
+	@bash internal/scripts/bench-ratio.sh $(BIN) $(REF_LIFT)
 
 ## bench-scale: replay a generated 1 GiB corpus with -j 1 and -j 2: wall time, MB/s, peak RSS.
 bench-scale: build
@@ -79,20 +96,23 @@ scale-same: build
 bench-ab: build
 	@bash internal/scripts/bench-ab.sh $(BIN) $(BASE)
 
-## bench-hugeline: peak RSS and time of replaying one JSON line of 49 MB (a 37 MB PNG in one MCP
-## result) and of 1.04 GB (a 780 MB PNG), then the same pictures as base64 in an OpenAI chat
-## request log's tool text, generated in a temporary folder (BenchmarkHugeLine).
+## bench-hugeline: peak RSS and time of replaying one JSON line of about 49 MB (a 37 MB PNG) and of
+## about 1.04 GB (a 780 MB PNG) in every format the readers take (MCP transcript, OpenAI chat and
+## Responses logs, Anthropic log, Chatbox backup), generated in a temporary folder (BenchmarkHugeLine).
 bench-hugeline:
 	$(GO) test -run='^$$' -bench='^BenchmarkHugeLine$$' -benchtime=1x -count=$(COUNT) ./cmd/cli
-	HUGELINE_PICTURE_BYTES=780000000 $(GO) test -run='^$$' -bench='^BenchmarkHugeLine$$' -benchtime=1x -count=$(COUNT) -timeout 30m ./cmd/cli
-	HUGELINE_FORMAT=openai-chat $(GO) test -run='^$$' -bench='^BenchmarkHugeLine$$' -benchtime=1x -count=$(COUNT) ./cmd/cli
-	HUGELINE_FORMAT=openai-chat HUGELINE_PICTURE_BYTES=780000000 $(GO) test -run='^$$' -bench='^BenchmarkHugeLine$$' -benchtime=1x -count=$(COUNT) -timeout 30m ./cmd/cli
+	HUGELINE_PICTURE_BYTES=780000000 $(GO) test -run='^$$' -bench='^BenchmarkHugeLine$$' -benchtime=1x -count=$(COUNT) -timeout 60m ./cmd/cli
 
 fuzz:
 	FUZZTIME=$(FUZZTIME) bash internal/scripts/fuzz-all.sh
 
+# staticcheck, pinned: the default checks, through the Go module proxy.
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+
 lint:
+	@echo "== lint (go vet, gofmt)"
 	$(GO) vet ./...
+	$(GO) run $(STATICCHECK) ./...
 	@out="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"; \
 	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 

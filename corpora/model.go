@@ -93,6 +93,22 @@ type Conversation struct {
 	Expect *Expectation `json:"expect,omitempty"`
 	// Notes are reader remarks that are not errors (skipped frames, lossy records).
 	Notes []string `json:"notes,omitempty"`
+	// ServerUsage is what the server reported for the request when the recording holds its
+	// response too (an httprr trace); nil otherwise.
+	ServerUsage *ServerUsage `json:"server_usage,omitempty"`
+}
+
+// ServerUsage is the usage (and llama.cpp timings) a server reported in its response to a
+// recorded request: OpenAI's usage.prompt_tokens, Anthropic's and the Responses API's
+// input_tokens (Anthropic's cache reads and writes added), from a JSON body or the events of a
+// streamed (SSE) one.
+type ServerUsage struct {
+	Status           int     `json:"status"`
+	PromptTokens     int     `json:"prompt_tokens"`
+	CompletionTokens int     `json:"completion_tokens,omitempty"`
+	CachedTokens     int     `json:"cached_tokens,omitempty"`
+	PromptMS         float64 `json:"prompt_ms,omitempty"`
+	PredictedMS      float64 `json:"predicted_ms,omitempty"`
 }
 
 // ToolDef is a tool declared to the model.

@@ -49,7 +49,7 @@ func readChatbox(ctx context.Context, name string, r io.Reader, e Emitter) error
 		if errors.As(err, &se) {
 			off = se.Offset
 		}
-		e.Problem(&ReadError{Loc: Location{File: name, Offset: off}, Err: fmt.Errorf("Chatbox backup is not valid JSON (at byte %d; conversations before it were read): %w", off, err)})
+		e.Problem(&ReadError{Loc: Location{File: name, Offset: off}, Err: fmt.Errorf("the Chatbox backup is not valid JSON (at byte %d; conversations before it were read): %w", off, err)})
 		return nil
 	}
 	tok, err := dec.Token()

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,19 +14,6 @@ import (
 	"testing"
 	"time"
 )
-
-// chatboxTestJSON marshals v as Chatbox's JSON.stringify would for these plain values (no
-// HTML escaping).
-func chatboxTestJSON(t testing.TB, v any) string {
-	t.Helper()
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		t.Fatal(err)
-	}
-	return strings.TrimSuffix(buf.String(), "\n")
-}
 
 // chatboxTestBackup builds a Chatbox 1.20 backup the way the exporter writes it: IndexedDB
 // keys in lexicographic order, then configVersion and settings, then the export markers.

@@ -77,12 +77,18 @@ func (h httprrReader) read(ctx context.Context, r io.Reader) error {
 		line += bytes.Count(req.Bytes(), []byte("\n"))
 		offset += int64(reqLen)
 		counter := &httprrLineCounter{}
-		if n, err := io.CopyN(counter, br, int64(respLen)); err != nil {
+		var resp bytes.Buffer // kept when small enough to read the server's usage from it
+		sink := io.Writer(counter)
+		if respLen <= httprrMaxUsageResponse {
+			resp.Grow(respLen)
+			sink = io.MultiWriter(counter, &resp)
+		}
+		if n, err := io.CopyN(sink, br, int64(respLen)); err != nil {
 			return &ReadError{Loc: Location{File: h.name, Line: line}, Err: fmt.Errorf("httprr record %d: response truncated after %d of %d bytes", idx, n, respLen)}
 		}
 		line += counter.lines
 		offset += int64(respLen)
-		if err := h.record(idx, reqLine, req.Bytes()); err != nil {
+		if err := h.record(idx, reqLine, req.Bytes(), resp.Bytes()); err != nil {
 			return err
 		}
 	}
@@ -234,7 +240,7 @@ func (req httprrRequest) apiFor(f jwFields) (apiFormat, bool) {
 }
 
 // record reads one httprr request into a conversation.
-func (h httprrReader) record(idx, line int, raw []byte) error {
+func (h httprrReader) record(idx, line int, raw, rawResp []byte) error {
 	here := Location{File: h.name, Line: line}
 	req, err := httprrParseRequest(raw)
 	if err != nil {
@@ -280,6 +286,7 @@ func (h httprrReader) record(idx, line int, raw []byte) error {
 		return nil
 	}
 	conv.Provider = req.url.Hostname()
+	conv.ServerUsage = httprrUsage(rawResp, h.maxRecord)
 	// The note names the endpoint without its query, which may carry a key.
 	conv.Notes = append([]string{fmt.Sprintf("httprr record %d: %s %s://%s%s", idx, req.method, req.url.Scheme, req.url.Host, req.url.Path)}, conv.Notes...)
 	if err := h.e.Conversation(conv); err != nil {

@@ -283,6 +283,7 @@ func mcpAddValue(sess *mcpSession, raw []byte, loc Location, dir mcpDir, envelop
 			}
 		}
 	}
+	var malformed *ReadError // a frame recorded as a string that is not JSON
 	for _, key := range mcpEnvelopeKeys {
 		for _, m := range members {
 			if m.Key != key || len(m.Value) == 0 {
@@ -297,6 +298,10 @@ func mcpAddValue(sess *mcpSession, raw []byte, loc Location, dir mcpDir, envelop
 				}
 				inner = []byte(strings.TrimSpace(s))
 				if !json.Valid(inner) {
+					if malformed == nil && (strings.Contains(s, `"jsonrpc"`) || strings.Contains(s, `"method"`)) {
+						malformed = &ReadError{Loc: childAt(loc, raw, m.Value, key, false),
+							Err: fmt.Errorf("malformed frame (recorded as a string, not JSON): %.60q", s)}
+					}
 					continue
 				}
 			}
@@ -307,6 +312,10 @@ func mcpAddValue(sess *mcpSession, raw []byte, loc Location, dir mcpDir, envelop
 				}
 			}
 		}
+	}
+	if malformed != nil {
+		e.Problem(malformed)
+		return
 	}
 	e.Problem(&ReadError{Loc: loc, Err: errors.New("JSON object is neither a JSON-RPC frame nor an envelope holding one")})
 }

@@ -64,10 +64,12 @@ func ReaderFor(f Format) (ReaderFunc, error) {
 			return spec.read, nil
 		}
 	}
-	return nil, fmt.Errorf("unknown format %q (known: %s)", f, formatList())
+	return nil, fmt.Errorf("unknown format %q (known: %s)", f, FormatList())
 }
 
-func formatList() string {
+// FormatList names the formats strata-eval reads, comma-separated, in the order detection
+// tries them.
+func FormatList() string {
 	var s []string
 	for _, f := range Formats() {
 		s = append(s, string(f))
@@ -116,6 +118,28 @@ func Detect(name string, head []byte) (Format, error) {
 		}
 	}
 	return "", ErrUnknownFormat
+}
+
+// DetectFile tells the format of the recording at path from its name and first bytes, as Read
+// does. It returns ErrUnknownFormat only for a file it could read that holds something other
+// than white space; a file it cannot open or read, or an empty one, gives "" and no error (the
+// read itself reports those).
+func DetectFile(path string) (Format, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", nil
+	}
+	defer f.Close()
+	head := make([]byte, sniffSize)
+	n, err := io.ReadFull(f, head)
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return "", nil
+	}
+	head = head[:n]
+	if len(bytes.TrimLeft(head, " \t\r\n\ufeff")) == 0 {
+		return "", nil
+	}
+	return Detect(path, head)
 }
 
 // ReadFile reads one file of the given format ("" detects it) and sends what it finds to e.

@@ -16,6 +16,10 @@ type Request struct {
 	// Verbatim sends every message exactly as the client recorded it (corpora.Message.Raw),
 	// for servers with their own lifting pipeline (the "verbatim" server side).
 	Verbatim bool
+	// MaxCount is the largest prompt count the caller finds plausible for the request; a
+	// server's count above it (or below zero) is an invalid answer, never used or cached
+	// (0: only the engine's own bound, 2^28).
+	MaxCount int
 }
 
 // RequestCounter is an engine that counts a Request (verbatim or not). Engines that are not

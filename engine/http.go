@@ -50,8 +50,21 @@ type HTTPConfig struct {
 	// empty); Getenv reads it (os.Getenv when nil). The key is sent only as a header.
 	APIKeyEnv string
 	Getenv    func(string) string
-	// Timeout bounds one HTTP request (5 minutes when zero).
+	// Timeout bounds one answer generation (5 minutes when zero).
 	Timeout time.Duration
+	// CountTimeout bounds a request to a counting endpoint (input_tokens, /tokenize) or /props,
+	// head and body (10 s when zero): counting does not generate.
+	CountTimeout time.Duration
+	// IdleTimeout cuts short a body that stays silent that long (10 s when zero).
+	IdleTimeout time.Duration
+	// ServerWait is how long a server that refuses connections, answers 503 or 429 is waited
+	// for before the run gives up on it (10 s when zero).
+	ServerWait time.Duration
+	// WaitNote is how long a request waits before Notes hears of it, and before the server's
+	// /health is asked whether it is still there (10 s when zero).
+	WaitNote time.Duration
+	// Notes receives the lines about long waits (nil: none).
+	Notes io.Writer
 	// MaxRetries is how often a 429, a 5xx or a transport error is retried (3 when zero; -1
 	// for none); Backoff is the first wait, doubled each retry (500 ms when zero).
 	MaxRetries int
@@ -79,6 +92,10 @@ type HTTP struct {
 	sem       chan struct{}
 	key       string
 	client    *http.Client
+	// ids numbers the requests, for the circuit; lastNote throttles the waiting lines.
+	ids      atomic.Uint64
+	noteMu   sync.Mutex
+	lastNote time.Time
 }
 
 // endpoint is one server and what it was found to support.
@@ -89,8 +106,14 @@ type endpoint struct {
 	// unsupported marks counting methods the server answered 404/405/501 (or an unusable
 	// body) to.
 	unsupported map[string]bool
+	// counted marks counting methods the server answered with a count: an answer without one
+	// is then a fault, not a sign of another kind of server.
+	counted map[string]bool
 	// health says whether the server takes pictures and whether it is still there.
 	health health
+	// down is cancelled when the circuit opens: the requests still in flight are cut short.
+	down       context.Context
+	cancelDown context.CancelFunc
 }
 
 // ServerCount is a count reported by a server, with how it was obtained.
@@ -147,6 +170,11 @@ func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
 	case cfg.MaxRetries < 0:
 		cfg.MaxRetries = 0
 	}
+	for _, d := range []*time.Duration{&cfg.CountTimeout, &cfg.IdleTimeout, &cfg.ServerWait, &cfg.WaitNote} {
+		if *d <= 0 {
+			*d = 10 * time.Second
+		}
+	}
 	if cfg.Backoff <= 0 {
 		cfg.Backoff = 500 * time.Millisecond
 	}
@@ -156,10 +184,7 @@ func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
 	if cfg.MaxTokens <= 0 {
 		cfg.MaxTokens = 256
 	}
-	h := &HTTP{cfg: cfg, sem: make(chan struct{}, cfg.Concurrency), key: cfg.Getenv(cfg.APIKeyEnv), client: cfg.Client}
-	if h.client == nil {
-		h.client = &http.Client{}
-	}
+	h := &HTTP{cfg: cfg, sem: make(chan struct{}, cfg.Concurrency), key: cfg.Getenv(cfg.APIKeyEnv), client: newClient(cfg.Client)}
 	for _, raw := range cfg.Endpoints {
 		u, err := url.Parse(strings.TrimSpace(raw))
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -167,10 +192,27 @@ func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
 		}
 		u.RawQuery, u.Fragment = "", ""
 		u.Path = strings.TrimSuffix(strings.TrimSuffix(u.Path, "/"), "/v1")
-		h.endpoints = append(h.endpoints, &endpoint{base: strings.TrimSuffix(u.String(), "/"), display: u.Redacted(),
-			unsupported: map[string]bool{}})
+		ep := &endpoint{base: strings.TrimSuffix(u.String(), "/"), display: u.Redacted(),
+			unsupported: map[string]bool{}, counted: map[string]bool{}}
+		ep.down, ep.cancelDown = context.WithCancel(context.Background())
+		h.endpoints = append(h.endpoints, ep)
 	}
 	return h, nil
+}
+
+// newClient returns a copy of c (a client of its own when nil) that follows no redirect and
+// reads no response head larger than maxHeaderBytes.
+func newClient(c *http.Client) *http.Client {
+	var out http.Client
+	if c != nil {
+		out = *c
+	} else {
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.MaxResponseHeaderBytes = maxHeaderBytes
+		out.Transport = t
+	}
+	out.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return &out
 }
 
 // redactURL hides the password of a URL that does not parse as one.
@@ -212,7 +254,7 @@ func (h *HTTP) pick() *endpoint {
 	first := h.next.Add(1) - 1
 	for i := range uint64(len(h.endpoints)) {
 		ep := h.endpoints[int((first+i)%uint64(len(h.endpoints)))]
-		if ep.goneErr() == nil {
+		if ep.circuitErr() == nil {
 			return ep
 		}
 	}
@@ -249,7 +291,7 @@ func (h *HTTP) ServerCount(ctx context.Context, req Request) (ServerCount, error
 	if h.cfg.NoRowSplit || req.Verbatim || countPictures(req.Messages) == 0 {
 		return sc, nil
 	}
-	bare := Request{Messages: withoutPictures(req.Messages), Tools: req.Tools}
+	bare := Request{Messages: withoutPictures(req.Messages), Tools: req.Tools, MaxCount: req.MaxCount}
 	text, _, _, err := h.countTotal(ctx, ep, bare)
 	if err != nil {
 		return sc, fmt.Errorf("count without pictures: %w", err)
@@ -277,6 +319,7 @@ func (h *HTTP) countTotal(ctx context.Context, ep *endpoint, req Request) (int, 
 		}
 		n, t, err := h.countWith(ctx, ep, m, req)
 		if err == nil {
+			ep.markCounted(m)
 			return n, m, t, nil
 		}
 		var ue *unsupportedError
@@ -290,13 +333,25 @@ func (h *HTTP) countTotal(ctx context.Context, ep *endpoint, req Request) (int, 
 	if lastErr == nil {
 		lastErr = errors.New("no counting method left")
 	}
-	return 0, "", nil, fmt.Errorf("count on %s: %w", ep.display, lastErr)
+	return 0, "", nil, &FaultError{fmt.Errorf("count on %s: %w", ep.display, lastErr)}
 }
 
 func (e *endpoint) isUnsupported(m string) bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.unsupported[m]
+}
+
+func (e *endpoint) markCounted(m string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.counted[m] = true
+}
+
+func (e *endpoint) hasCounted(m string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.counted[m]
 }
 
 func (e *endpoint) markUnsupported(m string) {
@@ -312,52 +367,45 @@ func (e *unsupportedError) Error() string { return e.msg }
 
 func (h *HTTP) countWith(ctx context.Context, ep *endpoint, method string, req Request) (int, *Timings, error) {
 	switch method {
-	case CountInputTokens:
-		path := "/v1/chat/completions/input_tokens"
+	case CountInputTokens, CountTokenize:
+		path, field := "/v1/chat/completions/input_tokens", "input_tokens"
 		if h.cfg.API == APIAnthropic {
 			path = "/v1/messages/count_tokens"
 		}
-		body, err := h.body(req, false)
+		var body []byte
+		var err error
+		if method == CountTokenize {
+			path, field = "/tokenize", "count"
+			body, err = h.tokenizeBody(req)
+		} else {
+			body, err = h.body(req, false)
+		}
 		if err != nil {
 			return 0, nil, err
 		}
-		resp, err := h.post(ctx, ep, path, body)
-		if err != nil {
+		var n int
+		check := func(data []byte) error {
+			var v map[string]json.RawMessage
+			if json.Unmarshal(data, &v) != nil || v[field] == nil {
+				msg := fmt.Sprintf("no %s in the answer", field)
+				if ep.hasCounted(method) {
+					return errors.New(msg) // it counted before: a fault
+				}
+				// another kind of server: the next counting method may do
+				return &unsupportedError{fmt.Sprintf("%s%s: %s", ep.display, path, msg)}
+			}
+			var err error
+			n, err = checkCount(v[field], field, req.MaxCount)
+			return err
+		}
+		if _, err := h.post(ctx, ep, call{method: http.MethodPost, path: path, body: body, count: true, limit: maxCountBody, check: check}); err != nil {
 			return 0, nil, notFoundAsUnsupported(err)
 		}
-		var v struct {
-			InputTokens *int `json:"input_tokens"`
-		}
-		if json.Unmarshal(resp.body, &v) != nil || v.InputTokens == nil {
-			return 0, nil, &unsupportedError{fmt.Sprintf("%s: no input_tokens in the answer", path)}
-		}
-		return *v.InputTokens, nil, nil
-	case CountTokenize:
-		body, err := h.tokenizeBody(req)
-		if err != nil {
-			return 0, nil, err
-		}
-		resp, err := h.post(ctx, ep, "/tokenize", body)
-		if err != nil {
-			return 0, nil, notFoundAsUnsupported(err)
-		}
-		var v struct {
-			Count *int `json:"count"`
-		}
-		if json.Unmarshal(resp.body, &v) != nil || v.Count == nil {
-			return 0, nil, &unsupportedError{"/tokenize: no count in the answer (not a vLLM server)"}
-		}
-		return *v.Count, nil, nil
+		return n, nil, nil
 	case CountUsage:
 		ans, err := h.complete(ctx, ep, req, 1)
 		if err != nil {
 			return 0, nil, err
-		}
-		if ans.PromptTokens == 0 && ans.Timings != nil {
-			ans.PromptTokens = ans.Timings.PromptN + ans.Timings.CacheN
-		}
-		if ans.PromptTokens == 0 {
-			return 0, nil, errors.New("the server reported no usage.prompt_tokens")
 		}
 		return ans.PromptTokens, ans.Timings, nil
 	}
@@ -369,7 +417,7 @@ func notFoundAsUnsupported(err error) error {
 	if errors.As(err, &se) {
 		switch se.Status {
 		case http.StatusNotFound, http.StatusMethodNotAllowed, http.StatusNotImplemented:
-			return &unsupportedError{se.Error()}
+			return &FaultError{&unsupportedError{se.Error()}}
 		}
 	}
 	return err
@@ -380,27 +428,36 @@ func (h *HTTP) Answer(ctx context.Context, req Request) (Answer, error) {
 	return h.complete(ctx, h.pick(), req, h.cfg.MaxTokens)
 }
 
+// complete asks for a completion of at most maxTokens tokens; a one-token completion is a
+// count, whose answer must carry the prompt's size.
 func (h *HTTP) complete(ctx context.Context, ep *endpoint, req Request, maxTokens int) (Answer, error) {
 	body, err := h.body(req, true, maxTokens)
 	if err != nil {
 		return Answer{}, err
 	}
 	path := "/v1/chat/completions"
+	parse := ParseChatCompletion
 	if h.cfg.API == APIAnthropic {
-		path = "/v1/messages"
-	}
-	resp, err := h.post(ctx, ep, path, body)
-	if err != nil {
-		return Answer{}, err
+		path, parse = "/v1/messages", parseAnthropicAnswer
 	}
 	var ans Answer
-	if h.cfg.API == APIAnthropic {
-		ans, err = parseAnthropicAnswer(resp.body)
-	} else {
-		ans, err = ParseChatCompletion(resp.body)
+	check := func(data []byte) error {
+		var err error
+		if ans, err = parse(data); err != nil {
+			return err
+		}
+		if ans.PromptTokens == 0 && ans.Timings != nil {
+			ans.PromptTokens = ans.Timings.PromptN + ans.Timings.CacheN
+		}
+		if ans.PromptTokens == 0 && maxTokens == 1 {
+			return errors.New("no usage.prompt_tokens in the answer")
+		}
+		ans.PromptTokens, err = checkCountValue(int64(ans.PromptTokens), "prompt_tokens", req.MaxCount)
+		return err
 	}
+	resp, err := h.post(ctx, ep, call{method: http.MethodPost, path: path, body: body, limit: maxAnswerBody(maxTokens), check: check})
 	if err != nil {
-		return Answer{}, fmt.Errorf("%s%s: %w", ep.display, path, err)
+		return Answer{}, err
 	}
 	ans.Key, ans.Cached = resp.key, resp.cached
 	return ans, nil
@@ -496,27 +553,44 @@ func (e *StatusError) Error() string {
 	return fmt.Sprintf("%s%s: HTTP %d: %s", e.Endpoint, e.Path, e.Status, e.Message)
 }
 
-// response is a server's answer to one POST.
+// response is a server's answer to one request.
 type response struct {
 	body   []byte
 	key    string
 	cached bool
 }
 
-// maxResponseBytes bounds a response body read into memory.
-const maxResponseBytes = 64 << 20
+// call is one request to an endpoint, with what its answer may be.
+type call struct {
+	method, path string
+	body         []byte
+	// count marks a counting endpoint (or /props): the whole request gets CountTimeout, not
+	// Timeout.
+	count bool
+	// limit caps the answer's body.
+	limit int64
+	// check validates a 200 answer before it is used or cached (an *unsupportedError says
+	// the server is of another kind, anything else that the answer is invalid).
+	check func([]byte) error
+	// noCache keeps the answer out of the response cache.
+	noCache bool
+}
 
-// post sends body to ep's path: from the cache when it holds the answer, else with the
-// concurrency limit, a timeout per attempt and bounded retries with backoff on 429, 5xx and
-// transport errors. A 400/413 that names the context is returned as a *RefusedError.
-func (h *HTTP) post(ctx context.Context, ep *endpoint, path string, body []byte) (response, error) {
-	key := CacheKey(h.Name()+"/"+h.cfg.API, h.cfg.Model, path, body)
-	if r, ok := h.cfg.Cache.Get(key); ok {
-		if r.Status == http.StatusOK {
-			return response{body: r.Body, key: key, cached: true}, nil
-		}
-		if ref, ok := refusal(r.Status, r.Body); ok {
-			return response{}, ref
+// post sends c to ep: from the cache when it holds a valid answer, else with the concurrency
+// limit, the deadlines of its kind and bounded retries with backoff on 429, 5xx and transport
+// errors. A 400/413 that names the context is returned as a *RefusedError. Every failure is
+// told to the endpoint's circuit; once it is open, nothing more is sent there.
+func (h *HTTP) post(ctx context.Context, ep *endpoint, c call) (response, error) {
+	key := ""
+	if !c.noCache {
+		key = CacheKey(h.Name()+"/"+h.cfg.API, h.cfg.Model, c.path, c.body)
+		if r, ok := h.cfg.Cache.Get(key); ok {
+			if r.Status == http.StatusOK && c.check(r.Body) == nil {
+				return response{body: r.Body, key: key, cached: true}, nil
+			}
+			if ref, ok := refusal(r.Status, r.Body); ok {
+				return response{}, ref
+			}
 		}
 	}
 	select {
@@ -525,52 +599,81 @@ func (h *HTTP) post(ctx context.Context, ep *endpoint, path string, body []byte)
 		return response{}, ctx.Err()
 	}
 	defer func() { <-h.sem }()
+	id := h.ids.Add(1)
 	wait := h.cfg.Backoff
 	for attempt := 0; ; attempt++ {
-		if err := ep.goneErr(); err != nil {
-			return response{}, err
+		if err := ep.circuitErr(); err != nil {
+			return response{}, &FaultError{err}
 		}
-		status, data, retryAfter, err := h.once(ctx, ep, path, body)
+		status, data, retryAfter, err := h.once(ctx, ep, c)
+		if err != nil && ctx.Err() != nil {
+			return response{}, ctx.Err()
+		}
 		retry := false
-		var permanent error
-		if err == nil {
-			ep.answered()
-		}
+		var re *RedirectError
+		var de *deadlineError
+		var permanent error // a 5xx saying the request cannot succeed
 		if err == nil && status >= 500 {
-			permanent = permanentFailure(ep, path, status, errorMessage(data))
+			permanent = permanentFailure(ep, c.path, status, errorMessage(data))
 		}
 		switch {
+		case errors.As(err, &re):
 		case err != nil:
-			if ctx.Err() != nil {
-				return response{}, ctx.Err()
-			}
-			ep.lost(err)
-			err = fmt.Errorf("%s%s: %w", ep.display, path, err)
-			retry = true
+			retry = !errors.As(err, &de) // a deadline is not waited out again: the circuit counts it
+			err = fmt.Errorf("%s%s: %w", ep.display, c.path, err)
 		case status == http.StatusOK:
-			h.store(key, path, status, data)
+			if cerr := c.check(data); cerr != nil {
+				var ue *unsupportedError
+				if errors.As(cerr, &ue) {
+					ep.answered()
+					return response{}, &FaultError{cerr}
+				}
+				err = &InvalidAnswerError{Endpoint: ep.display, Path: c.path, Reason: cerr.Error()}
+				break
+			}
+			ep.answered()
+			h.store(key, c.path, status, data)
 			return response{body: data, key: key}, nil
 		case permanent != nil:
-			return response{}, permanent // the server said the request cannot succeed: no retry
+			ep.answered()
+			return response{}, &FaultError{permanent} // no retry
 		case status == http.StatusTooManyRequests || status >= 500:
-			err = &StatusError{Endpoint: ep.display, Path: path, Status: status, Message: errorMessage(data)}
+			err = &StatusError{Endpoint: ep.display, Path: c.path, Status: status, Message: errorMessage(data)}
 			retry = true
+		case status == http.StatusNotFound || status == http.StatusMethodNotAllowed || status == http.StatusNotImplemented:
+			ep.answered() // a method the server lacks, not a fault
+			return response{}, &FaultError{&StatusError{Endpoint: ep.display, Path: c.path, Status: status, Message: errorMessage(data)}}
 		default:
 			if ref, ok := refusal(status, data); ok {
-				h.store(key, path, status, data)
+				ep.answered()
+				h.store(key, c.path, status, data)
 				return response{}, ref
 			}
-			return response{}, &StatusError{Endpoint: ep.display, Path: path, Status: status, Message: errorMessage(data)}
+			err = &StatusError{Endpoint: ep.display, Path: c.path, Status: status, Message: errorMessage(data)}
+			if badRequest(status) {
+				ep.answered() // the server judged this request, not a fault of the server
+				return response{}, err
+			}
 		}
-		if !retry || attempt >= h.cfg.MaxRetries {
+		if open := ep.fault(id, err, h.cfg.ServerWait); open != nil {
+			return response{}, &FaultError{open}
+		}
+		sig := faultSignature(err)
+		if !retry || (attempt >= h.cfg.MaxRetries && !retriedPastLimit(sig)) {
 			if attempt > 0 {
 				err = fmt.Errorf("%w (after %d retries)", err, attempt)
 			}
-			return response{}, err
+			return response{}, &FaultError{err}
 		}
 		d := wait + time.Duration(rand.Int64N(int64(wait)/4+1))
 		if retryAfter > 0 {
 			d = min(retryAfter, 60*time.Second)
+		}
+		if retriedPastLimit(sig) {
+			d = min(d, time.Second) // a server away is asked again often
+		}
+		if waited(sig) {
+			d = min(d, h.cfg.ServerWait) // the circuit opens once the wait is over
 		}
 		t := time.NewTimer(d)
 		select {
@@ -579,12 +682,12 @@ func (h *HTTP) post(ctx context.Context, ep *endpoint, path string, body []byte)
 			t.Stop()
 			return response{}, ctx.Err()
 		}
-		wait *= 2
+		wait = min(2*wait, time.Minute)
 	}
 }
 
 func (h *HTTP) store(key, path string, status int, data []byte) {
-	if !json.Valid(data) {
+	if key == "" || !json.Valid(data) {
 		return
 	}
 	// A cache that cannot be written costs a later run time, never this run's result.
@@ -592,15 +695,36 @@ func (h *HTTP) store(key, path string, status int, data []byte) {
 		Status: status, Body: json.RawMessage(data)})
 }
 
-// once sends one attempt; it returns the status, the body and the Retry-After delay.
-func (h *HTTP) once(ctx context.Context, ep *endpoint, path string, body []byte) (int, []byte, time.Duration, error) {
-	ctx, cancel := context.WithTimeout(ctx, h.cfg.Timeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, ep.base+path, bytes.NewReader(body))
+// once sends one attempt; it returns the status, the body and the Retry-After delay. The
+// attempt has its kind's deadline (CountTimeout or Timeout), its body an idle deadline, and a
+// long wait is said on Notes while the server's /health is asked whether it is still there.
+func (h *HTTP) once(ctx context.Context, ep *endpoint, c call) (int, []byte, time.Duration, error) {
+	limit := h.cfg.Timeout
+	if c.count {
+		limit = h.cfg.CountTimeout
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	deadline := time.AfterFunc(limit, func() { cancel(&deadlineError{fmt.Sprintf("no answer within %v", limit)}) })
+	defer deadline.Stop()
+	stopDown := context.AfterFunc(ep.down, func() { cancel(ep.circuitErr()) })
+	defer stopDown()
+	if limit > h.cfg.WaitNote/2 {
+		stop := make(chan struct{})
+		defer close(stop)
+		go h.watch(ctx, ep, c.path, time.Now(), cancel, stop)
+	}
+	var rd io.Reader
+	if c.body != nil {
+		rd = bytes.NewReader(c.body)
+	}
+	req, err := http.NewRequestWithContext(ctx, c.method, ep.base+c.path, rd)
 	if err != nil {
 		return 0, nil, 0, errors.New("bad request URL")
 	}
-	req.Header.Set("Content-Type", "application/json")
+	if c.body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	req.Header.Set("Accept", "application/json")
 	if h.cfg.API == APIAnthropic {
 		req.Header.Set("anthropic-version", "2023-06-01")
@@ -612,25 +736,57 @@ func (h *HTTP) once(ctx context.Context, ep *endpoint, path string, body []byte)
 	}
 	resp, err := h.client.Do(req)
 	if err != nil {
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err // the URL is named by the caller, redacted
+		if cause := cutShort(ctx); cause != nil {
+			return 0, nil, 0, cause
 		}
-		return 0, nil, 0, err
+		return 0, nil, 0, unwrapURLError(err)
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes+1))
-	if err != nil {
-		return 0, nil, 0, fmt.Errorf("read answer: %w", err)
+	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
+		to := resp.Header.Get("Location")
+		if u, err := req.URL.Parse(to); err == nil {
+			to = u.Redacted()
+		}
+		return 0, nil, 0, &RedirectError{From: ep.display + c.path, To: to, Status: resp.StatusCode}
 	}
-	if len(data) > maxResponseBytes {
-		return 0, nil, 0, fmt.Errorf("answer larger than %d bytes", maxResponseBytes)
+	data, err := readBody(resp, c.limit, h.cfg.IdleTimeout, cancel)
+	if err != nil {
+		if cause := cutShort(ctx); cause != nil {
+			return 0, nil, 0, cause
+		}
+		return 0, nil, 0, err
 	}
 	var retryAfter time.Duration
 	if s, err := strconv.Atoi(strings.TrimSpace(resp.Header.Get("Retry-After"))); err == nil && s > 0 {
 		retryAfter = time.Duration(s) * time.Second
 	}
 	return resp.StatusCode, data, retryAfter, nil
+}
+
+// cutShort returns why an attempt's context was cancelled by the engine itself (a deadline,
+// an open circuit), or nil.
+func cutShort(ctx context.Context) error {
+	var de *deadlineError
+	var ce *CircuitError
+	if cause := context.Cause(ctx); ctx.Err() != nil && (errors.As(cause, &de) || errors.As(cause, &ce)) {
+		return cause
+	}
+	return nil
+}
+
+// badRequest says whether a status is the server's judgement of one request (malformed,
+// too large, unprocessable): an error of the case, not a fault of the server.
+func badRequest(status int) bool {
+	return status == http.StatusBadRequest || status == http.StatusRequestEntityTooLarge || status == http.StatusUnprocessableEntity
+}
+
+// unwrapURLError drops the URL of a client error: the caller names it, redacted.
+func unwrapURLError(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
 }
 
 // errorMessage extracts the message of an error body (OpenAI, llama.cpp, vLLM, Ollama,
@@ -687,7 +843,15 @@ func refusal(status int, data []byte) (*RefusedError, bool) {
 	if v.Error.Type != "exceed_context_size_error" && !contextWords.MatchString(msg) {
 		return nil, false
 	}
-	return &RefusedError{Status: status, Message: msg, PromptTokens: v.Error.NPromptToken, Context: v.Error.NCtx}, true
+	ref := &RefusedError{Status: status, Message: msg}
+	// sizes out of all bounds are not taken: the verdict stands, with the computed count
+	if n, err := checkCountValue(int64(v.Error.NPromptToken), "n_prompt_tokens", maxServerCount); err == nil {
+		ref.PromptTokens = n
+	}
+	if n, err := checkCountValue(int64(v.Error.NCtx), "n_ctx", maxServerCount); err == nil {
+		ref.Context = n
+	}
+	return ref, true
 }
 
 // ServerInfo is what llama.cpp's GET /props says about the server.
@@ -697,35 +861,39 @@ type ServerInfo struct {
 	Build     string `json:"build_info,omitempty"`
 }
 
-// Props asks the first endpoint for llama.cpp's /props; false when the server has none.
-func (h *HTTP) Props(ctx context.Context) (ServerInfo, bool) {
+// Props asks the first endpoint for llama.cpp's /props, retried like any request: false (and
+// no error) when the server has none (404, 405, 501, an answer that is not JSON or has no
+// n_ctx: a server of another kind); an error when it could not be read.
+func (h *HTTP) Props(ctx context.Context) (ServerInfo, bool, error) {
 	ep := h.endpoints[0]
-	ctx, cancel := context.WithTimeout(ctx, min(h.cfg.Timeout, 30*time.Second))
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, ep.base+"/props", nil)
+	var info ServerInfo
+	check := func(data []byte) error {
+		var v struct {
+			Settings struct {
+				NCtx json.RawMessage `json:"n_ctx"`
+			} `json:"default_generation_settings"`
+			ModelPath string `json:"model_path"`
+			Build     string `json:"build_info"`
+		}
+		if json.Unmarshal(data, &v) != nil {
+			return &unsupportedError{"/props is not JSON"} // a server of another kind
+		}
+		info = ServerInfo{ModelPath: v.ModelPath, Build: v.Build}
+		if v.Settings.NCtx == nil {
+			return nil
+		}
+		var err error
+		info.Context, err = checkCount(v.Settings.NCtx, "n_ctx", maxServerCount)
+		return err
+	}
+	_, err := h.post(ctx, ep, call{method: http.MethodGet, path: "/props", count: true, limit: maxPropsBody, check: check, noCache: true})
+	var se *StatusError
+	var ue *unsupportedError
+	if errors.As(err, &ue) || (errors.As(err, &se) && (se.Status == http.StatusNotFound || se.Status == http.StatusMethodNotAllowed || se.Status == http.StatusNotImplemented)) {
+		return ServerInfo{}, false, nil // not llama.cpp: no /props
+	}
 	if err != nil {
-		return ServerInfo{}, false
+		return ServerInfo{}, false, err
 	}
-	if h.key != "" && h.cfg.API == APIOpenAI {
-		req.Header.Set("Authorization", "Bearer "+h.key)
-	}
-	resp, err := h.client.Do(req)
-	if err != nil {
-		return ServerInfo{}, false
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return ServerInfo{}, false
-	}
-	var v struct {
-		Settings struct {
-			NCtx int `json:"n_ctx"`
-		} `json:"default_generation_settings"`
-		ModelPath string `json:"model_path"`
-		Build     string `json:"build_info"`
-	}
-	if err := json.NewDecoder(io.LimitReader(resp.Body, 16<<20)).Decode(&v); err != nil {
-		return ServerInfo{}, false
-	}
-	return ServerInfo{Context: v.Settings.NCtx, ModelPath: v.ModelPath, Build: v.Build}, v.Settings.NCtx > 0
+	return info, info.Context > 0, nil
 }

@@ -2,9 +2,12 @@ package engine
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 
 	"github.com/strata-eval/strata-eval/corpora"
@@ -17,24 +20,48 @@ func (h *HTTP) body(req Request, generate bool, maxTokens ...int) ([]byte, error
 	if len(maxTokens) > 0 {
 		n = maxTokens[0]
 	}
-	if h.cfg.API == APIAnthropic {
-		return anthropicBody(h.cfg.Model, req, generate, n)
+	return RequestBody(h.cfg.API, h.cfg.Model, req, generate, n)
+}
+
+// DumpBody is the body --dump writes for a request: the one the http engine e posts to its
+// server's counting endpoint (the completion request adds only the generation settings), or,
+// for an engine that sends nothing, the OpenAI Chat Completions body without a model.
+// Credentials in URLs of the texts are redacted (corpora.RedactMessages): the arm counted the
+// text as recorded, the dump does not show them, and only a message that holds one differs.
+func DumpBody(e Engine, req Request) ([]byte, error) {
+	req.Messages = corpora.RedactMessages(req.Messages)
+	if h, ok := e.(*HTTP); ok {
+		return h.body(req, false)
+	}
+	return RequestBody(APIOpenAI, "", req, false, 0)
+}
+
+// RequestBody renders a request as a server of api receives it: an OpenAI Chat Completions or
+// an Anthropic Messages body, for model ("" leaves the key out). generate adds the generation
+// settings (maxTokens, temperature 0).
+func RequestBody(api, model string, req Request, generate bool, maxTokens int) ([]byte, error) {
+	if api == APIAnthropic {
+		return anthropicBody(model, req, generate, maxTokens)
 	}
 	msgs, err := OpenAIMessages(req)
 	if err != nil {
 		return nil, err
 	}
 	var b bytes.Buffer
-	b.WriteString(`{"model":`)
-	b.Write(mustJSON(h.cfg.Model))
-	b.WriteString(`,"messages":`)
+	b.WriteString(`{`)
+	if model != "" {
+		b.WriteString(`"model":`)
+		b.Write(mustJSON(model))
+		b.WriteString(`,`)
+	}
+	b.WriteString(`"messages":`)
 	b.Write(msgs)
 	if tools := corpora.OpenAITools(req.Tools); tools != nil {
 		b.WriteString(`,"tools":`)
 		b.Write(tools)
 	}
 	if generate {
-		fmt.Fprintf(&b, `,"max_tokens":%d,"temperature":0,"stream":false`, n)
+		fmt.Fprintf(&b, `,"max_tokens":%d,"temperature":0,"stream":false`, maxTokens)
 	}
 	b.WriteString("}")
 	return b.Bytes(), nil
@@ -254,7 +281,10 @@ func anthropicBody(model string, req Request, generate bool, maxTokens int) ([]b
 			add("user", anthropicBlocks(m.Parts))
 		}
 	}
-	body := map[string]any{"model": model, "messages": msgs}
+	body := map[string]any{"messages": msgs}
+	if model != "" {
+		body["model"] = model
+	}
 	if len(system) > 0 {
 		body["system"] = strings.Join(system, "\n\n")
 	}
@@ -304,4 +334,39 @@ func anthropicBlocks(ps []corpora.Part) []any {
 		}
 	}
 	return out
+}
+
+// ApplyTemplate asks a llama.cpp server for the prompt its chat template makes of req
+// (POST /apply-template, the body of a count). ok is false when the server has no such
+// endpoint (not llama.cpp) or the API is not openai.
+func (h *HTTP) ApplyTemplate(ctx context.Context, req Request) (prompt string, ok bool, err error) {
+	if h.cfg.API != APIOpenAI {
+		return "", false, nil
+	}
+	body, err := h.body(req, false)
+	if err != nil {
+		return "", false, err
+	}
+	ep := h.pick()
+	var answer *string
+	check := func(data []byte) error {
+		var v struct {
+			Prompt *string `json:"prompt"`
+		}
+		if json.Unmarshal(data, &v) != nil || v.Prompt == nil {
+			return &unsupportedError{fmt.Sprintf("%s/apply-template: no prompt in the answer", ep.display)}
+		}
+		answer = v.Prompt
+		return nil
+	}
+	// The prompt holds the request's text: the answer may be as large as the request.
+	limit := int64(len(body)) + maxPropsBody
+	if _, err := h.post(ctx, ep, call{method: http.MethodPost, path: "/apply-template", body: body, count: true, limit: limit, check: check, noCache: true}); err != nil {
+		var unsupported *unsupportedError
+		if errors.As(notFoundAsUnsupported(err), &unsupported) {
+			return "", false, nil
+		}
+		return "", false, err
+	}
+	return *answer, true, nil
 }

@@ -4,18 +4,15 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"syscall"
 )
 
 // ErrNoPictures says a server cannot take pictures (a text-only model, llama-server without
 // --mmproj): every request with a picture fails there, whatever is retried.
 var ErrNoPictures = errors.New("the server does not take pictures")
 
-// ErrServerGone says a server stopped answering: connections to it are refused.
+// ErrServerGone says a server stopped answering: connections to it are refused, and it did not
+// come back within the wait.
 var ErrServerGone = errors.New("the server is gone")
-
-// goneAfter is how many consecutive refused connections to an endpoint mark it gone.
-const goneAfter = 3
 
 // NoPicturesError is a server's answer that it takes no picture input (llama-server's HTTP
 // 500 "image input is not supported"). It matches ErrNoPictures with errors.Is.
@@ -56,9 +53,8 @@ func permanentFailure(ep *endpoint, path string, status int, msg string) error {
 type health struct {
 	// noPictures holds the server's answer to a picture (nil until it refused one).
 	noPictures *NoPicturesError
-	// refusedStreak counts connections refused in a row; gone is set once it reaches goneAfter.
-	refusedStreak int
-	gone          bool
+	// streak is the run of failed attempts with the same fault; it opens the circuit.
+	streak streak
 }
 
 // markNoPictures records the server's first refusal of a picture and returns refusal.
@@ -79,34 +75,4 @@ func (e *endpoint) takesNoPictures() error {
 		return nil
 	}
 	return e.health.noPictures
-}
-
-// answered records that the server answered (any HTTP status): it is there.
-func (e *endpoint) answered() {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.health.refusedStreak = 0
-}
-
-// lost records a failed connection; a refused one counts toward marking the endpoint gone.
-func (e *endpoint) lost(err error) {
-	if !errors.Is(err, syscall.ECONNREFUSED) {
-		return
-	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.health.refusedStreak++
-	if e.health.refusedStreak >= goneAfter {
-		e.health.gone = true
-	}
-}
-
-// goneErr returns an error matching ErrServerGone once the endpoint is gone, else nil.
-func (e *endpoint) goneErr() error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if !e.health.gone {
-		return nil
-	}
-	return fmt.Errorf("%s: %w (connection refused %d times in a row): request not sent", e.display, ErrServerGone, e.health.refusedStreak)
 }

@@ -77,9 +77,9 @@ func TestPermanentServerErrorIsNotRetried(t *testing.T) {
 	}
 }
 
-// TestServerGoneFailsFast: once a server's port refuses connections three times in a row,
-// every later request fails at once with ErrServerGone, without being sent or waiting out
-// retries; a second endpoint that is still there takes the requests.
+// TestServerGoneFailsFast: once a server's port has refused connections three times in a row
+// for the server wait, every later request fails at once with ErrServerGone, without being
+// sent or waiting out retries; a second endpoint that is still there takes the requests.
 func TestServerGoneFailsFast(t *testing.T) {
 	off := newOffline(t)
 	alive := NewTestServer(TestServerConfig{Counter: off, InputTokens: true})
@@ -90,7 +90,7 @@ func TestServerGoneFailsFast(t *testing.T) {
 	req := sampleRequest(t, "openai-chat-text-only.json")
 	r := Request{Messages: req.Messages, Tools: req.Conversation.Tools}
 
-	h, err := NewHTTP(HTTPConfig{Endpoints: []string{deadURL}, Backoff: 10 * time.Millisecond, MaxRetries: 5})
+	h, err := NewHTTP(HTTPConfig{Endpoints: []string{deadURL}, Backoff: 10 * time.Millisecond, MaxRetries: 5, ServerWait: 100 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func TestServerGoneFailsFast(t *testing.T) {
 		t.Errorf("20 counts on a gone server took %v", d)
 	}
 
-	two, err := NewHTTP(HTTPConfig{Endpoints: []string{deadURL, alive.URL}, Backoff: 10 * time.Millisecond})
+	two, err := NewHTTP(HTTPConfig{Endpoints: []string{deadURL, alive.URL}, Backoff: 10 * time.Millisecond, ServerWait: 100 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

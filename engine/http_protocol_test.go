@@ -82,6 +82,11 @@ func TestRefusal(t *testing.T) {
 	if _, ok := refusal(400, []byte(`{"error":{"message":"messages: field required"}}`)); ok {
 		t.Error("a plain bad request counted as a refusal")
 	}
+	// sizes out of all bounds are dropped; the refusal stands
+	r, ok := refusal(400, []byte(`{"error":{"type":"exceed_context_size_error","message":"too long","n_prompt_tokens":-5,"n_ctx":1000000000000000}}`))
+	if !ok || r.PromptTokens != 0 || r.Context != 0 {
+		t.Errorf("absurd sizes in a refusal: %+v %v", r, ok)
+	}
 }
 
 // recordedServer answers every path with a recorded body.
@@ -138,8 +143,8 @@ func TestCountMethods(t *testing.T) {
 	}
 	srv, _ := recordedServer(t, map[string]string{"/props": "llamacpp-props.json"})
 	h, _ := NewHTTP(HTTPConfig{Endpoints: []string{srv.URL}})
-	if info, ok := h.Props(context.Background()); !ok || info.Context != 262144 || info.Build != "b6990-8c583242" {
-		t.Errorf("props: %+v %v", info, ok)
+	if info, ok, err := h.Props(context.Background()); !ok || err != nil || info.Context != 262144 || info.Build != "b6990-8c583242" {
+		t.Errorf("props: %+v %v %v", info, ok, err)
 	}
 }
 

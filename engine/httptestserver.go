@@ -52,6 +52,9 @@ type TestServerConfig struct {
 	// Answer returns the reply to a request as the model sees it (default: "I see N
 	// picture(s).").
 	Answer func(msgs []corpora.Message) string
+	// ApplyTemplate, when set, serves llama.cpp's POST /apply-template: the prompt the
+	// server's chat template makes of the request.
+	ApplyTemplate func(msgs []corpora.Message, tools []corpora.ToolDef) (string, error)
 }
 
 // TestServer is an OpenAI-compatible server on loopback for tests: it reads each request
@@ -78,6 +81,9 @@ func NewTestServer(cfg TestServerConfig) *TestServer {
 	mux.HandleFunc("POST /v1/chat/completions", s.completions)
 	if cfg.InputTokens {
 		mux.HandleFunc("POST /v1/chat/completions/input_tokens", s.inputTokens)
+	}
+	if cfg.ApplyTemplate != nil {
+		mux.HandleFunc("POST /apply-template", s.applyTemplate)
 	}
 	if cfg.Props {
 		mux.HandleFunc("GET /props", func(w http.ResponseWriter, r *http.Request) {
@@ -203,16 +209,10 @@ func (s *TestServer) read(w http.ResponseWriter, r *http.Request) (msgs []corpor
 		writeJSON(w, http.StatusBadRequest, map[string]any{"error": map[string]any{"code": 400, "message": "invalid JSON: " + err.Error()}})
 		return nil, nil, 0, false
 	}
-	var col corpora.Collector
-	if err := corpora.Read(r.Context(), "request.json", bytes.NewReader(data), corpora.FormatOpenAIChat, &col); err != nil || len(col.Conversations) != 1 {
-		msg := fmt.Sprintf("cannot read the request (%v, %d problem(s))", err, len(col.Problems))
-		if len(col.Problems) > 0 {
-			msg += ": " + col.Problems[0].Error()
-		}
-		writeJSON(w, http.StatusBadRequest, map[string]any{"error": map[string]any{"code": 400, "message": msg, "type": "invalid_request_error"}})
+	conv, ok := readConversation(w, r, data)
+	if !ok {
 		return nil, nil, 0, false
 	}
-	conv := col.Conversations[0]
 	msgs = conv.Messages
 	if s.cfg.NoPictures && countPictures(msgs) > 0 {
 		writeJSON(w, http.StatusInternalServerError, map[string]any{"error": map[string]any{"code": 500,
@@ -284,4 +284,39 @@ func (s *TestServer) completions(w http.ResponseWriter, r *http.Request) {
 			"predicted_ms": float64(completion) * 20, "predicted_per_token_ms": 20.0, "predicted_per_second": 50.0}
 	}
 	writeJSON(w, http.StatusOK, resp)
+}
+
+// readConversation reads a request body with the project's OpenAI reader; it writes the error
+// answer itself and returns ok=false.
+func readConversation(w http.ResponseWriter, r *http.Request, data []byte) (*corpora.Conversation, bool) {
+	var col corpora.Collector
+	if err := corpora.Read(r.Context(), "request.json", bytes.NewReader(data), corpora.FormatOpenAIChat, &col); err != nil || len(col.Conversations) != 1 {
+		msg := fmt.Sprintf("cannot read the request (%v, %d problem(s))", err, len(col.Problems))
+		if len(col.Problems) > 0 {
+			msg += ": " + col.Problems[0].Error()
+		}
+		writeJSON(w, http.StatusBadRequest, map[string]any{"error": map[string]any{"code": 400, "message": msg, "type": "invalid_request_error"}})
+		return nil, false
+	}
+	return col.Conversations[0], true
+}
+
+// applyTemplate answers POST /apply-template with the prompt of cfg.ApplyTemplate.
+func (s *TestServer) applyTemplate(w http.ResponseWriter, r *http.Request) {
+	data, err := io.ReadAll(r.Body)
+	if err != nil {
+		writeJSON(w, http.StatusBadRequest, map[string]any{"error": map[string]any{"code": 400, "message": err.Error()}})
+		return
+	}
+	s.note(r.URL.Path, nil)
+	conv, ok := readConversation(w, r, data)
+	if !ok {
+		return
+	}
+	prompt, err := s.cfg.ApplyTemplate(conv.Messages, conv.Tools)
+	if err != nil {
+		writeJSON(w, http.StatusInternalServerError, map[string]any{"error": map[string]any{"code": 500, "message": err.Error()}})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"prompt": prompt})
 }

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/hybridgroup/yzma/pkg/llama"
 	"github.com/hybridgroup/yzma/pkg/mtmd"
@@ -66,6 +67,8 @@ type LlamaConfig struct {
 	// name (measure.TemplateNames) or a file (measure.TemplateFromSpec). Empty: the model's
 	// template, or Qwen's ChatML when the model has none.
 	Template string
+	// TemplateDate is the date the template writes as today's (zero: measure.DefaultTemplateDate).
+	TemplateDate time.Time
 	// Vision names the image-row family used by the estimator when there is no MMProj
 	// (default llamacpp/qwen3vl); Rows are the image token limits.
 	Vision string
@@ -222,6 +225,7 @@ func NewLlama(cfg LlamaConfig) (*Llama, error) {
 	if err := l.loadTemplate(cfg); err != nil {
 		return nil, err
 	}
+	l.template = measure.WithTemplateDate(l.template, cfg.TemplateDate)
 
 	l.info = LlamaInfo{
 		Model: cfg.Model, Description: llama.ModelDesc(l.model), LibDir: dir, Release: LlamaRelease,
@@ -243,8 +247,13 @@ func NewLlama(cfg LlamaConfig) (*Llama, error) {
 
 // loadTemplate picks the chat template: cfg.Template, else the model's own, else Qwen's.
 func (l *Llama) loadTemplate(cfg LlamaConfig) error {
+	eos := ""
+	if e := llama.VocabEOS(l.vocab); e != llama.TokenNull {
+		eos = llama.VocabGetText(l.vocab, e)
+	}
 	if cfg.Template != "" {
-		t, err := measure.TemplateFromSpec(cfg.Template)
+		// a template file gets the model's BOS and EOS, as llama-server hands them
+		t, err := measure.TemplateFromSpecTokens(cfg.Template, l.bosText, eos)
 		if err != nil {
 			return fmt.Errorf("llama engine: %w", err)
 		}
@@ -252,10 +261,6 @@ func (l *Llama) loadTemplate(cfg LlamaConfig) error {
 		return nil
 	}
 	if src := llama.ModelChatTemplate(l.model, ""); src != "" {
-		eos := ""
-		if e := llama.VocabEOS(l.vocab); e != llama.TokenNull {
-			eos = llama.VocabGetText(l.vocab, e)
-		}
 		t, err := measure.NewJinjaTemplate(cfg.Model, src, l.bosText, eos)
 		if err != nil {
 			return fmt.Errorf("llama engine: chat template of %s: %w", cfg.Model, err)
@@ -286,6 +291,9 @@ func (l *Llama) loadVision(cfg LlamaConfig) error {
 	if err != nil {
 		return fmt.Errorf("llama engine: %w", err)
 	}
+	if err := measure.CheckRowOptions(l.family, cfg.Rows); err != nil {
+		return fmt.Errorf("llama engine: %w", err)
+	}
 	l.info.Vision = l.family.Name
 	switch {
 	case cfg.MMProj == "":
@@ -294,6 +302,7 @@ func (l *Llama) loadVision(cfg LlamaConfig) error {
 		l.info.MultimodalNote = l.rt.mtmdWhy + ": image rows by the estimator"
 	default:
 		p := mtmd.ContextParamsDefault()
+		p.ImageMinTokens, p.ImageMaxTokens = int32(cfg.Rows.MinTokens), int32(cfg.Rows.MaxTokens)
 		l.mctx, err = mtmd.InitFromFile(cfg.MMProj, l.model, p)
 		if err != nil {
 			return fmt.Errorf("llama engine: projector %s: %v (llama.cpp: %s)", cfg.MMProj, err, l.rt.logs.tail(6))

@@ -240,9 +240,7 @@ func (r *logRing) add(text string) {
 	if !strings.HasSuffix(text, "\n") {
 		return
 	}
-	for _, line := range strings.Split(strings.TrimRight(r.part.String(), "\n"), "\n") {
-		r.lines = append(r.lines, line)
-	}
+	r.lines = append(r.lines, strings.Split(strings.TrimRight(r.part.String(), "\n"), "\n")...)
 	r.part.Reset()
 	if over := len(r.lines) - logRingLines; over > 0 {
 		r.lines = append(r.lines[:0], r.lines[over:]...)

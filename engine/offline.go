@@ -10,6 +10,7 @@ import (
 	_ "image/png"
 	"path/filepath"
 	"strings"
+	"time"
 
 	_ "golang.org/x/image/bmp"
 	_ "golang.org/x/image/webp"
@@ -25,6 +26,8 @@ type OfflineConfig struct {
 	MMProj    string // a projector GGUF deciding image rows
 	Vision    string // a family name, used when MMProj is empty
 	Rows      measure.RowOptions
+	// TemplateDate is the date the template writes as today's (zero: measure.DefaultTemplateDate).
+	TemplateDate time.Time
 }
 
 // DefaultTemplate is the chat template used when none is named: Qwen's ChatML with its tool
@@ -49,6 +52,7 @@ func NewOffline(cfg OfflineConfig) (*Offline, error) {
 	if err != nil {
 		return nil, err
 	}
+	tmpl = measure.WithTemplateDate(tmpl, cfg.TemplateDate)
 	var fam measure.Family
 	if cfg.MMProj != "" {
 		fam, err = measure.LoadProjector(cfg.MMProj)
@@ -56,6 +60,9 @@ func NewOffline(cfg OfflineConfig) (*Offline, error) {
 		fam, err = measure.FamilyByName(cfg.Vision)
 	}
 	if err != nil {
+		return nil, err
+	}
+	if err := measure.CheckRowOptions(fam, cfg.Rows); err != nil {
 		return nil, err
 	}
 	return &Offline{counter: measure.NewCounter(tok, tmpl), family: fam, rows: cfg.Rows, template: tmpl.Name()}, nil
@@ -72,6 +79,24 @@ func (o *Offline) RowOptions() measure.RowOptions { return o.rows }
 
 // TemplateName is the chat template in use.
 func (o *Offline) TemplateName() string { return o.template }
+
+// Render renders the messages and tools with the chat template: the prompt text a llama.cpp
+// server with the same template makes of them (its /apply-template; pictures as the template's
+// markers). When the vocabulary adds a BOS to every prompt, one the template wrote at the very
+// start is taken off, as the server takes it off before adding its own.
+func (o *Offline) Render(msgs []corpora.Message, tools []corpora.ToolDef) (string, error) {
+	segs, err := o.counter.Template().Render(msgs, tools)
+	if err != nil {
+		return "", err
+	}
+	prompt := measure.RenderString(segs)
+	if b, ok := o.counter.Tokenizer().(interface{ AddedBOS() (string, bool) }); ok {
+		if bos, adds := b.AddedBOS(); adds {
+			prompt = strings.TrimPrefix(prompt, bos)
+		}
+	}
+	return prompt, nil
+}
 
 // CountText counts a plain text with the tokenizer alone (no template, no special tokens).
 func (o *Offline) CountText(text string) int { return o.counter.Tokenizer().Count(text) }
@@ -113,7 +138,7 @@ func (o *Offline) Count(ctx context.Context, msgs []corpora.Message, tools []cor
 // tokenizer.chat_template, a tokenizer_config.json beside a tokenizer.json), else the default.
 func offlineTemplate(cfg OfflineConfig) (measure.Template, error) {
 	if cfg.Template != "" {
-		return measure.TemplateFromSpec(cfg.Template)
+		return measure.TemplateForTokenizer(cfg.Template, cfg.Tokenizer)
 	}
 	if spec := cfg.Tokenizer; spec != "" && spec != "o200k_base" && spec != "cl100k_base" {
 		if strings.EqualFold(filepath.Ext(spec), ".json") {

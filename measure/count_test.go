@@ -140,7 +140,7 @@ func TestCounterChunksLongRuns(t *testing.T) {
 	tok := ourTiktoken(t, "o200k_base")
 	r := rand.New(rand.NewPCG(15, 16))
 	blob := randomBase64(r, 300_000)
-	c := NewCounter(tok, chatMLTemplate{})
+	c := NewCounter(tok, chatML(t))
 	for i, wrap := range []string{"Captured build %d as PNG: %s", "Here is screenshot %d (PNG), data: %s", "log %d\n" + logLikeText(r, 50_000) + "%s"} {
 		text := fmt.Sprintf(wrap, i, blob)
 		msgs := []corpora.Message{{Role: corpora.RoleTool, Parts: []corpora.Part{textPart(text)}}}
@@ -148,7 +148,7 @@ func TestCounterChunksLongRuns(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		fresh, _ := NewCounter(&plainCounter{tok}, chatMLTemplate{}).CountRequest(msgs, nil)
+		fresh, _ := NewCounter(&plainCounter{tok}, chatML(t)).CountRequest(msgs, nil)
 		if got.Tokens != fresh.Tokens {
 			t.Errorf("text %d: chunked count %d, unchunked %d", i, got.Tokens, fresh.Tokens)
 		}
@@ -169,7 +169,7 @@ func TestRecentRunsKeepCounts(t *testing.T) {
 	blob := randomBase64(r, 150_000)
 	other := []byte(blob)
 	other[len(other)/2] ^= 1 // 'A'↔'B' and the like: still base64, another text
-	c := NewCounter(tok, chatMLTemplate{})
+	c := NewCounter(tok, chatML(t))
 	for i, text := range []string{blob, blob, strings.Clone(blob), string(other), blob} {
 		parts := []string{text, strings.Clone("\n</tool_response>")}
 		joined := strings.Join(parts, "")
@@ -192,7 +192,7 @@ func TestRecentRunsKeepCounts(t *testing.T) {
 // TestRecentRunsLimits fills the recent runs past both limits: the oldest go, the byte total
 // stays exact and under its limit.
 func TestRecentRunsLimits(t *testing.T) {
-	c := NewCounter(ourTiktoken(t, "o200k_base"), chatMLTemplate{})
+	c := NewCounter(ourTiktoken(t, "o200k_base"), chatML(t))
 	big := strings.Repeat("x", maxRecentRun)
 	for i := 0; i < 3*maxRecentRuns; i++ {
 		text := big[:minRecentRun+i]
@@ -231,7 +231,7 @@ func BenchmarkCountRunChunked(b *testing.B) {
 	b.ReportAllocs()
 	b.SetBytes(int64(len(text)))
 	for b.Loop() {
-		c := NewCounter(tok, chatMLTemplate{}) // a text not met before: chunked, every chunk counted
+		c := NewCounter(tok, chatML(b)) // a text not met before: chunked, every chunk counted
 		if got := c.countRun(text); got != want {
 			b.Fatalf("countRun = %d, want %d", got, want)
 		}
@@ -327,7 +327,7 @@ func TestCountRunPartsEqualsJoinedRun(t *testing.T) {
 		"medium":           {log[:20_000], log[20_000:30_000]},
 	} {
 		joined := strings.Join(parts, "")
-		c := NewCounter(tok, chatMLTemplate{})
+		c := NewCounter(tok, chatML(t))
 		if got, want := c.countRunParts(parts, len(joined)), tok.Count(joined); got != want {
 			t.Errorf("%s: countRunParts = %d, whole text %d", name, got, want)
 		}

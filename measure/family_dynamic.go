@@ -1,7 +1,7 @@
 package measure
 
 // Other dynamic-resolution llama.cpp projectors built on (P1): MiMo-VL, EXAONE 4.5,
-// MiniMax-M3, Youtu-VL, PaddleOCR-VL, dots.ocr, Phi-4-multimodal, HunyuanOCR.
+// MiniMax-M3, Youtu-VL, PaddleOCR-VL, dots.ocr, dots3-note, Phi-4-multimodal, HunyuanOCR.
 // They have no worked table to test against, so no named family: they are
 // configured from an mmproj GGUF (LoadProjector), most of them needing the GGUF's
 // pixel limits. docs/pipeline.md §10.2.
@@ -34,9 +34,6 @@ func dynamicRows(f Family, in PixelSize, opts RowOptions) (Rows, error) {
 	)
 	switch f.Projector {
 	case "mimovl", "exaone4_5":
-		if f.Projector == "mimovl" {
-			m = 2
-		}
 		minPx, maxPx, err := ggufPixelLimits(f)
 		if err != nil {
 			return Rows{}, err
@@ -58,9 +55,9 @@ func dynamicRows(f Family, in PixelSize, opts RowOptions) (Rows, error) {
 		}
 		size = llamaSmartResize(in, 2*p, minPx, maxPx)
 		rows = int(rowsCeilDiv(int64(size.Width/p)*int64(size.Height/p), 4))
-	case "dots_ocr":
+	case "dots_ocr", "dots3note_v":
 		if f.Merge <= 0 {
-			return Rows{}, fmt.Errorf("projector dots_ocr needs clip.vision.projector.scale_factor")
+			return Rows{}, fmt.Errorf("projector %s needs %s", f.Projector, defaultsForProjector(f.Projector).mergeKey)
 		}
 		minPx, maxPx, err := ggufPixelLimits(f)
 		if err != nil {
@@ -77,11 +74,12 @@ func dynamicRows(f Family, in PixelSize, opts RowOptions) (Rows, error) {
 		rows = (size.Width / p) * (size.Height / p)
 		markers = 0
 	case "hunyuanvl":
-		var minPx, maxPx int64
-		if f.MinPixels > 0 && f.MaxPixels > 0 {
-			minPx, maxPx = int64(f.MinPixels), int64(f.MaxPixels)
-		} else {
-			minPx, maxPx = tokenPixelLimits(p*m, paramOrDefault(f.MinTokens, 256), paramOrDefault(f.MaxTokens, 16384), opts)
+		// tok-limits 256..16384 (or the options), each replaced by a GGUF pixel key present.
+		hf := f
+		hf.MinTokens, hf.MaxTokens = paramOrDefault(f.MinTokens, 256), paramOrDefault(f.MaxTokens, 16384)
+		minPx, maxPx, err := mtmdPixelLimits(hf, opts)
+		if err != nil {
+			return Rows{}, err
 		}
 		size = llamaSmartResize(in, p*m, minPx, maxPx)
 		ow, oh := size.Width/p/m, size.Height/p/m

@@ -1,17 +1,18 @@
 package measure
 
 // Gemma 3 (fixed 896 px, 256 rows), Gemma 3n (fixed 768 px, 256 rows) and
-// Gemma 4 (dynamic, tok-limits 40..280 since b9493, 252..280 from b8637 to b9492).
+// Gemma 4 (dynamic: tok-limits 70..1120 in the bound release, 40..280 from b9493 to
+// master of 2026-08, 252..280 from b8637 to b9492).
 // docs/pipeline.md §10.2.
 
 import "fmt"
 
 // gemmaFamilies are the named Gemma families.
 func gemmaFamilies() []Family {
-	gemma4 := func(name string, minTokens int, note string) Family {
+	gemma4 := func(name string, minTokens, maxTokens int, note string) Family {
 		return Family{
 			Name: name, Rule: RuleLlamaCpp, Projector: "gemma4v",
-			PatchSize: 16, Merge: 3, MinTokens: minTokens, MaxTokens: 280, Note: note,
+			PatchSize: 16, Merge: 3, MinTokens: minTokens, MaxTokens: maxTokens, Note: note,
 		}
 	}
 	return []Family{
@@ -25,8 +26,9 @@ func gemmaFamilies() []Family {
 			ImageSize: 768, PatchSize: 3,
 			Note: "fixed 768×768, S/p = 256 rows (the converter stores p = 768/256), <start_of_image> <end_of_image>",
 		},
-		gemma4("llamacpp/gemma4", 40, "llama.cpp ≥ b9493: (P1) f = p·m = 48, tok-limits 40..280, <|image> <image|>"),
-		gemma4("llamacpp-b8637..b9492/gemma4", 252, "llama.cpp b8637..b9492: tok-limits 252..280"),
+		gemma4("llamacpp/gemma4", 70, 1120, "(P1) f = p·m = 48, tok-limits 70..1120, <|image> <image|>"),
+		gemma4("llamacpp-b9493..2026-08/gemma4", 40, 280, "llama.cpp b9493 to master of 2026-08: tok-limits 40..280"),
+		gemma4("llamacpp-b8637..b9492/gemma4", 252, 280, "llama.cpp b8637..b9492: tok-limits 252..280"),
 	}
 }
 
@@ -55,7 +57,7 @@ func gemmaRows(f Family, in PixelSize, opts RowOptions) (Rows, error) {
 			return Rows{}, err
 		}
 		unit := p * m
-		minPx, maxPx := tokenPixelLimits(unit, paramOrDefault(f.MinTokens, 40), paramOrDefault(f.MaxTokens, 280), opts)
+		minPx, maxPx := tokenPixelLimits(unit, paramOrDefault(f.MinTokens, 70), paramOrDefault(f.MaxTokens, 1120), opts)
 		size := llamaSmartResize(in, unit, minPx, maxPx)
 		rows := (size.Width / unit) * (size.Height / unit)
 		return Rows{Rows: rows, Markers: 2, Resized: size, Source: SourceTokenizer}, nil

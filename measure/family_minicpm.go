@@ -115,12 +115,14 @@ func miniCPMRows(f Family, in PixelSize) (Rows, error) {
 		}
 		return query
 	}
-	hasSlices := in.Width > s || in.Height > s
-	if !hasSlices {
+	if v46 && m == 2 && float32(float32(in.Width)*float32(in.Height))/float32(s*s) <= 1 {
+		// mtmd_image_preprocessor_minicpmv: a picture within S² pixels is one overview,
+		// resized (up or down) to the slice area.
+		overview := miniCPMBestResize(in, s, unit, true)
+		return Rows{Rows: perImage(overview), Markers: 2, Resized: overview, Source: SourceTokenizer}, nil
+	}
+	if in.Width <= s && in.Height <= s {
 		overview := PixelSize{s, s}
-		if v46 {
-			overview = miniCPMBestResize(in, s, unit, true)
-		}
 		return Rows{Rows: perImage(overview), Markers: 2, Resized: overview, Source: SourceTokenizer}, nil
 	}
 	overview := miniCPMBestResize(in, s, unit, false)
@@ -133,7 +135,7 @@ func miniCPMRows(f Family, in PixelSize) (Rows, error) {
 	tiles := grid.Width * grid.Height
 	rows := perImage(overview) + tiles*perImage(cell)
 	markers := 2 + 2*tiles + (grid.Height - 1)
-	if version == 2 {
+	if version == 2 && !v46 {
 		markers += 2 // the outer <slice> … </slice>
 	}
 	return Rows{

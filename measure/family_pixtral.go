@@ -21,7 +21,8 @@ func pixtralFamilies() []Family {
 
 // pixtralRows: pixtral uses (P1) with f = p·m (m default 1) and tok-limits 8..1024
 // plus one [IMG_END] marker; lightonocr uses (P2) with a = p·m and
-// L = preproc_image_size (default S) and <|im_start|> <|im_end|>.
+// L = preproc_image_size (default S), then the pixel limits of --image-min-tokens /
+// --image-max-tokens when given, and <|im_start|> <|im_end|>.
 func pixtralRows(f Family, in PixelSize, opts RowOptions) (Rows, error) {
 	p := f.PatchSize
 	m := paramOrDefault(f.Merge, 1)
@@ -38,7 +39,11 @@ func pixtralRows(f Family, in PixelSize, opts RowOptions) (Rows, error) {
 		if err := requirePositiveParams(rowParam{"preproc_image_size", edge}); err != nil {
 			return Rows{}, err
 		}
-		size = longestEdgeFit(in, unit, edge)
+		minPx, maxPx, err := mtmdPixelLimits(f, opts)
+		if err != nil {
+			return Rows{}, err
+		}
+		size = calcSizePreservedRatio(in, unit, max(0, minPx), max(0, maxPx), edge)
 		markers = 2
 	} else {
 		minPx, maxPx := tokenPixelLimits(unit, paramOrDefault(f.MinTokens, 8), paramOrDefault(f.MaxTokens, 1024), opts)

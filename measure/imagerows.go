@@ -4,7 +4,8 @@ package measure
 //
 // The llama.cpp families reproduce mtmd's preprocessing (tools/mtmd/mtmd-image.cpp)
 // and clip_n_output_tokens in the same 32-bit float arithmetic, with the same
-// built-in token limits, so their counts are exact ("tokenizer" source). The
+// built-in token limits, so their counts are exact ("tokenizer" source); the mtmd
+// oracle (rows_oracle_test.go, make rows-oracle) holds them to the release's libmtmd. The
 // Hugging Face Qwen rules reproduce transformers' smart_resize in float64 with
 // banker's rounding. The hosted API rules (OpenAI, Anthropic, Gemini) evaluate
 // the providers' published formulas and are labelled "estimate".
@@ -16,6 +17,8 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/strata-eval/strata-eval/internal/suggest"
 )
 
 // Sources of an image-row count, as in the product spec's "source of each count".
@@ -47,7 +50,8 @@ type Rule string
 
 // The algorithms.
 const (
-	// RuleLlamaCpp is llama.cpp mtmd (current master); the formula is chosen by Family.Projector.
+	// RuleLlamaCpp is llama.cpp's mtmd of the bound release (v0.5.0) unless the family's
+	// fields select an earlier behaviour; the formula is chosen by Family.Projector.
 	RuleLlamaCpp Rule = "llama.cpp"
 	// RuleLlamaCppLegacyQwen is Qwen2/2.5-VL in llama.cpp before b6915: longest side scaled to
 	// 1024 px, each side rounded up to a multiple of 2·patch.
@@ -123,6 +127,10 @@ type Family struct {
 	MiniCPMVersion int `json:"minicpmv_version,omitempty"`
 	// QueryNum is clip.minicpmv_query_num (0: 96 for version 2, 64 otherwise).
 	QueryNum int `json:"query_num,omitempty"`
+	// QuerySide and WindowSide are Granite 4 vision's clip.vision.projector.query_side and
+	// window_side (each window of window_side² patches gives query_side² rows).
+	QuerySide  int `json:"query_side,omitempty"`
+	WindowSide int `json:"window_side,omitempty"`
 	// ImageBreak is set when the projector has the v.token_embd.img_break tensor (Pixtral rows).
 	ImageBreak bool `json:"image_break,omitempty"`
 	// ExtraRows are embedding rows added per image by the projector itself
@@ -131,8 +139,12 @@ type Family struct {
 	// LFM2NoTiling models llama.cpp before b7980, when LFM2-VL had no tiling.
 	LFM2NoTiling bool `json:"lfm2_no_tiling,omitempty"`
 	// LFM2NoThumbnailMarker models llama.cpp b7980…b9585, which did not emit
-	// <|img_thumbnail|> before an untiled LFM2 picture.
+	// <|img_thumbnail|> before an untiled LFM2 picture (with LFM2SideThreshold).
 	LFM2NoThumbnailMarker bool `json:"lfm2_no_thumbnail_marker,omitempty"`
+	// LFM2SideThreshold models llama.cpp b7980 to master of 2026-08, which tiled an LFM2
+	// picture when a side exceeded 1024 px (the bound release compares the aligned area
+	// with twice the maximum pixels).
+	LFM2SideThreshold bool `json:"lfm2_side_threshold,omitempty"`
 
 	// BaseTokens and TileTokens are OpenAI's tile-rule constants; BaseTokens alone is
 	// detail=low, and the constant of RuleFixedCost.
@@ -195,11 +207,8 @@ func ImageRows(f Family, width, height int, opts RowOptions) (Rows, error) {
 	if width > MaxImageSide || height > MaxImageSide {
 		return Rows{}, fmt.Errorf("image rows for %s: picture size %d×%d exceeds %d px per side", f.Name, width, height, MaxImageSide)
 	}
-	if opts.MinTokens < 0 || opts.MaxTokens < 0 || opts.MinTokens > MaxTokenLimit || opts.MaxTokens > MaxTokenLimit {
-		return Rows{}, fmt.Errorf("image rows for %s: token limits %d..%d out of range 0..%d", f.Name, opts.MinTokens, opts.MaxTokens, MaxTokenLimit)
-	}
-	if err := checkTokenLimits(f, opts); err != nil {
-		return Rows{}, fmt.Errorf("image rows for %s: %w", f.Name, err)
+	if err := CheckRowOptions(f, opts); err != nil {
+		return Rows{}, err
 	}
 	var (
 		r   Rows
@@ -241,7 +250,7 @@ func llamaCppRows(f Family, in PixelSize, opts RowOptions) (Rows, error) {
 		return qwenLikeRows(f, in, opts)
 	case "glm4v":
 		return glm4vRows(f, in, opts)
-	case "mimovl", "exaone4_5", "minimax_m3", "youtuvl", "paddleocr", "dots_ocr", "phi4", "hunyuanvl":
+	case "mimovl", "exaone4_5", "minimax_m3", "youtuvl", "paddleocr", "dots_ocr", "dots3note_v", "phi4", "hunyuanvl":
 		return dynamicRows(f, in, opts)
 	case "gemma3", "gemma3nv", "gemma4v", "gemma4uv":
 		return gemmaRows(f, in, opts)
@@ -258,9 +267,11 @@ func llamaCppRows(f Family, in PixelSize, opts RowOptions) (Rows, error) {
 	case "llama4":
 		return llama4Rows(f, in)
 	case "idefics3":
-		return idefics3Rows(f, in)
+		return idefics3Rows(f, in, opts)
 	case "lfm2":
 		return lfm2Rows(f, in, opts)
+	case "step3vl", "deepseekocr", "deepseekocr2", "deepseek4v", "granite4_vision", "muse-glimmer":
+		return cropRows(f, in, opts)
 	case "":
 		return Rows{}, errors.New("no projector type")
 	default:
@@ -277,7 +288,15 @@ func FamilyByName(name string) (Family, error) {
 			return f, nil
 		}
 	}
-	return Family{}, fmt.Errorf("unknown image-row family %q (known: %s)", name, strings.Join(Families(), ", "))
+	return Family{}, &UnknownFamilyError{Name: name}
+}
+
+// UnknownFamilyError is a family name that no built-in family has; its message names the
+// closest few, not all of them (there are over a hundred).
+type UnknownFamilyError struct{ Name string }
+
+func (e *UnknownFamilyError) Error() string {
+	return fmt.Sprintf("unknown image-row family %q%s", e.Name, suggest.DidYouMean(e.Name, Families()))
 }
 
 // Families lists the names of the built-in families, sorted.
@@ -342,23 +361,6 @@ func effectiveTokenLimits(minTokens, maxTokens int, opts RowOptions) (int, int) 
 	return minTokens, maxTokens
 }
 
-// errInvertedLimits marks token limits llama.cpp refuses to load with.
-var errInvertedLimits = errors.New("llama.cpp refuses these limits")
-
-// checkTokenLimits rejects overrides that leave the maximum below the minimum,
-// which llama.cpp refuses at load time ("image_max_pixels is less than
-// image_min_pixels"). Families without token limits accept any options.
-func checkTokenLimits(f Family, opts RowOptions) error {
-	if f.MinTokens <= 0 && f.MaxTokens <= 0 {
-		return nil
-	}
-	lo, hi := effectiveTokenLimits(f.MinTokens, f.MaxTokens, opts)
-	if lo > 0 && hi > 0 && hi < lo {
-		return fmt.Errorf("%w: image max tokens %d is less than image min tokens %d", errInvertedLimits, hi, lo)
-	}
-	return nil
-}
-
 // rowParam is a named family parameter, for validation messages.
 type rowParam struct {
 	name  string
@@ -407,16 +409,33 @@ func clampToInt64(x float64) int64 {
 // unit), then shrink (floor) or grow (ceil) by one common factor when the area is
 // outside [minPx, maxPx]. All arithmetic in float32 as llama.cpp does.
 func llamaSmartResize(in PixelSize, align int, minPx, maxPx int64) PixelSize {
+	return calcSizePreservedRatio(in, align, minPx, maxPx, 0)
+}
+
+// calcSizePreservedRatio is mtmd's img_tool::calc_size_preserved_ratio with all its
+// options: with longestEdge > 0 the picture is first scaled so its long side is
+// longestEdge and each side rounded up to the alignment (P2), else each side is rounded
+// to the alignment (P1); then the area is brought inside [minPx, maxPx] (a limit of 0 or
+// less is off). Float32 as in llama.cpp.
+func calcSizePreservedRatio(in PixelSize, align int, minPx, maxPx int64, longestEdge int) PixelSize {
 	a := int64(align)
 	af := float32(align)
 	w, h := int64(in.Width), int64(in.Height)
-	hBar := max(a, f32RoundAway(float32(h)/af)*a)
-	wBar := max(a, f32RoundAway(float32(w)/af)*a)
-	if hBar*wBar > maxPx {
+	var wBar, hBar int64
+	if longestEdge > 0 {
+		le := float32(longestEdge)
+		scale := min(le/float32(w), le/float32(h))
+		wBar = f32Ceil(float32(float32(w)*scale)/af) * a
+		hBar = f32Ceil(float32(float32(h)*scale)/af) * a
+	} else {
+		hBar = max(a, f32RoundAway(float32(h)/af)*a)
+		wBar = max(a, f32RoundAway(float32(w)/af)*a)
+	}
+	if maxPx > 0 && hBar*wBar > maxPx {
 		beta := f32Sqrt(float32(w*h) / float32(maxPx))
 		hBar = max(a, f32Floor(float32(h)/beta/af)*a)
 		wBar = max(a, f32Floor(float32(w)/beta/af)*a)
-	} else if hBar*wBar < minPx {
+	} else if minPx > 0 && hBar*wBar < minPx {
 		beta := f32Sqrt(float32(minPx) / float32(w*h))
 		hBar = f32Ceil(float32(float32(h)*beta)/af) * a
 		wBar = f32Ceil(float32(float32(w)*beta)/af) * a
@@ -434,23 +453,6 @@ func clampSide(v int64) int {
 		return 0
 	}
 	return int(v)
-}
-
-// ---- (P2) longest-edge fit ----
-
-// longestEdgeFit is img_tool::calc_size_preserved_ratio(size, align, longest_edge)
-// (spec P2): scale (up or down) so the longer side is longestEdge, then round each
-// side up to a multiple of align. Float32 as in llama.cpp.
-func longestEdgeFit(in PixelSize, align, longestEdge int) PixelSize {
-	le := float32(longestEdge)
-	scale := min(le/float32(in.Width), le/float32(in.Height))
-	tw := float32(float32(in.Width) * scale)
-	th := float32(float32(in.Height) * scale)
-	af := float32(align)
-	return PixelSize{
-		clampSide(f32Ceil(tw/af) * int64(align)),
-		clampSide(f32Ceil(th/af) * int64(align)),
-	}
 }
 
 // ---- (P4) best resolution among candidates (LLaVA-NeXT rule) ----

@@ -200,7 +200,9 @@ func TestImageRowsDetails(t *testing.T) {
 		// Worked example: LFM2 1920×1080: 4×2 tiles, thumbnail 672×384.
 		{"llamacpp/lfm2-vl", 1920, 1080, RowOptions{}, Rows{Rows: 2300, Markers: 11, Total: 2311, Resized: PixelSize{2048, 1024}, Overview: PixelSize{672, 384}, Tiles: 8, Grid: PixelSize{4, 2}, Source: SourceTokenizer}},
 		// P1 (docs/pipeline.md §10.1): LFM2 thumbnail of 10000×10 is 16160×32 = 505 rows.
-		{"llamacpp/lfm2-vl", 10000, 10, RowOptions{}, Rows{Rows: 3065, Markers: 13, Total: 3078, Resized: PixelSize{5120, 512}, Overview: PixelSize{16160, 32}, Tiles: 10, Grid: PixelSize{10, 1}, Source: SourceTokenizer}},
+		{"llamacpp-2026-08/lfm2-vl", 10000, 10, RowOptions{}, Rows{Rows: 3065, Markers: 13, Total: 3078, Resized: PixelSize{5120, 512}, Overview: PixelSize{16160, 32}, Tiles: 10, Grid: PixelSize{10, 1}, Source: SourceTokenizer}},
+		// The bound release tiles by the aligned area: 9984×16 is below 2·256·32², one picture, no thumbnail marker.
+		{"llamacpp/lfm2-vl", 10000, 10, RowOptions{}, Rows{Rows: 505, Markers: 2, Total: 507, Resized: PixelSize{16160, 32}, Source: SourceTokenizer}},
 		// P4 (docs/pipeline.md §10.1): InternVL 4320×2432 uses 12 tiles + overview.
 		{"llamacpp/internvl", 4320, 2432, RowOptions{}, Rows{Rows: 3328, Markers: 2, Total: 3330, Resized: PixelSize{1792, 1344}, Overview: PixelSize{448, 448}, Tiles: 12, Grid: PixelSize{4, 3}, Source: SourceTokenizer}},
 		{"llamacpp/idefics3-smolvlm2", 1, 1, RowOptions{}, Rows{Rows: 1088, Markers: 39, Total: 1127, Resized: PixelSize{2048, 2048}, Overview: PixelSize{512, 512}, Tiles: 16, Grid: PixelSize{4, 4}, Source: SourceTokenizer}},
@@ -259,12 +261,13 @@ func TestImageRowsErrors(t *testing.T) {
 		{"negative limit", qwen, 10, 10, RowOptions{MinTokens: -1}, "token limits"},
 		{"huge limit", qwen, 10, 10, RowOptions{MaxTokens: MaxTokenLimit + 1}, "token limits"},
 		{"unknown rule", Family{Name: "x", Rule: "nope"}, 10, 10, RowOptions{}, `unknown rule "nope"`},
-		{"unsupported projector", Family{Name: "x", Rule: RuleLlamaCpp, Projector: "step3vl", PatchSize: 14}, 10, 10, RowOptions{}, "not supported"},
+		{"unsupported projector", Family{Name: "x", Rule: RuleLlamaCpp, Projector: "ultravox", PatchSize: 14}, 10, 10, RowOptions{}, "not supported"},
 		{"no projector", Family{Name: "x", Rule: RuleLlamaCpp}, 10, 10, RowOptions{}, "no projector type"},
 		{"no patch", Family{Name: "x", Rule: RuleLlamaCpp, Projector: "qwen2vl_merger"}, 10, 10, RowOptions{}, "patch_size is 0"},
 		{"paddle without limits", Family{Name: "x", Rule: RuleLlamaCpp, Projector: "paddleocr", PatchSize: 14}, 10, 10, RowOptions{}, "image_min_pixels"},
-		{"inverted limits", qwen, 10, 10, RowOptions{MinTokens: 2000, MaxTokens: 1000}, "max tokens 1000 is less than image min tokens 2000"},
-		{"min above the built-in max", qwen, 10, 10, RowOptions{MinTokens: 5000}, "max tokens 4096 is less than"},
+		{"inverted limits", qwen, 10, 10, RowOptions{MinTokens: 2000, MaxTokens: 1000}, "image_max_pixels (784000) is less than image_min_pixels (1568000)"},
+		{"min above the built-in max", qwen, 10, 10, RowOptions{MinTokens: 5000}, "image_max_pixels (3211264) is less than image_min_pixels (3920000)"},
+		{"idefics3 min tokens alone", mustFamily(t, "llamacpp/idefics3-smolvlm2"), 10, 10, RowOptions{MinTokens: 1024}, "image_max_pixels (-1) is less than image_min_pixels (4194304)"},
 		{"hf aspect", Family{Name: "hf", Rule: RuleHFQwen, PatchSize: 14, MinPixels: 3136, MaxPixels: 12845056}, 201, 1, RowOptions{}, "aspect ratio"},
 	}
 	for _, tc := range cases {
@@ -273,8 +276,8 @@ func TestImageRowsErrors(t *testing.T) {
 			t.Errorf("%s: err = %v, want containing %q", tc.name, err, tc.want)
 		}
 	}
-	if _, err := ImageRows(Family{Name: "x", Rule: RuleLlamaCpp, Projector: "deepseekocr", PatchSize: 16}, 10, 10, RowOptions{}); !errors.Is(err, ErrUnsupportedProjector) {
-		t.Errorf("deepseekocr: err = %v, want ErrUnsupportedProjector", err)
+	if _, err := ImageRows(Family{Name: "x", Rule: RuleLlamaCpp, Projector: "qwen2a", PatchSize: 16}, 10, 10, RowOptions{}); !errors.Is(err, ErrUnsupportedProjector) {
+		t.Errorf("qwen2a: err = %v, want ErrUnsupportedProjector", err)
 	}
 }
 
@@ -311,8 +314,8 @@ func TestFamilyRegistry(t *testing.T) {
 			t.Errorf("alias %q: %v", alias, err)
 		}
 	}
-	if _, err := FamilyByName("llamacpp/nope"); err == nil || !strings.Contains(err.Error(), "llamacpp/qwen3vl") {
-		t.Errorf("unknown family: err = %v, want the list of known names", err)
+	if _, err := FamilyByName("llamacpp/qwen3-vl"); err == nil || !strings.Contains(err.Error(), `did you mean "llamacpp/qwen3vl"`) || strings.Contains(err.Error(), "gemini") {
+		t.Errorf("unknown family: err = %v, want the closest names, not all of them", err)
 	}
 }
 
@@ -384,5 +387,42 @@ func BenchmarkImageRows(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// mustFamily returns a built-in family or fails the test.
+func mustFamily(t *testing.T, name string) Family {
+	t.Helper()
+	f, err := FamilyByName(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// TestImageRowsReleaseFigures: totals that llama.cpp's multimodal library of the bound release
+// counted for these pictures with its own build and projectors (figures reported alongside the
+// bug they revealed: Gemma 4's 70..1120 limits, SmolVLM's tile rounding, LFM2's thumbnail marker
+// and tiling threshold, Idefics3 honouring --image-max-tokens).
+func TestImageRowsReleaseFigures(t *testing.T) {
+	for _, tc := range []struct {
+		family        string
+		width, height int
+		opts          RowOptions
+		total         int
+	}{
+		{"llamacpp/gemma4", 1280, 800, RowOptions{}, 461},
+		{"llamacpp/gemma4", 1920, 1080, RowOptions{}, 922},
+		{"llamacpp/smolvlm-2b", 800, 3000, RowOptions{}, 752},
+		{"llamacpp/smolvlm-2b", 10000, 100, RowOptions{}, 417},
+		{"llamacpp/smolvlm-2b", 336, 336, RowOptions{}, 1416},
+		{"llamacpp/lfm2-vl", 64, 64, RowOptions{}, 66},
+		{"llamacpp/lfm2-vl", 730, 730, RowOptions{}, 1287},
+		{"llamacpp/idefics3-smolvlm2", 1920, 1080, RowOptions{MaxTokens: 200}, 200},
+	} {
+		r, err := ImageRows(mustFamily(t, tc.family), tc.width, tc.height, tc.opts)
+		if err != nil || r.Total != tc.total {
+			t.Errorf("%s %d×%d %+v: total %d (%v), want %d", tc.family, tc.width, tc.height, tc.opts, r.Total, err, tc.total)
+		}
 	}
 }

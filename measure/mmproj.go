@@ -27,6 +27,8 @@ const (
 	keyGridPinpoints       = "clip.vision.image_grid_pinpoints"
 	keyMiniCPMVersion      = "clip.minicpmv_version"
 	keyMiniCPMQueryNum     = "clip.minicpmv_query_num"
+	keyQuerySide           = "clip.vision.projector.query_side"
+	keyWindowSide          = "clip.vision.projector.window_side"
 
 	tensorImageBreak = "v.token_embd.img_break"
 	tensorAdapterBOI = "adapter.boi"
@@ -65,7 +67,7 @@ func defaultsForProjector(projector string) projectorDefaults {
 	case "gemma3":
 		return projectorDefaults{0, 0, 4, keyScaleFactor}
 	case "gemma4v", "gemma4uv":
-		return projectorDefaults{40, 280, 3, keyScaleFactor}
+		return projectorDefaults{70, 1120, 3, keyScaleFactor}
 	case "kimivl":
 		return projectorDefaults{8, 1024, 2, keyScaleFactor}
 	case "kimik25":
@@ -78,6 +80,14 @@ func defaultsForProjector(projector string) projectorDefaults {
 		return projectorDefaults{0, 0, 2, keyScaleFactor}
 	case "dots_ocr":
 		return projectorDefaults{0, 0, 0, keyScaleFactor}
+	case "dots3note_v":
+		return projectorDefaults{0, 0, 0, keySpatialMerge}
+	case "muse-glimmer":
+		return projectorDefaults{1, 4096, 2, keySpatialMerge}
+	case "step3vl":
+		return projectorDefaults{0, 0, 4, keyScaleFactor}
+	case "deepseek4v":
+		return projectorDefaults{0, 0, 0, keyScaleFactor}
 	}
 	return projectorDefaults{}
 }
@@ -85,7 +95,7 @@ func defaultsForProjector(projector string) projectorDefaults {
 // readsGGUFPixelLimits lists the projectors that take image_min/max_pixels from the GGUF.
 func readsGGUFPixelLimits(projector string) bool {
 	switch projector {
-	case "paddleocr", "dots_ocr", "phi4", "exaone4_5", "mimovl", "kimik25", "hunyuanvl":
+	case "paddleocr", "dots_ocr", "dots3note_v", "phi4", "exaone4_5", "mimovl", "kimik25", "hunyuanvl":
 		return true
 	}
 	return false
@@ -144,6 +154,8 @@ func projectorFromGGUF(f *gguf.GGUFFile, fileName string) (Family, error) {
 		MiniCPMVersion: ints[keyMiniCPMVersion],
 		QueryNum:       ints[keyMiniCPMQueryNum],
 		ImageBreak:     projector == "pixtral" && hasTensor(tensorImageBreak),
+		QuerySide:      ints[keyQuerySide],
+		WindowSide:     ints[keyWindowSide],
 		Note:           "configured from " + fileName,
 	}
 	if def.mergeKey != "" {
@@ -158,14 +170,18 @@ func projectorFromGGUF(f *gguf.GGUFFile, fileName string) (Family, error) {
 				keyMaxPixels, fam.MaxPixels, keyMinPixels, fam.MinPixels)
 		}
 	}
+	if projector == "deepseek4v" {
+		v, ok := ints[keyMinPixels]
+		if !ok {
+			return Family{}, fmt.Errorf("projector deepseek4v needs %s", keyMinPixels)
+		}
+		fam.MinPixels = v
+	}
 	if projector == "adapter" && hasTensor(tensorAdapterBOI) {
 		fam.ExtraRows = 2 // BOI and EOI embeddings
 	}
 	if projector == "internvl" {
 		fam.MinTiles, fam.MaxTiles = paramOrDefault(fam.MinTiles, 1), paramOrDefault(fam.MaxTiles, 12)
-	}
-	if projector == "idefics3" && fam.LongestEdge == 0 {
-		fam.LongestEdge = fam.ImageSize
 	}
 	// Price a probe picture so that a projector this package cannot model, or one
 	// missing a required key, fails here rather than at the first picture.
@@ -224,6 +240,7 @@ func ggufProjectorInts(kvs gguf.GGUFMetadataKVs) (map[string]int, error) {
 	for _, key := range []string{
 		keyImageSize, keyPatchSize, keySpatialMerge, keyScaleFactor, keyMinPixels, keyMaxPixels,
 		keyPreprocImageSize, keyPreprocMinTiles, keyPreprocMaxTiles, keyMiniCPMVersion, keyMiniCPMQueryNum,
+		keyQuerySide, keyWindowSide,
 	} {
 		v, found, err := rowsKVInt(kvs, key)
 		if err != nil {

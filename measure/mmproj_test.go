@@ -137,7 +137,7 @@ func TestLoadProjector(t *testing.T) {
 		{
 			name:   "gemma4 (scale_factor absent: 3)",
 			kvs:    mmprojKVs("clip.vision.projector_type", "gemma4v", 224, 16),
-			want:   Family{Projector: "gemma4v", ImageSize: 224, PatchSize: 16, Merge: 3, MinTokens: 40, MaxTokens: 280},
+			want:   Family{Projector: "gemma4v", ImageSize: 224, PatchSize: 16, Merge: 3, MinTokens: 70, MaxTokens: 1120},
 			sameAs: "llamacpp/gemma4",
 			probes: []probe{{640, 360, 106}, {10000, 10, 210}},
 		},
@@ -242,7 +242,7 @@ func TestLoadProjector(t *testing.T) {
 				ggufwrite.KV{Key: "clip.vision.projector.scale_factor", Value: u32(2)}),
 			want:   Family{Projector: "lfm2", ImageSize: 256, PatchSize: 16, Merge: 2, MinTokens: 64, MaxTokens: 256},
 			sameAs: "llamacpp/lfm2-vl",
-			probes: []probe{{1920, 1080, 2311}, {640, 360, 223}},
+			probes: []probe{{1920, 1080, 2311}, {640, 360, 222}},
 		},
 		{
 			name: "paddleocr-vl (pixel limits from the GGUF)",
@@ -323,8 +323,8 @@ func TestLoadProjectorErrors(t *testing.T) {
 		},
 		{
 			name: "unsupported projector",
-			kvs:  mmprojKVs("clip.projector_type", "step3vl", 728, 14),
-			want: `projector type "step3vl"`,
+			kvs:  mmprojKVs("clip.projector_type", "qwen2a", 728, 14),
+			want: `projector type "qwen2a"`,
 			is:   ErrUnsupportedProjector,
 		},
 		{

@@ -3,6 +3,7 @@ package measure
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/strata-eval/strata-eval/corpora"
 	"github.com/strata-eval/strata-eval/internal/jsonquote"
@@ -39,7 +40,7 @@ type Template interface {
 func TemplateByName(name string) (Template, error) {
 	switch strings.ToLower(name) {
 	case "chatml":
-		return chatMLTemplate{}, nil
+		return newChatMLTemplate()
 	case "qwen", "qwen3", "qwen2.5", "qwen2", "qwen-vl":
 		return qwenTemplate{}, nil
 	case "llama3", "llama-3", "llama3.1", "llama3.2":
@@ -50,6 +51,66 @@ func TemplateByName(name string) (Template, error) {
 		return mistralTemplate{}, nil
 	}
 	return nil, fmt.Errorf("unknown chat template %q (built in: %s)", name, strings.Join(TemplateNames(), ", "))
+}
+
+// DefaultTemplateDate is the date a template writes as today's (llama3's "Today Date", mistral's
+// system prompt, a Jinja template's date_string and datetime) unless WithTemplateDate sets
+// another: a fixed date, so that a count does not change from one day to the next.
+const DefaultTemplateDate = "2026-01-01"
+
+// ParseTemplateDate reads a template date: YYYY-MM-DD, or "today" for the local date, as
+// llama-server writes it.
+func ParseTemplateDate(s string) (time.Time, error) {
+	if strings.EqualFold(s, "today") {
+		return time.Now(), nil
+	}
+	d, err := time.Parse(time.DateOnly, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%q is not a date: want YYYY-MM-DD or today", s)
+	}
+	return d, nil
+}
+
+// templateDate is d, or DefaultTemplateDate when d is the zero time.
+func templateDate(d time.Time) time.Time {
+	if d.IsZero() {
+		d, _ = time.Parse(time.DateOnly, DefaultTemplateDate)
+	}
+	return d
+}
+
+// WithTemplateDate returns t writing d as today's date (the zero time: DefaultTemplateDate); a
+// template that writes no date is returned as it is.
+func WithTemplateDate(t Template, d time.Time) Template {
+	switch tt := t.(type) {
+	case llama3Template:
+		tt.date = d
+		return tt
+	case mistralTemplate:
+		tt.date = d
+		return tt
+	case *JinjaTemplate:
+		c := *tt
+		c.date = d
+		return &c
+	}
+	return t
+}
+
+// chatMLSource is llama.cpp's ChatML template (common/chat.cpp, CHATML_TEMPLATE_SRC), which
+// llama-server renders for --chat-template chatml and for a model without a template of its
+// own: each message's role and content, nothing of tools or tool calls.
+const chatMLSource = "{%- for message in messages -%}\n" +
+	"  {{- '<|im_start|>' + message.role + '\n' + message.content + '<|im_end|>\n' -}}\n" +
+	"{%- endfor -%}\n" +
+	"{%- if add_generation_prompt -%}\n" +
+	"  {{- '<|im_start|>assistant\n' -}}\n" +
+	"{%- endif -%}"
+
+// newChatMLTemplate is the built-in chatml: llama.cpp's ChatML source, rendered as
+// llama-server renders a Jinja template.
+func newChatMLTemplate() (*JinjaTemplate, error) {
+	return NewJinjaTemplate("chatml", chatMLSource, "", "")
 }
 
 // TemplateNames lists the built-in templates.

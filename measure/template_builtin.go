@@ -17,21 +17,6 @@ const (
 	mistralImageMarker = "[IMG]"
 )
 
-// toolCallJSON is the `{"name": …, "<argsKey>": …}` object of a call with the arguments as
-// the server's tojson writes the parsed object.
-func toolCallJSON(c serverCall, argsKey string) string {
-	return `{"name": ` + pyString(c.name) + `, "` + argsKey + `": ` + c.argsJSON(-1) + `}`
-}
-
-// toolCallJSONs returns toolCallJSON of each of a message's tool calls.
-func toolCallJSONs(m serverMessage, argsKey string) []string {
-	var out []string
-	for _, c := range m.calls {
-		out = append(out, toolCallJSON(c, argsKey))
-	}
-	return out
-}
-
 // toolJSONs returns toolJSON of each declared tool.
 func toolJSONs(tools []serverTool, indent int) []string {
 	out := make([]string, 0, len(tools))
@@ -39,20 +24,6 @@ func toolJSONs(tools []serverTool, indent int) []string {
 		out = append(out, toolJSON(t, indent))
 	}
 	return out
-}
-
-// chatMLToolsSystem opens the ChatML system turn that declares tools: the system message's
-// content (when msgs starts with one) and a blank line, then header and one JSON line per
-// tool. It returns the messages still to render; the caller closes the turn.
-func chatMLToolsSystem(w *segmentWriter, msgs []serverMessage, tools []serverTool, header string) []serverMessage {
-	w.special("<|im_start|>system\n")
-	if len(msgs) > 0 && msgs[0].role == corpora.RoleSystem {
-		writeContent(w, msgs[0].content, qwenImageMarker, false)
-		w.special("\n\n")
-		msgs = msgs[1:]
-	}
-	w.text(header + "\n" + strings.Join(toolJSONs(tools, -1), "\n"))
-	return msgs
 }
 
 // qwenTemplate is the Qwen3 chat template (tokenizer_config.json of Qwen3, the template of the
@@ -183,49 +154,19 @@ func qwenLastQuery(msgs []serverMessage, contents []string) int {
 	return len(msgs) - 1
 }
 
-// chatMLTemplate is plain ChatML: every message as <|im_start|>role … <|im_end|>, tools
-// declared as JSON lines in the system turn, tool calls as JSON lines.
-type chatMLTemplate struct{}
-
-func (chatMLTemplate) Name() string { return "chatml" }
-
-func (chatMLTemplate) Render(msgs []corpora.Message, tools []corpora.ToolDef) ([]Segment, error) {
-	req := newServerRequest(msgs, tools)
-	w := &segmentWriter{}
-	rest := req.msgs
-	if len(req.tools) > 0 {
-		rest = chatMLToolsSystem(w, req.msgs, req.tools, "Tools:")
-		w.special("<|im_end|>\n")
-	}
-	for _, m := range rest {
-		w.special("<|im_start|>" + string(m.role) + "\n")
-		items := m.content
-		writeContent(w, items, qwenImageMarker, false)
-		if calls := toolCallJSONs(m, "arguments"); len(calls) > 0 {
-			if len(items) > 0 {
-				w.text("\n")
-			}
-			w.text(strings.Join(calls, "\n"))
-		}
-		w.special("<|im_end|>\n")
-	}
-	w.special("<|im_start|>assistant\n")
-	return w.segs, nil
-}
-
 // llama3Template is the Llama 3.1 / 3.2 / 3.3 template (meta-llama's chat_template) as
-// llama-server renders it: a system turn with the knowledge and today's dates (the server
-// passes date_string, the local date) and the system message trimmed; with tools,
+// llama-server renders it: a system turn with the knowledge date and today's (the template
+// date: WithTemplateDate) and the system message trimmed; with tools,
 // "Environment: ipython" and the tools, as JSON indented by 4, at the head of the first user
 // message; content trimmed; one tool call per assistant turn as
 // {"name": …, "parameters": …} (its text dropped); tool results in ipython turns as JSON
 // strings. Pictures are Llama 3.2 Vision's <|image|>. What the template refuses (two calls
 // in one turn, tools without a user message) is an error, as the server answers it.
-type llama3Template struct{}
+type llama3Template struct{ date time.Time }
 
 func (llama3Template) Name() string { return "llama3" }
 
-func (llama3Template) Render(msgs []corpora.Message, tools []corpora.ToolDef) ([]Segment, error) {
+func (t llama3Template) Render(msgs []corpora.Message, tools []corpora.ToolDef) ([]Segment, error) {
 	req := newServerRequest(msgs, tools)
 	pm := newPromptMarkers(&req)
 	w := &segmentWriter{}
@@ -246,7 +187,7 @@ func (llama3Template) Render(msgs []corpora.Message, tools []corpora.ToolDef) ([
 	if len(req.tools) > 0 {
 		w.special("Environment: ipython\n")
 	}
-	w.special("Cutting Knowledge Date: December 2023\nToday Date: " + time.Now().Format("02 Jan 2006") + "\n\n")
+	w.special("Cutting Knowledge Date: December 2023\nToday Date: " + templateDate(t.date).Format("02 Jan 2006") + "\n\n")
 	put(system)
 	w.special("<|eot_id|>")
 	if len(req.tools) > 0 {
@@ -354,11 +295,11 @@ func (gemmaTemplate) Render(msgs []corpora.Message, tools []corpora.ToolDef) ([]
 // results as [TOOL_RESULTS]id[TOOL_CONTENT]…[/TOOL_RESULTS]; no generation prompt. What the
 // template refuses (roles not alternating, a call id that is not 9 characters long) is an
 // error, as the server answers it. Pictures are [IMG].
-type mistralTemplate struct{}
+type mistralTemplate struct{ date time.Time }
 
 func (mistralTemplate) Name() string { return "mistral" }
 
-func (mistralTemplate) Render(msgs []corpora.Message, tools []corpora.ToolDef) ([]Segment, error) {
+func (t mistralTemplate) Render(msgs []corpora.Message, tools []corpora.ToolDef) ([]Segment, error) {
 	req := newServerRequest(msgs, tools)
 	pm := newPromptMarkers(&req)
 	w := &segmentWriter{}
@@ -405,7 +346,7 @@ func (mistralTemplate) Render(msgs []corpora.Message, tools []corpora.ToolDef) (
 	if haveSystem {
 		put(system)
 	} else {
-		w.special(mistralSystemBefore + time.Now().Format("2006-01-02") + mistralSystemAfter)
+		w.special(mistralSystemBefore + templateDate(t.date).Format("2006-01-02") + mistralSystemAfter)
 	}
 	w.special("[/SYSTEM_PROMPT]")
 	for i, m := range rest {

@@ -40,6 +40,8 @@ type JinjaTemplate struct {
 	// stringContent, whether it shows content given as a list of text parts, or as a string.
 	noSystem, stringArgs        bool
 	typedContent, stringContent bool
+	// date is the date written as today's (date_string, datetime; zero: DefaultTemplateDate).
+	date time.Time
 }
 
 // NewJinjaTemplate compiles a chat template. The image marker is guessed from the source
@@ -78,7 +80,7 @@ func (t *JinjaTemplate) probe() {
 		for i, m := range req.msgs {
 			contents[i] = joinContent(m.content, nil)
 		}
-		out, err := t.tmpl.RenderValues(t.data(&req, contents, nil, time.Now()))
+		out, err := t.tmpl.RenderValues(t.data(&req, contents, nil, templateDate(t.date)))
 		if err != nil {
 			return ""
 		}
@@ -91,7 +93,7 @@ func (t *JinjaTemplate) probe() {
 		d := jinja.NewDict()
 		d.AsDict().Set("role", jinja.NewString("user"))
 		d.AsDict().Set("content", content)
-		data := t.data(&serverRequest{}, nil, nil, time.Now())
+		data := t.data(&serverRequest{}, nil, nil, templateDate(t.date))
 		data["messages"] = jinja.NewList([]jinja.Value{d})
 		out, err := t.tmpl.RenderValues(data)
 		if err != nil {
@@ -140,7 +142,7 @@ func (t *JinjaTemplate) Render(msgs []corpora.Message, tools []corpora.ToolDef) 
 		}
 		req.msgs, contents = req.msgs[1:], contents[1:]
 	}
-	now := time.Now()
+	now := templateDate(t.date)
 	plain, err := t.tmpl.RenderValues(t.data(&req, contents, nil, now))
 	if err != nil {
 		return nil, fmt.Errorf("render chat template %s: %w", t.name, err)
@@ -216,6 +218,7 @@ func (t *JinjaTemplate) data(req *serverRequest, contents []string, mark func(st
 		"datetime":              str(now.Format("Jan 02 2006")),
 		"date_string":           str(now.Format("02 Jan 2006")),
 		serverToJSONFilter:      jinja.NewCallable(serverToJSONFilter, serverToJSONCallable),
+		"strftime_now":          jinja.NewCallable("strftime_now", strftimeAt(now)),
 	}
 	if len(req.tools) > 0 {
 		tl := make([]jinja.Value, 0, len(req.tools))
@@ -383,22 +386,12 @@ func LoadChatTemplate(path string) (source, bos, eos string, err error) {
 		if err != nil {
 			return "", "", "", err
 		}
-		kvs := f.Header.MetadataKV
-		src, err := ggufString(kvs, "tokenizer.chat_template")
+		src, err := ggufString(f.Header.MetadataKV, "tokenizer.chat_template")
 		if err != nil {
 			return "", "", "", fmt.Errorf("%s: %w", path, err)
 		}
-		// The texts of the vocabulary's BOS and EOS tokens, which llama-server hands the
-		// template as bos_token and eos_token.
-		tokens, _ := ggufStrings(kvs, "tokenizer.ggml.tokens")
-		text := func(key string) string {
-			kv, ok := kvs.Get(key)
-			if !ok || kv.ValueType != gguf.GGUFMetadataValueTypeUint32 || int(kv.ValueUint32()) >= len(tokens) {
-				return ""
-			}
-			return tokens[kv.ValueUint32()]
-		}
-		return src, text("tokenizer.ggml.bos_token_id"), text("tokenizer.ggml.eos_token_id"), nil
+		bos, eos := ggufSpecialTexts(f)
+		return src, bos, eos, nil
 	case strings.EqualFold(filepath.Ext(path), ".json"):
 		data, err := os.ReadFile(path)
 		if err != nil {
@@ -423,6 +416,49 @@ func LoadChatTemplate(path string) (source, bos, eos string, err error) {
 		return "", "", "", fmt.Errorf("read chat template: %w", err)
 	}
 	return string(data), "", "", nil
+}
+
+// ggufSpecialTexts are the texts of a GGUF vocabulary's BOS and EOS tokens, which llama-server
+// hands the template as bos_token and eos_token ("" for a token it lacks).
+func ggufSpecialTexts(f *gguf.GGUFFile) (bos, eos string) {
+	kvs := f.Header.MetadataKV
+	tokens, _ := ggufStrings(kvs, "tokenizer.ggml.tokens")
+	text := func(key string) string {
+		kv, ok := kvs.Get(key)
+		if !ok || kv.ValueType != gguf.GGUFMetadataValueTypeUint32 || int(kv.ValueUint32()) >= len(tokens) {
+			return ""
+		}
+		return tokens[kv.ValueUint32()]
+	}
+	return text("tokenizer.ggml.bos_token_id"), text("tokenizer.ggml.eos_token_id")
+}
+
+// TokenizerSpecialTexts returns the texts of the BOS and EOS tokens of a tokenizer file: a
+// GGUF vocabulary's, or those the tokenizer_config.json beside a tokenizer.json names ("" for
+// one it does not name, and for the built-in encodings).
+func TokenizerSpecialTexts(tokenizer string) (bos, eos string) {
+	switch strings.ToLower(filepath.Ext(tokenizer)) {
+	case ".gguf":
+		f, err := parseGGUF(tokenizer)
+		if err != nil {
+			return "", ""
+		}
+		return ggufSpecialTexts(f)
+	case ".json":
+		data, err := os.ReadFile(filepath.Join(filepath.Dir(tokenizer), "tokenizer_config.json"))
+		if err != nil {
+			return "", ""
+		}
+		var cfg struct {
+			BOS json.RawMessage `json:"bos_token"`
+			EOS json.RawMessage `json:"eos_token"`
+		}
+		if json.Unmarshal(data, &cfg) != nil {
+			return "", ""
+		}
+		return tokenField(cfg.BOS), tokenField(cfg.EOS)
+	}
+	return "", ""
 }
 
 func chatTemplateField(raw json.RawMessage) (string, error) {
@@ -460,10 +496,24 @@ func tokenField(raw json.RawMessage) string {
 	return ""
 }
 
+// TemplateForTokenizer is TemplateFromSpec for a model whose tokens are those of the tokenizer
+// file tokenizer (TokenizerSpecialTexts): a template read from a file gets the tokenizer's BOS
+// and EOS texts as bos_token and eos_token, as llama-server hands a template its model's, so
+// that a .jinja file, which names none, writes the BOS the model's does. The file's own are
+// kept where the tokenizer names none.
+func TemplateForTokenizer(spec, tokenizer string) (Template, error) {
+	bos, eos := TokenizerSpecialTexts(tokenizer)
+	return TemplateFromSpecTokens(spec, bos, eos)
+}
+
 // TemplateFromSpec returns a built-in template by name, the model's own Jinja template read
 // from a path (.gguf, tokenizer_config.json, a directory holding it, or a .jinja file), or an
 // Ollama Go template (a Modelfile's TEMPLATE, a .gotmpl or .tmpl file).
-func TemplateFromSpec(spec string) (Template, error) {
+func TemplateFromSpec(spec string) (Template, error) { return TemplateFromSpecTokens(spec, "", "") }
+
+// TemplateFromSpecTokens is TemplateFromSpec with the model's BOS and EOS texts, which a
+// template read from a file gets as bos_token and eos_token (the file's own where they are "").
+func TemplateFromSpecTokens(spec, modelBOS, modelEOS string) (Template, error) {
 	if t, err := TemplateByName(spec); err == nil {
 		return t, nil
 	}
@@ -477,5 +527,25 @@ func TemplateFromSpec(spec string) (Template, error) {
 	if err != nil {
 		return nil, err
 	}
+	if modelBOS != "" {
+		bos = modelBOS
+	}
+	if modelEOS != "" {
+		eos = modelEOS
+	}
 	return NewJinjaTemplate(spec, src, bos, eos)
+}
+
+// strftimeAt is the template's strftime_now, at the template date rather than the clock: the
+// Python strftime directives chat templates use (%Y %m %d %B %b %A %a %H %M %S %p %I %Z %%).
+func strftimeAt(now time.Time) func(args []jinja.Value, kwargs map[string]jinja.Value) (jinja.Value, error) {
+	goFormat := strings.NewReplacer("%Y", "2006", "%m", "01", "%d", "02", "%H", "15", "%M", "04", "%S", "05",
+		"%B", "January", "%b", "Jan", "%A", "Monday", "%a", "Mon", "%p", "PM", "%I", "03", "%Z", "MST", "%%", "%")
+	return func(args []jinja.Value, _ map[string]jinja.Value) (jinja.Value, error) {
+		format := "%Y-%m-%d"
+		if len(args) > 0 && args[0].IsString() {
+			format = args[0].AsString()
+		}
+		return jinja.NewString(now.Format(goFormat.Replace(format))), nil
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/strata-eval/strata-eval/corpora"
 	"github.com/strata-eval/strata-eval/internal/llamaserver"
@@ -225,11 +226,14 @@ func TestLlamaServerRendersModelTemplates(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		jt, err := NewJinjaTemplate(p.file, string(src), bos, eos)
+		jt0, err := NewJinjaTemplate(p.file, string(src), bos, eos)
 		if err != nil {
 			t.Fatal(err)
 		}
+		// the server writes its local date as today's
+		jt := WithTemplateDate(jt0, time.Now())
 		builtin, _ := TemplateByName(p.builtin)
+		builtin = WithTemplateDate(builtin, time.Now())
 		url := startLlamaServer(t, bin, model, "--chat-template-file", path)
 		compared := 0
 		for _, tc := range append(templateCases(), serverOnlyCases()...) {
@@ -327,4 +331,66 @@ func TestLlamaServerProbesTemplates(t *testing.T) {
 			t.Errorf("%s: we render\n%q\nllama-server\n%q", name, got, applied.Prompt)
 		}
 	}
+}
+
+// TestLlamaServerChatML starts llama-server with --chat-template chatml and checks that
+// /apply-template gives the prompt of the built-in chatml for every case without a picture, and
+// that the server's /tokenize of it has as many tokens as we count.
+func TestLlamaServerChatML(t *testing.T) {
+	bin, model := serverModel(t)
+	url := startLlamaServer(t, bin, model, "--chat-template", "chatml")
+	tok, err := LoadGGUFTokenizer(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := chatML(t)
+	compared := 0
+	for _, tc := range append(templateCases(), serverOnlyCases()...) {
+		pictures := false
+		for _, m := range tc.msgs {
+			pictures = pictures || hasPicture(flattenContent(m))
+		}
+		if pictures {
+			continue // the tiny model has no projector: the server refuses pictures
+		}
+		var applied struct {
+			Prompt string `json:"prompt"`
+		}
+		status, raw := postJSON(t, url+"/apply-template", serverBody(t, tc.msgs, tc.tools), &applied)
+		segs, err := tmpl.Render(tc.msgs, tc.tools)
+		if status != http.StatusOK {
+			if tc.name == "arguments respelled" {
+				continue // empty arguments: the server refuses them, we render {}
+			}
+			t.Errorf("%s: /apply-template: HTTP %d: %s (we render: error %v)", tc.name, status, raw, err)
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: the server renders, chatml: %v", tc.name, err)
+			continue
+		}
+		if got := RenderString(segs); got != applied.Prompt {
+			t.Errorf("%s: chatml renders\n%q\nllama-server\n%q", tc.name, got, applied.Prompt)
+			continue
+		}
+		var tokens struct {
+			Tokens []int `json:"tokens"`
+		}
+		body, _ := json.Marshal(map[string]any{"content": applied.Prompt, "add_special": true, "parse_special": true})
+		if status, raw := postJSON(t, url+"/tokenize", body, &tokens); status != http.StatusOK {
+			t.Fatalf("/tokenize: HTTP %d: %s", status, raw)
+		}
+		// content that holds special-token text (<tool_response>, <think>) is never special
+		// in content, but /tokenize of the whole prompt parses it so
+		if tc.name != "tool response as user" && tc.name != "think in a tool loop" {
+			if c := NewCounter(tok, tmpl).CountSegments(segs); c.Tokens != len(tokens.Tokens) {
+				t.Errorf("%s: chatml counts %d tokens, llama-server %d", tc.name, c.Tokens, len(tokens.Tokens))
+			}
+		}
+		compared++
+	}
+	if compared < 10 {
+		t.Errorf("only %d renderings compared", compared)
+	}
+	t.Logf("%d renderings compared with llama-server", compared)
 }

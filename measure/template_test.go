@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/strata-eval/strata-eval/corpora"
 )
@@ -90,7 +89,7 @@ func TestBuiltinTemplatesRenderPlainChat(t *testing.T) {
 	tests := []struct{ name, want string }{
 		{"chatml", "<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\n Hi there \n<|im_end|>\n<|im_start|>assistant\nHello!<|im_end|>\n<|im_start|>user\nBye<|im_end|>\n<|im_start|>assistant\n"},
 		{"qwen", "<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\n Hi there \n<|im_end|>\n<|im_start|>assistant\nHello!<|im_end|>\n<|im_start|>user\nBye<|im_end|>\n<|im_start|>assistant\n"},
-		{"llama3", "<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nCutting Knowledge Date: December 2023\nToday Date: " + time.Now().Format("02 Jan 2006") + "\n\nBe brief.<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nHi there<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\nHello!<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nBye<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n"},
+		{"llama3", "<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nCutting Knowledge Date: December 2023\nToday Date: 01 Jan 2026\n\nBe brief.<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nHi there<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\nHello!<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nBye<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n"},
 		{"gemma", "<bos><start_of_turn>user\nBe brief.\n\nHi there<end_of_turn>\n<start_of_turn>model\nHello!<end_of_turn>\n<start_of_turn>user\nBye<end_of_turn>\n<start_of_turn>model\n"},
 		{"mistral", "<s>[SYSTEM_PROMPT]Be brief.[/SYSTEM_PROMPT][INST] Hi there \n[/INST]Hello!</s>[INST]Bye[/INST]"},
 	}
@@ -113,7 +112,7 @@ func TestBuiltinTemplatesRenderPlainChat(t *testing.T) {
 }
 
 // TestBuiltinTemplatesWithTools renders an MCP exchange with two parallel calls: the ChatML
-// templates render it; Llama 3 (one call a turn), Gemma (no tool turns) and Mistral (9-character
+// templates render it (chatml without the tools and the calls, as llama.cpp's does); Llama 3 (one call a turn), Gemma (no tool turns) and Mistral (9-character
 // call ids) refuse it as their model templates do.
 func TestBuiltinTemplatesWithTools(t *testing.T) {
 	msgs, tools, _ := toolConversation()
@@ -131,7 +130,11 @@ func TestBuiltinTemplatesWithTools(t *testing.T) {
 			t.Fatalf("%s: %v", name, err)
 		}
 		s := RenderString(segs)
-		for _, want := range []string{"screenshot", "read_file", `"/tmp/a.txt"`, "hello from a.txt", "Screenshot taken:"} {
+		wants := []string{"screenshot", "read_file", `"/tmp/a.txt"`, "hello from a.txt", "Screenshot taken:"}
+		if name == "chatml" {
+			wants = wants[3:] // llama.cpp's ChatML shows neither the tools nor the calls
+		}
+		for _, want := range wants {
 			if !strings.Contains(s, want) {
 				t.Errorf("%s: rendering lacks %q:\n%s", name, want, s)
 			}
@@ -219,7 +222,7 @@ func TestCounterMatchesWholePromptTokenization(t *testing.T) {
 
 func TestCounterCachesRepeatedHistory(t *testing.T) {
 	tok := ourTiktoken(t, "o200k_base")
-	c := NewCounter(tok, chatMLTemplate{})
+	c := NewCounter(tok, chatML(t))
 	long := strings.Repeat("The whole history is re-sent every turn. ", 40)
 	conv := []corpora.Message{{Role: corpora.RoleUser, Parts: []corpora.Part{textPart(long)}}}
 	var counts []int
@@ -240,7 +243,7 @@ func TestCounterCachesRepeatedHistory(t *testing.T) {
 		t.Errorf("cache hits %d, misses %d; want 13 and 3", hits, misses)
 	}
 	// Counts equal a cache-free count.
-	fresh := NewCounter(tok, chatMLTemplate{})
+	fresh := NewCounter(tok, chatML(t))
 	r, _ := fresh.CountRequest(conv[:len(conv)-2], nil)
 	if r.Tokens != counts[3] {
 		t.Errorf("cached count %d, fresh count %d", counts[3], r.Tokens)

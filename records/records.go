@@ -107,6 +107,10 @@ type PictureRecord struct {
 	SeenByModel bool `json:"seen_by_model"`
 	// Source says who put the picture into the conversation (user, tool, assistant).
 	Source corpora.Origin `json:"source"`
+	// Data are the picture's bytes while the replay holds them, for its thumbnail; they are
+	// never written, and the run drops them once the thumbnail is made (nil when the replay
+	// did not decode the picture).
+	Data []byte `json:"-"`
 }
 
 // Resize records a picture preparation that changed the picture.
@@ -118,8 +122,29 @@ type Resize struct {
 	ToHeight   int    `json:"to_height"`
 	ToBytes    int    `json:"to_bytes"`
 	ToType     string `json:"to_type"`
-	Note       string `json:"note,omitempty"`
+	// ToSHA256 is the digest of the bytes the agent sent (its thumbnail's key).
+	ToSHA256 string `json:"to_sha256,omitempty"`
+	Note     string `json:"note,omitempty"`
+	// ToData are the bytes the agent sent, while the replay holds them (as PictureRecord.Data).
+	ToData []byte `json:"-"`
 }
+
+// Thumbnail is a small copy of a picture for the report page: at most ThumbnailEdge pixels on
+// its long edge, re-encoded as JPEG or PNG, keyed by the digest of the picture it shows.
+type Thumbnail struct {
+	SHA256 string `json:"sha256"`
+	Type   string `json:"type"` // image/jpeg or image/png
+	Width  int    `json:"width"`
+	Height int    `json:"height"`
+	Data   []byte `json:"data"`
+}
+
+// ThumbnailEdge is the longest side of a thumbnail, in pixels.
+const ThumbnailEdge = 160
+
+// ThumbnailBudget is the most thumbnail bytes one report carries (2 MB, about 2.7 MB of base64
+// in the page): pictures past it are listed without a thumbnail.
+const ThumbnailBudget = 2_000_000
 
 // GateDecision is the lane the gate chose for a case, and why.
 type GateDecision struct {

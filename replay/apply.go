@@ -377,7 +377,7 @@ func (w *armWalk) recordMCP(r MCPRendering, msgIndex int) {
 			} else {
 				f = w.memo.describeBytes(p.Data)
 			}
-			rec.SHA256, rec.Width, rec.Height = f.sha256, f.width, f.height
+			rec.SHA256, rec.Width, rec.Height, rec.Data = f.sha256, f.width, f.height, p.Data
 		} else if p.Head != nil {
 			rec.SHA256 = p.SHA256
 			rec.Width, rec.Height, _ = ImageHeaderSize(p.Head)
@@ -413,7 +413,7 @@ func (w *armWalk) passImage(p *corpora.Part, msgIndex int, role corpora.Role) co
 	if img.Width > 0 && img.Height > 0 {
 		rec.Width, rec.Height = img.Width, img.Height
 	}
-	rec.Type, rec.DeclaredType, rec.Bytes = SniffImage(img.Data), img.DeclaredType, len(img.Data)
+	rec.Type, rec.DeclaredType, rec.Bytes, rec.Data = SniffImage(img.Data), img.DeclaredType, len(img.Data), img.Data
 	if w.settings.NoVisionEncoder {
 		rec.Outcome, rec.SeenByModel, rec.Reason = OutcomeOmitted, false, ReasonNoVisionEncoder
 		w.record(rec)

@@ -274,10 +274,11 @@ func TestApplyDeterministicAcrossTurns(t *testing.T) {
 	}
 }
 
+// dumpString is the arm's messages in the OpenAI Chat Completions shape (corpora.WriteOpenAIChat).
 func dumpString(t *testing.T, res *Result) string {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := WriteOpenAIChat(&buf, res); err != nil {
+	if err := corpora.WriteOpenAIChat(&buf, res.Messages); err != nil {
 		t.Fatal(err)
 	}
 	return buf.String()

@@ -69,7 +69,7 @@ func AgentClientSide(ctx context.Context, msgs []corpora.Message, s Settings) ([
 				copy(parts, m.Parts)
 			}
 			tr := *p.ToolResult
-			res, recs := agentRenderMCP(ctx, tr.MCP, tr.Name, decision.Lane, opts, mi)
+			res, recs := agentRenderMCP(ctx, tr.MCP, tr.Name, decision, opts, mi)
 			tr.MCP = res
 			if len(res.Content) > 0 {
 				tr.Text = res.Content[0].Text
@@ -97,7 +97,8 @@ type agentPicture struct {
 
 // agentRenderMCP renders one MCP result as the source agent's handler does and, in the native
 // lane, attaches its prepared pictures.
-func agentRenderMCP(ctx context.Context, res *corpora.CallToolResult, toolName, lane string, opts PrepareOptions, msgIndex int) (*corpora.CallToolResult, []PictureRecord) {
+func agentRenderMCP(ctx context.Context, res *corpora.CallToolResult, toolName string, gate GateDecision, opts PrepareOptions, msgIndex int) (*corpora.CallToolResult, []PictureRecord) {
+	lane := gate.Lane
 	out := *res
 	out.Raw = nil
 	out.StructuredContent, out.Meta = nil, nil
@@ -117,7 +118,9 @@ func agentRenderMCP(ctx context.Context, res *corpora.CallToolResult, toolName, 
 	if lane != LaneNative || len(r.pictures) == 0 {
 		for _, p := range r.pictures {
 			p.record.Outcome = OutcomeText
-			p.record.Reason = "text lane: the model reads MEDIA:" + p.path
+			// the gate's reason goes with every picture, so that each output (tables, Markdown,
+			// CSV, HTML) tells why the lane is text, not results.json alone
+			p.record.Reason = "text lane (" + gate.Reason + "): the model reads MEDIA:" + p.path
 			if lane == LaneNative {
 				p.record.Reason = "not attached"
 			}
@@ -239,7 +242,8 @@ func agentAttach(ctx context.Context, res *corpora.CallToolResult, pictures []ag
 		rec.Width, rec.Height = pp.Width, pp.Height
 		if !pp.Kept || pp.MimeType != pp.SourceType {
 			rec.Resized = &Resize{FromWidth: pp.OrigWidth, FromHeight: pp.OrigHeight, FromBytes: len(p.data),
-				ToWidth: pp.Width, ToHeight: pp.Height, ToBytes: len(pp.Data), ToType: pp.MimeType, Note: pp.ScaleNote}
+				ToWidth: pp.Width, ToHeight: pp.Height, ToBytes: len(pp.Data), ToType: pp.MimeType, Note: pp.ScaleNote,
+				ToSHA256: sha256Hex(pp.Data), ToData: pp.Data}
 		}
 		if pp.ScaleNote != "" {
 			fmt.Fprintf(&notes, "\n- MEDIA:%s: %s", p.path, pp.ScaleNote)
@@ -281,7 +285,7 @@ func agentCacheImage(b *corpora.Block, loc corpora.Location, msgIndex int) (stri
 	sum := sha256.Sum256(data)
 	p := path.Join(AgentImageCacheDir, "img_"+hex.EncodeToString(sum[:6])+imageExtension(mime))
 	rec := PictureRecord{Loc: loc, MessageIndex: msgIndex, SHA256: hex.EncodeToString(sum[:]), Type: sniffed,
-		DeclaredType: b.MimeType, Bytes: len(data), Source: corpora.OriginTool}
+		DeclaredType: b.MimeType, Bytes: len(data), Source: corpora.OriginTool, Data: data}
 	if hdr, err := readPictureHeader(data, sniffed); err == nil {
 		rec.Width, rec.Height = hdr.width, hdr.height
 	}
@@ -408,7 +412,7 @@ func agentEmbeddedResource(b *corpora.Block, loc corpora.Location, msgIndex int)
 	sum := sha256.Sum256(data)
 	rec := &PictureRecord{Loc: loc, MessageIndex: msgIndex, SHA256: hex.EncodeToString(sum[:]),
 		Type: sniffPictureType(data), DeclaredType: r.MimeType, Bytes: len(data), Outcome: OutcomeText,
-		Reason: "the agent saves an embedded resource blob as a document and never attaches it", Source: corpora.OriginTool}
+		Reason: "the agent saves an embedded resource blob as a document and never attaches it", Source: corpora.OriginTool, Data: data}
 	return line, rec
 }
 

@@ -186,12 +186,38 @@ func LookupSupportsVision(s Settings, cat *Catalog) (Capability, string) {
 	}
 	provider, model := normaliseProvider(s.Provider), strings.TrimSpace(s.Model)
 	if provider == "" || model == "" {
+		if cat != nil {
+			return CapabilityUnknown, fmt.Sprintf("no provider or model to look up in catalog %s: set the arm's provider and model, or --model", cat.Path)
+		}
 		return CapabilityUnknown, "no provider or model"
 	}
 	if c, src := cat.lookup(providerCandidates(provider), model); c != CapabilityUnknown {
 		return c, src
 	}
-	return CapabilityUnknown, "not in the catalog"
+	if cat == nil {
+		return CapabilityUnknown, "no catalog names it"
+	}
+	return CapabilityUnknown, fmt.Sprintf("not in the catalog %s: no providers.%s.models.%s", cat.Path, provider, model)
+}
+
+// routeName names the route of s in reasons: "provider/model", or what of it is missing.
+func routeName(s Settings) string {
+	provider, model := normaliseProvider(s.Provider), strings.TrimSpace(s.Model)
+	var route string
+	switch {
+	case provider == "" && model == "":
+		route = "the replayed model"
+	case provider == "":
+		route = "model " + model
+	case model == "":
+		route = "provider " + provider
+	default:
+		route = provider + "/" + model
+	}
+	if s.APIMode != "" {
+		route += " (" + s.APIMode + ")"
+	}
+	return route
 }
 
 // ProfileRejectsToolMedia is the source's _profile_rejects_tool_media: the provider's profile
@@ -250,10 +276,7 @@ func SupportsMediaInToolResults(provider, model, apiMode string, cat *Catalog) b
 func Decide(s Settings, cat *Catalog) GateDecision {
 	mode := NormaliseMode(s.ImageInputMode)
 	d := GateDecision{Lane: LaneText, Mode: mode}
-	route := fmt.Sprintf("%s/%s", normaliseProvider(s.Provider), strings.TrimSpace(s.Model))
-	if s.APIMode != "" {
-		route += " (" + s.APIMode + ")"
-	}
+	route := routeName(s)
 	if mode == ModeText {
 		d.Reason = "image_input_mode is text: pixels never enter the history"
 		return d

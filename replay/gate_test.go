@@ -268,7 +268,7 @@ custom_providers:
 		{Settings{Provider: "live", Model: "m4"}, CapabilityYes, "providers.live"},
 		{Settings{Provider: "live", Model: "m5"}, CapabilityNo, "providers.live"},
 		{Settings{Provider: "live", Model: "m6"}, CapabilityNo, "providers.live"},
-		{Settings{Provider: "live", Model: "unknown"}, CapabilityUnknown, "not in the catalog"},
+		{Settings{Provider: "live", Model: "unknown"}, CapabilityUnknown, "not in the catalog catalog.yaml: no providers.live.models.unknown"},
 		{Settings{Provider: "", Model: "m1"}, CapabilityUnknown, "no provider or model"},
 		// The config override wins over the catalog; a non-coercible override falls through.
 		{Settings{Provider: "live", Model: "m5", SupportsVision: "on"}, CapabilityYes, "config model.supports_vision"},

@@ -236,21 +236,46 @@ func rewriteTextPictures(text string, pics []TextPicture) string {
 
 // Decode decodes the lifted pictures of a plan made from text into their image parts.
 func (t TextLift) Decode(text string) error {
+	_, err := t.DecodeInto(text, nil)
+	return err
+}
+
+// DecodeInto is Decode with the pictures' bytes in buf, grown when it is short (nil: one
+// allocation for all the pictures of the plan), so that a caller decoding message after
+// message allocates nothing once buf has grown to its largest. It returns the buffer; its
+// bytes are the image parts' Data until it is handed to the next DecodeInto.
+func (t TextLift) DecodeInto(text string, buf []byte) ([]byte, error) {
+	need := int64(0)
+	for i := range t.Pictures {
+		if p := &t.Pictures[i]; p.Image != nil && p.Image.Data == nil && p.Run.Decodable() {
+			need += p.Run.DecodedLen()
+		}
+	}
+	if int64(cap(buf)) < need {
+		buf = make([]byte, need)
+	}
+	buf = buf[:cap(buf)]
+	used := 0
 	for i := range t.Pictures {
 		p := &t.Pictures[i]
 		if p.Image == nil || p.Image.Data != nil {
 			continue
 		}
-		data, err := DecodeRun(text, p.Run)
-		if err != nil {
-			return fmt.Errorf("lift picture at byte %d: %w", p.Run.Start, err)
+		n := int(p.Run.DecodedLen())
+		if !p.Run.Decodable() {
+			n = 0
 		}
+		data, err := decodeRunTo(buf[used:used+n:used+n], text, p.Run)
+		if err != nil {
+			return buf, fmt.Errorf("lift picture at byte %d: %w", p.Run.Start, err)
+		}
+		used += n
 		p.Image.Data = data
 		if w, h, err := ImageHeaderSize(data); err == nil {
 			p.Image.Width, p.Image.Height = w, h
 		}
 	}
-	return nil
+	return buf, nil
 }
 
 // FindTextPictures lists the pictures in a tool's text without changing it (the before arm:
@@ -344,6 +369,9 @@ func textPictureRecord(text string, p TextPicture, msgIndex int, loc corpora.Loc
 	}
 	if ok {
 		rec.SHA256, rec.Width, rec.Height = f.sha256, f.width, f.height
+	}
+	if p.Image != nil {
+		rec.Data = p.Image.Data
 	}
 	return rec
 }

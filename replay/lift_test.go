@@ -310,7 +310,74 @@ func FuzzLift(f *testing.F) {
 		if again.Text != got.Text {
 			t.Fatal("lifting the lifted text changed it")
 		}
+		// Plan then DecodeInto a used buffer gives every lifted picture the bytes of its span.
+		plan := NewLifter(s).Plan(text)
+		if _, err := plan.DecodeInto(text, bytes.Repeat([]byte{0xAA}, len(text)/2)); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range plan.Pictures {
+			if p.Image == nil {
+				continue
+			}
+			if data, err := DecodeRun(text, p.Run); err != nil || !bytes.Equal(p.Image.Data, data) {
+				t.Fatalf("DecodeInto: picture at %d differs from its span's bytes (%v)", p.Run.Start, err)
+			}
+		}
 	})
+}
+
+// TestDecodeInto: the pictures of a plan decode into one buffer, each to its own bytes and
+// declared size; a buffer handed back serves the next message without allocating.
+func TestDecodeInto(t *testing.T) {
+	pics := [][]byte{fxPNG(t, 48, 32, true), fxJPEG(t, 64, 40), fxGIF(t, 50, 30)}
+	sizes := [][2]int{{48, 32}, {64, 40}, {50, 30}}
+	// The JPEG in a data URL as JSON with "\/" escapes (the chunked decode), the others bare.
+	jpeg := escapeSlashes(b64(pics[1]))
+	if !strings.Contains(jpeg, `\/`) {
+		t.Fatal("the JPEG's base64 has no '/': the escaped decode is not exercised")
+	}
+	text := `{"a":"` + b64(pics[0]) + `","b":"data:image\/jpeg;base64,` + jpeg + `","c":"see ` + b64(pics[2]) + `"}`
+	var buf []byte
+	for round := 0; round < 2; round++ {
+		plan := NewLifter(Settings{}).Plan(text)
+		if len(plan.Pictures) != 3 {
+			t.Fatalf("%d pictures", len(plan.Pictures))
+		}
+		var err error
+		if buf, err = plan.DecodeInto(text, buf); err != nil {
+			t.Fatal(err)
+		}
+		for i, p := range plan.Pictures {
+			if !bytes.Equal(p.Image.Data, pics[i]) || p.Image.Width != sizes[i][0] || p.Image.Height != sizes[i][1] {
+				t.Errorf("round %d picture %d: %d bytes %d×%d, want %d bytes %v", round, i, len(p.Image.Data), p.Image.Width, p.Image.Height, len(pics[i]), sizes[i])
+			}
+			if cap(p.Image.Data) != len(p.Image.Data) {
+				t.Errorf("picture %d: cap %d past its %d bytes (an append would write over the next)", i, cap(p.Image.Data), len(p.Image.Data))
+			}
+		}
+	}
+	// The bare runs decode in place; a run with escapes goes through a chunk buffer of 4 KiB.
+	bare := `{"a":"` + b64(pics[0]) + `","c":"see ` + b64(pics[2]) + `"}`
+	plan := NewLifter(Settings{}).Plan(bare)
+	buf, _ = plan.DecodeInto(bare, buf)
+	if n := testing.AllocsPerRun(5, func() {
+		for i := range plan.Pictures {
+			plan.Pictures[i].Image.Data = nil
+		}
+		buf, _ = plan.DecodeInto(bare, buf)
+	}); n != 0 {
+		t.Errorf("%v allocations per DecodeInto into a buffer that fits", n)
+	}
+	// Decode, on its own, gives the same bytes.
+	plan = NewLifter(Settings{}).Plan(text)
+	if err := plan.Decode(text); err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range plan.Pictures {
+		if !bytes.Equal(p.Image.Data, pics[i]) {
+			t.Errorf("Decode: picture %d differs", i)
+		}
+	}
 }
 
 func TestLiftDataURLPrefixInsideEarlierRun(t *testing.T) {

@@ -334,9 +334,16 @@ func SniffRun(text string, r Run) string {
 // vectorised decoder: in place when the run has no escapes, else through a small buffer.
 func DecodeRun(text string, r Run) ([]byte, error) {
 	if !r.Decodable() {
+		return decodeRunTo(nil, text, r)
+	}
+	return decodeRunTo(make([]byte, r.DecodedLen()), text, r)
+}
+
+// decodeRunTo is DecodeRun into dst, which holds r.DecodedLen() bytes.
+func decodeRunTo(dst []byte, text string, r Run) ([]byte, error) {
+	if !r.Decodable() {
 		return nil, fmt.Errorf("base64 run at byte %d: %d characters: %w", r.Start, r.Chars, errRunLength)
 	}
-	dst := make([]byte, r.DecodedLen())
 	out := 0
 	var err error
 	if !r.Escaped {

@@ -5,7 +5,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/strata-eval/strata-eval/results/stats"
 )
@@ -123,27 +122,22 @@ func BenchTable(r *BenchReport) Table {
 	t := Table{Title: "scan and lift per tool message (" + strconv.Itoa(r.Config.Count) + " runs)",
 		Header: []string{"payload", "bytes", "pictures", "min", "median", "p95", "MB/s", "allocs/op", "B/op", "read MB/s", "scan/read"}}
 	t.Right = []bool{false, true, true, true, true, true, true, true, true, true, true}
+	var ns [][]float64
 	for _, p := range r.Payloads {
-		t.Rows = append(t.Rows, []string{p.Name, Thousands(p.Bytes), strconv.Itoa(p.Pictures),
-			nsCell(p.Scan.MinNs), nsCell(p.Scan.MedianNs), nsCell(p.Scan.P95Ns),
-			fmt.Sprintf("%.1f", p.Scan.MBPerSec), Thousands(p.Scan.AllocsPerOp), Thousands(p.Scan.BytesPerOp),
-			fmt.Sprintf("%.1f", p.ReadStats.MBPerSec), fmt.Sprintf("%.2f×", p.ScanOverRead)})
+		t.Rows = append(t.Rows, []string{p.Name, Thousands(p.Bytes), strconv.Itoa(p.Pictures), "", "", "",
+			MBPerSecCell(p.Scan.MBPerSec), Thousands(p.Scan.AllocsPerOp), Thousands(p.Scan.BytesPerOp),
+			MBPerSecCell(p.ReadStats.MBPerSec), fmt.Sprintf("%.2f×", p.ScanOverRead)})
+		ns = append(ns, []float64{p.Scan.MinNs, p.Scan.MedianNs, p.Scan.P95Ns})
 	}
+	durationColumns(&t, []int{3, 4, 5}, ns)
 	return t
 }
 
-// nsCell prints nanoseconds as a duration rounded to three significant figures.
+// nsCell prints nanoseconds with three significant digits in the unit that suits the value (a
+// cell of a column whose rows are different figures).
 func nsCell(ns float64) string {
-	d := time.Duration(ns)
-	switch {
-	case d >= time.Second:
-		return d.Round(10 * time.Millisecond).String()
-	case d >= time.Millisecond:
-		return d.Round(10 * time.Microsecond).String()
-	case d >= time.Microsecond:
-		return d.Round(10 * time.Nanosecond).String()
-	}
-	return d.String()
+	name, scale := durationUnit(ns)
+	return Significant(ns/scale) + " " + name
 }
 
 // WriteGoBench writes a bench report in the Go benchmark format, one line per run, so that

@@ -235,8 +235,16 @@ func cellWidth(s string) int {
 	return w
 }
 
-// Wrap breaks s into lines of at most width runes: after a space, or after a '/', '#', '@' or
-// ',' (ids and JSON Pointers), and mid-word only when a word is longer than a line.
+// idBreaks are the characters after which a word without spaces may be broken: first those
+// of ids and paths, then, when none is in reach, those inside names.
+const (
+	idBreaks   = "/#@,"
+	nameBreaks = "-_.:"
+)
+
+// Wrap breaks s into lines of at most width runes: after a space, else after one of idBreaks
+// (ids and JSON Pointers), else after one of nameBreaks (file and family names:
+// "hf/qwen2vl-" over "classdefault"), and mid-word only when a word has none within a line.
 func Wrap(s string, width int) string {
 	if width < 1 || utf8.RuneCountInString(s) <= width {
 		return s
@@ -244,15 +252,26 @@ func Wrap(s string, width int) string {
 	var lines []string
 	rs := []rune(s)
 	for len(rs) > width {
-		cut := -1
+		cut, idCut, nameCut := -1, -1, -1
 		for i := width; i > 0; i-- {
 			if rs[i-1] == ' ' || rs[i] == ' ' {
 				cut = i
 				break
 			}
-			if strings.ContainsRune("/#@,", rs[i-1]) && cut < 0 && i > width/3 {
-				cut = i // an id's break point, unless it leaves a very short line; a space before it wins
+			if i > width/3 { // a break point that leaves a very short line is not taken
+				if idCut < 0 && strings.ContainsRune(idBreaks, rs[i-1]) {
+					idCut = i
+				}
+				if nameCut < 0 && strings.ContainsRune(nameBreaks, rs[i-1]) {
+					nameCut = i
+				}
 			}
+		}
+		if cut < 0 {
+			cut = idCut
+		}
+		if cut < 0 {
+			cut = nameCut
 		}
 		if cut <= 0 {
 			cut = width

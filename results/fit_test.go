@@ -33,6 +33,10 @@ func TestWrap(t *testing.T) {
 		{"line 1 /messages/2/content/0/content/1/source/data", 24, "line 1\n/messages/2/content/0/\ncontent/1/source/data"},
 		{"abcdefghijklmnop", 5, "abcde\nfghij\nklmno\np"},
 		{"cases seeing a picture", 11, "cases\nseeing a\npicture"},
+		// names break after '-', '.' and the like, never mid-word while one is in reach
+		{"hf/qwen2vl-classdefault", 20, "hf/qwen2vl-\nclassdefault"},
+		{"anthropic-tool-result-webp.json#0@5", 20, "anthropic-tool-\nresult-webp.json#0@5"},
+		{"catalog examples/catalog.yaml: providers.local.models.qwen3-8b", 24, "catalog\nexamples/catalog.yaml:\nproviders.local.models.\nqwen3-8b"},
 	}
 	for _, tt := range tests {
 		if got := Wrap(tt.in, tt.width); got != tt.want {

@@ -2,8 +2,13 @@ package results
 
 import (
 	_ "embed"
+	"encoding/base64"
+	"fmt"
 	"html/template"
 	"io"
+	"strings"
+
+	"github.com/strata-eval/strata-eval/records"
 )
 
 // reportTemplate is the HTML report: one self-contained file (inline CSS and script, charts
@@ -40,8 +45,13 @@ type htmlPage struct {
 	Header   string
 	Summary  Table
 	Pictures []htmlPicture
-	Problems []Problem
-	Data     chartData
+	// Thumbnails are every thumbnail once (the rows' pictures copy theirs); Missing counts the
+	// pictures past the budget, Budget names it.
+	Thumbnails []htmlThumbnail
+	Missing    int
+	Budget     string
+	Problems   []Problem
+	Data       chartData
 }
 
 // htmlPicture is one row of the pictures table of the report.
@@ -49,6 +59,16 @@ type htmlPicture struct {
 	Case, Arm, Where, Picture, Outcome, Reason, SHA256 string
 	Rows                                               int
 	Seen                                               bool
+	// Thumb is the picture's thumbnail, After that of what the agent made of it (nil: none).
+	Thumb, After *htmlThumbnail
+}
+
+// htmlThumbnail is one thumbnail of the page.
+type htmlThumbnail struct {
+	ID            string // the digest's first 16 hex digits
+	Src           template.URL
+	Width, Height int
+	Caption       string
 }
 
 // WriteHTML writes the report as one self-contained HTML page: the header, the summary, a
@@ -56,7 +76,32 @@ type htmlPicture struct {
 // bars of a chart differ by 100× or more), and every picture with its outcome.
 func WriteHTML(w io.Writer, r *Report) error {
 	page := htmlPage{Header: Header(r), Summary: SummaryTable(r), Problems: r.Problems,
-		Data: chartData{Arms: []chartBar{}, Cases: []chartCase{}}} // [] not null: a run of no case still draws
+		Data:   chartData{Arms: []chartBar{}, Cases: []chartCase{}}, // [] not null: a run of no case still draws
+		Budget: ByteSize(records.ThumbnailBudget)}
+	set := PageThumbnails(r.Cases, r.Thumbnails)
+	thumbs := map[string]*htmlThumbnail{}
+	missing := map[string]bool{}
+	for _, t := range set.List {
+		thumbs[t.SHA256] = &htmlThumbnail{ID: t.SHA256[:min(16, len(t.SHA256))], Width: t.Width, Height: t.Height,
+			Src: template.URL("data:" + t.Type + ";base64," + base64.StdEncoding.EncodeToString(t.Data))}
+	}
+	cut := set.Cut || r.ThumbnailsCut
+	// thumb is the thumbnail of digest, captioned by the first picture that shows it.
+	thumb := func(digest, caption string) *htmlThumbnail {
+		t := thumbs[digest]
+		if t == nil {
+			if digest != "" && cut && !missing[digest] {
+				missing[digest] = true
+				page.Missing++
+			}
+			return nil
+		}
+		if t.Caption == "" {
+			t.Caption = caption
+			page.Thumbnails = append(page.Thumbnails, *t)
+		}
+		return t
+	}
 	for _, s := range r.Summary {
 		page.Data.Arms = append(page.Data.Arms, chartBar{Arm: s.Arm, PromptTokens: s.PromptTokens, ImageRows: s.ImageRows, Refused: s.Refused > 0})
 	}
@@ -65,13 +110,35 @@ func WriteHTML(w io.Writer, r *Report) error {
 		for _, a := range c.Arms {
 			cc.Bars = append(cc.Bars, chartBar{Arm: a.Arm, PromptTokens: int64(a.PromptTokens), ImageRows: int64(a.ImageRows), Refused: !a.Fits})
 			for _, p := range a.Pictures {
-				page.Pictures = append(page.Pictures, htmlPicture{Case: c.ID, Arm: a.Arm, Where: where(p), Picture: pictureCell(p),
-					Outcome: string(p.Outcome), Reason: p.Reason, SHA256: p.SHA256, Rows: p.PromptRows(), Seen: p.SeenByModel})
+				row := htmlPicture{Case: c.ID, Arm: a.Arm, Where: where(p), Picture: pictureCell(p),
+					Outcome: string(p.Outcome), Reason: p.Reason, SHA256: p.SHA256, Rows: p.PromptRows(), Seen: p.SeenByModel}
+				row.Thumb = thumb(p.SHA256, thumbnailCaption(p.Type, p.Width, p.Height, p.Bytes, p.SHA256))
+				if rs := p.Resized; rs != nil {
+					row.Thumb = thumb(p.SHA256, thumbnailCaption(p.Type, rs.FromWidth, rs.FromHeight, rs.FromBytes, p.SHA256))
+					row.After = thumb(rs.ToSHA256, thumbnailCaption(rs.ToType, rs.ToWidth, rs.ToHeight, rs.ToBytes, rs.ToSHA256))
+				}
+				page.Pictures = append(page.Pictures, row)
 			}
 		}
 		page.Data.Cases = append(page.Data.Cases, cc)
 	}
 	return reportPage.Execute(w, page)
+}
+
+// thumbnailCaption names a picture under its thumbnail: type, size, bytes and digest.
+func thumbnailCaption(mime string, w, h, bytes int, digest string) string {
+	var parts []string
+	if mime != "" {
+		parts = append(parts, strings.TrimPrefix(mime, "image/"))
+	}
+	if w > 0 {
+		parts = append(parts, fmt.Sprintf("%d×%d", w, h))
+	}
+	if bytes > 0 {
+		parts = append(parts, ByteSize(int64(bytes)))
+	}
+	parts = append(parts, fmt.Sprintf("%.12s", digest))
+	return strings.Join(parts, " · ")
 }
 
 // htmlCount formats a count for the page (the digits of the tables).

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/strata-eval/strata-eval/records"
 )
 
 // ErrMissingShards is wrapped by Merge's error when the reports are shards of one run and
@@ -79,6 +81,13 @@ func Merge(reports []*Report) (*Report, error) {
 		names[i] = a.Name
 	}
 	out.Summary = Summarize(out.Cases, names)
+	var thumbs []records.Thumbnail
+	for _, r := range reports {
+		thumbs = append(thumbs, r.Thumbnails...)
+		out.ThumbnailsCut = out.ThumbnailsCut || r.ThumbnailsCut
+	}
+	set := PageThumbnails(out.Cases, thumbs)
+	out.Thumbnails, out.ThumbnailsCut = set.List, out.ThumbnailsCut || set.Cut
 	out.Timings = mergeTimings(reports, out.Cases, names)
 	for _, in := range out.Config.Inputs {
 		out.Timings.InputBytes += in.Bytes
@@ -91,6 +100,7 @@ func sameMeasurement(a, b RunConfig) error {
 	fields := []struct{ name, a, b string }{
 		{"tokenizer", a.Tokenizer, b.Tokenizer},
 		{"template", a.Template, b.Template},
+		{"template_date", a.TemplateDate, b.TemplateDate},
 		{"vision", a.Vision, b.Vision},
 		{"context", strconv.Itoa(a.Context), strconv.Itoa(b.Context)},
 		{"turns", a.Turns, b.Turns},

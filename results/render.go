@@ -111,7 +111,7 @@ func writeTable(tbl *tablewriter.Table, t Table) error {
 // CSVHeader is the header of the flat CSV: one row per case and arm.
 var csvHeader = []string{"case", "file", "format", "conversation", "request", "arm", "tool_chars", "tool_pictures",
 	"text_tokens", "image_rows", "prompt_tokens", "text_source", "rows_source", "context", "fits", "sees_picture", "pictures", "verdict",
-	"computed_prompt_tokens", "count_diff", "count_method", "answer", "correct", "divergence"}
+	"computed_prompt_tokens", "count_diff", "count_method", "answer", "correct", "divergence", "gate"}
 
 // WriteCSV writes one row per case and arm.
 func WriteCSV(w io.Writer, r *Report) error {
@@ -127,6 +127,7 @@ func WriteCSV(w io.Writer, r *Report) error {
 				strconv.Itoa(a.Context), strconv.FormatBool(a.Fits), strconv.FormatBool(a.SeesPicture),
 				strconv.Itoa(len(a.Pictures)), a.Verdict}
 			rec = append(rec, liveColumns(a)...)
+			rec = append(rec, gateColumn(a))
 			if err := cw.Write(rec); err != nil {
 				return err
 			}
@@ -134,6 +135,15 @@ func WriteCSV(w io.Writer, r *Report) error {
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// gateColumn is the lane a gate arm's gate chose and why ("text: image_input_mode auto and …"),
+// empty for the other arms.
+func gateColumn(a ArmCase) string {
+	if a.Gate == nil {
+		return ""
+	}
+	return a.Gate.Lane + ": " + a.Gate.Reason
 }
 
 // WriteJSON writes the report as indented JSON.

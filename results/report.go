@@ -19,6 +19,11 @@ type Report struct {
 	Summary  []ArmSummary `json:"summary"`
 	Cases    []Case       `json:"cases"`
 	Problems []Problem    `json:"problems,omitempty"`
+	// Thumbnails are small copies of the pictures for the report page, one per digest, in the
+	// order the cases meet them, records.ThumbnailBudget bytes at most; ThumbnailsCut says the
+	// budget was spent and later pictures have none.
+	Thumbnails    []records.Thumbnail `json:"thumbnails,omitempty"`
+	ThumbnailsCut bool                `json:"thumbnails_cut,omitempty"`
 	// Timings holds everything measured in time, kept apart so that the rest of the report is
 	// byte-identical for the same inputs and flags.
 	Timings Timings `json:"timings"`
@@ -26,17 +31,19 @@ type Report struct {
 
 // RunConfig records what produced a report.
 type RunConfig struct {
-	ToolVersion string            `json:"tool_version"`
-	Inputs      []Input           `json:"inputs"`
-	Tokenizer   string            `json:"tokenizer"`
-	Template    string            `json:"template"`
-	Vision      string            `json:"vision"`
-	Context     int               `json:"context"`
-	Turns       string            `json:"turns"`
-	MCPDelivery string            `json:"mcp_delivery,omitempty"`
-	Arms        []records.Arm     `json:"arms"`
-	Flags       map[string]string `json:"flags"`
-	Shard       string            `json:"shard,omitempty"`
+	ToolVersion string  `json:"tool_version"`
+	Inputs      []Input `json:"inputs"`
+	Tokenizer   string  `json:"tokenizer"`
+	Template    string  `json:"template"`
+	// TemplateDate is the date the template wrote as today's (llama3, mistral, date_string).
+	TemplateDate string            `json:"template_date,omitempty"`
+	Vision       string            `json:"vision"`
+	Context      int               `json:"context"`
+	Turns        string            `json:"turns"`
+	MCPDelivery  string            `json:"mcp_delivery,omitempty"`
+	Arms         []records.Arm     `json:"arms"`
+	Flags        map[string]string `json:"flags"`
+	Shard        string            `json:"shard,omitempty"`
 	// Engine is the engine that counted (offline, http, llama); Model, API, Endpoints and
 	// Server describe a live one (URLs with user info redacted, never a key).
 	Engine    string   `json:"engine,omitempty"`

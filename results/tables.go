@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/strata-eval/strata-eval/internal/thousands"
 )
@@ -240,21 +239,21 @@ func outcomes(m map[string]int) string {
 	return strings.Join(parts, ", ")
 }
 
-// ScanTable reports scan times per arm (p50, p95, max, total).
+// ScanTable reports scan times per arm (p50, p95, max, total), each column in one unit.
 func ScanTable(r *Report) Table {
 	t := Table{Title: "scan time", Header: []string{"arm", "tool messages", "bytes", "p50", "p95", "max", "total"}}
 	t.Right = []bool{false, true, true, true, true, true, true}
+	var ns [][]float64
 	for _, s := range r.Timings.Scan {
 		if s.Messages == 0 {
 			continue // an arm that scans nothing (the legacy server) has no scan times
 		}
-		t.Rows = append(t.Rows, []string{s.Arm, strconv.Itoa(s.Messages), Thousands(s.Bytes),
-			dur(s.P50), dur(s.P95), dur(s.Max), dur(s.Total)})
+		t.Rows = append(t.Rows, []string{s.Arm, strconv.Itoa(s.Messages), Thousands(s.Bytes), "", "", "", ""})
+		ns = append(ns, []float64{float64(s.P50), float64(s.P95), float64(s.Max), float64(s.Total)})
 	}
+	durationColumns(&t, []int{3, 4, 5, 6}, ns)
 	return t
 }
-
-func dur(ns int64) string { return time.Duration(ns).String() }
 
 func where(p Picture) string {
 	s := p.Loc.Pointer

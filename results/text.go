@@ -3,6 +3,7 @@ package results
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -40,30 +41,33 @@ func orDash(s string) string {
 	return s
 }
 
-// TextTables returns the tables of the text forms: the per-case tables (unless Summary), the
-// summary, the scan times, the pictures in their compact form (unless Summary) and the problems.
-func TextTables(r *Report, o WriteOptions) []Table {
-	var ts []Table
+// TextTables returns the tables of the text forms. Markdown, a document read from the top,
+// starts with the summary: summary, scan times, per-case tables (unless Summary), the pictures
+// in their compact form (unless Summary), problems. The terminal ends on the summary, which is
+// then what stays on the screen: per-case tables, pictures, scan times, problems, summary.
+func TextTables(r *Report, o WriteOptions, markdown bool) []Table {
+	var cases, pictures, scan, problems []Table
 	if !o.Summary {
 		for _, c := range r.Cases {
-			ts = append(ts, CaseTable(c))
+			cases = append(cases, CaseTable(c))
+		}
+		if pt := CompactPictureTable(r); len(pt.Rows) > 0 {
+			pictures = append(pictures, pt)
 		}
 	}
-	ts = append(ts, SummaryTable(r))
 	if len(r.Timings.Scan) > 0 {
 		if st := ScanTable(r); len(st.Rows) > 0 {
-			ts = append(ts, st)
-		}
-	}
-	if !o.Summary {
-		if pt := CompactPictureTable(r); len(pt.Rows) > 0 {
-			ts = append(ts, pt)
+			scan = append(scan, st)
 		}
 	}
 	if len(r.Problems) > 0 {
-		ts = append(ts, ProblemTable(r))
+		problems = append(problems, ProblemTable(r))
 	}
-	return ts
+	summary := []Table{SummaryTable(r)}
+	if markdown {
+		return slices.Concat(summary, scan, cases, pictures, problems)
+	}
+	return slices.Concat(cases, pictures, scan, problems, summary)
 }
 
 // writeText writes the header and the tables; terminal tables are fitted to the width, their
@@ -76,7 +80,7 @@ func writeText(w io.Writer, r *Report, o WriteOptions, markdown bool) error {
 	if _, err := fmt.Fprintf(w, "%s\n\n", header); err != nil {
 		return err
 	}
-	ts := TextTables(r, o)
+	ts := TextTables(r, o, markdown)
 	if !markdown {
 		width := o.Width
 		if width <= 0 {

@@ -1,6 +1,11 @@
 package run
 
-import "github.com/strata-eval/strata-eval/replay"
+import (
+	"strings"
+
+	"github.com/strata-eval/strata-eval/internal/suggest"
+	"github.com/strata-eval/strata-eval/replay"
+)
 
 // SelectArms returns the arms to run: the built-in ones, then those of the arms file config
 // (when not ""), kept to names (in that order) when names is not empty.
@@ -20,18 +25,35 @@ func SelectArms(config string, names []string) ([]replay.Arm, error) {
 		return arms, nil
 	}
 	byName := map[string]replay.Arm{}
+	var all []string
 	for _, a := range arms {
 		byName[a.Name] = a
+		all = append(all, a.Name)
 	}
 	var out []replay.Arm
 	for _, n := range names {
 		a, ok := byName[n]
 		if !ok {
-			return nil, usageErrorf("--arms: no arm named %q", n)
+			return nil, usageErrorf("--arms: no arm named %q%s; the arms are %s", n, suggest.DidYouMean(n, all), strings.Join(all, ", "))
 		}
 		out = append(out, a)
 	}
 	return out, nil
+}
+
+// ModelForCatalogs gives model (the http engine's --model, the name the server is asked for) to
+// every gate arm that names a catalog but no model, so that the catalog looks up the model the
+// replay talks to (docs/decisions.md). An arm's own model: wins.
+func ModelForCatalogs(arms []replay.Arm, model string) {
+	if model == "" {
+		return
+	}
+	for i := range arms {
+		s := &arms[i].Settings
+		if s.Client == replay.ClientGate && s.Catalog != "" && s.Model == "" {
+			s.Model = model
+		}
+	}
 }
 
 // declareReplayedModel declares the replayed model vision-capable for a gate arm that says

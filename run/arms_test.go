@@ -115,16 +115,9 @@ func TestProgressCountsTheInputBytes(t *testing.T) {
 		}
 		total += info.Size()
 	}
-	arms, err := SelectArms("", []string{"after"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	off, err := engine.NewOffline(engine.OfflineConfig{Tokenizer: "o200k_base", Vision: "llamacpp/qwen3vl"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	arms, off := afterArmOffline(t)
 	var reports []Progress
-	_, err = Run(context.Background(), Config{Paths: paths, Workers: 1, Arms: arms, Offline: off,
+	_, err := Run(context.Background(), Config{Paths: paths, Workers: 1, Arms: arms, Offline: off,
 		Progress: func(p Progress) { reports = append(reports, p) }})
 	if err != nil {
 		t.Fatal(err)
@@ -137,4 +130,60 @@ func TestProgressCountsTheInputBytes(t *testing.T) {
 			t.Errorf("report %d: %+v (total %d)", i, p, total)
 		}
 	}
+}
+
+// TestModelForCatalogs: a gate arm that names a catalog but no model looks up the http engine's
+// --model; an arm's own model, and an arm without a catalog, are left as they are.
+func TestModelForCatalogs(t *testing.T) {
+	arms, err := SelectArms("../examples/catalog-arms.yaml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	arms = append(arms, replay.Arm{Name: "bare", Settings: replay.Settings{Client: replay.ClientGate, Provider: "local", Catalog: arms[len(arms)-1].Settings.Catalog}})
+	ModelForCatalogs(arms, "qwen3-vl-8b")
+	for _, a := range arms {
+		want := map[string]string{"agent-sees": "qwen3-vl-8b", "agent-blind": "qwen3-8b", "agent-unlisted": "qwen3-vl-32b", "bare": "qwen3-vl-8b"}[a.Name]
+		if a.Settings.Model != want {
+			t.Errorf("arm %s: model %q, want %q", a.Name, a.Settings.Model, want)
+		}
+	}
+	if d := replay.Decide(arms[len(arms)-1].Settings, mustCatalog(t, arms[len(arms)-1].Settings.Catalog)); d.Lane != replay.LaneNative {
+		t.Errorf("the bare arm with --model qwen3-vl-8b: lane %s (%s), want native", d.Lane, d.Reason)
+	}
+}
+
+func mustCatalog(t *testing.T, path string) *replay.Catalog {
+	t.Helper()
+	c, err := replay.LoadCatalog(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestProgressEmbeddedCorpusHasATotal: the embedded corpus's size is known, so its progress is a
+// bar with a total (not "1/-"), read to the end.
+func TestProgressEmbeddedCorpusHasATotal(t *testing.T) {
+	arms, off := afterArmOffline(t)
+	var last Progress
+	if _, err := Run(context.Background(), Config{Workers: 1, Arms: arms, Offline: off, Progress: func(p Progress) { last = p }}); err != nil {
+		t.Fatal(err)
+	}
+	if last.TotalBytes < 1_000_000 || last.ReadBytes > last.TotalBytes || last.Done == 0 {
+		t.Errorf("last progress report %+v: want the embedded corpus's size (over 1 MB) as the total", last)
+	}
+}
+
+// afterArmOffline is the after arm and the default offline counter.
+func afterArmOffline(t *testing.T) ([]replay.Arm, *engine.Offline) {
+	t.Helper()
+	arms, err := SelectArms("", []string{"after"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	off, err := engine.NewOffline(engine.OfflineConfig{Tokenizer: "o200k_base", Vision: "llamacpp/qwen3vl"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return arms, off
 }

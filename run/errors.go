@@ -1,6 +1,10 @@
 package run
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/strata-eval/strata-eval/corpora"
+)
 
 // UsageError is a configuration the run cannot start with: a bad setting, a malformed arms
 // file, an engine that cannot do what was asked. The command maps it to its usage exit code.
@@ -31,4 +35,42 @@ type InputsError struct {
 
 func (e *InputsError) Error() string {
 	return fmt.Sprintf("%d problem(s) reading the inputs; the rest was processed", e.Problems)
+}
+
+// ServerError says a live server failed requests: the cases it cost were not measured (they
+// are neither in the report nor in cases.jsonl, so that --resume measures them); the rest was
+// measured and reported. The command maps it to its runtime-error exit code, never to the
+// inputs one: the inputs were fine.
+type ServerError struct {
+	// Err is the failure: the open circuit that stopped the run, else the first failure.
+	Err error
+	// Measured and NotMeasured count the cases of the run (resumed ones among the measured).
+	Measured, NotMeasured int
+	// Stopped says the run stopped sending (the server gone or failing again and again).
+	Stopped bool
+	// Out says the cases were written to a folder, so that --resume can finish the run.
+	Out bool
+}
+
+func (e *ServerError) Error() string {
+	resume := "run again with --out DIR, then --resume, to measure them"
+	if e.Out {
+		resume = "run again with --resume to measure them"
+	}
+	verb := "failed"
+	if e.Stopped {
+		verb = "stopped the run"
+	}
+	return fmt.Sprintf("%v: the server %s; %d case(s) measured, %d not (%s)", e.Err, verb, e.Measured, e.NotMeasured, resume)
+}
+
+func (e *ServerError) Unwrap() error { return e.Err }
+
+// NotRecordingError says that a file named on the command line is not a recording of a format
+// strata-eval reads; nothing was read. The command maps it to its inputs exit code.
+type NotRecordingError struct{ Path string }
+
+func (e *NotRecordingError) Error() string {
+	return fmt.Sprintf("%s: not a recording strata-eval reads (formats: %s); if it is one, name its format with --input-format",
+		e.Path, corpora.FormatList())
 }

@@ -196,7 +196,9 @@ func TestHostilePicturesEveryPath(t *testing.T) {
 // TestArmErrorsKeptAndCommonSummary replays through a server that fails every request carrying
 // a picture: the before arm measures every case, the after and agent arms fail on the case with
 // a picture. Each arm's error is kept on the case, the case keeps the arms that worked, and the
-// summary compares the arms over the cases measured in all of them.
+// summary compares the arms over the cases measured in all of them. The server failed, not the
+// inputs: the run ends with a *ServerError (exit 1) that counts the case as not measured, and
+// no problem of the inputs names it.
 func TestArmErrorsKeptAndCommonSummary(t *testing.T) {
 	off := offlineForTest(t)
 	srv := engine.NewTestServer(engine.TestServerConfig{Counter: off, Context: 262144,
@@ -224,9 +226,9 @@ func TestArmErrorsKeptAndCommonSummary(t *testing.T) {
 	}
 	rep, err := Run(context.Background(), Config{Paths: []string{dir}, Workers: 1, Arms: replay.BuiltinArms(),
 		Offline: off, Engine: h})
-	var inputs *InputsError
-	if !errors.As(err, &inputs) {
-		t.Fatalf("Run: %v, want an *InputsError (exit 3)", err)
+	var server *ServerError
+	if !errors.As(err, &server) || server.Measured != 2 || server.NotMeasured != 1 {
+		t.Fatalf("Run: %v, want a *ServerError (exit 1): 2 cases measured, 1 not", err)
 	}
 	if len(rep.Cases) != 3 {
 		t.Fatalf("%d cases, want 3 (none lost)", len(rep.Cases))
@@ -265,8 +267,8 @@ func TestArmErrorsKeptAndCommonSummary(t *testing.T) {
 			n++
 		}
 	}
-	if n != 2 {
-		t.Errorf("%d problems name the case with a picture, want 2 (one per failed arm):\n%s", n, fmtProblems(rep.Problems))
+	if n != 0 {
+		t.Errorf("%d problems name the case with a picture, want none (the server failed it):\n%s", n, fmtProblems(rep.Problems))
 	}
 }
 

@@ -24,10 +24,12 @@ type liveState struct {
 	// that kept their computed counts because of it.
 	noPictures    error
 	noPictureArms int
-	// gone is the error that said the server stopped answering; notReplayed counts the cases
-	// given up because of it.
-	gone        error
-	notReplayed int
+	// stop is the open circuit that stopped the run (the server gone or failing again and
+	// again); fault is the first failure of the server that cost a case; notMeasured counts
+	// the cases it cost, those not sent once the run stopped included.
+	stop        error
+	fault       error
+	notMeasured int
 }
 
 // warn records a warning for the report and prints it at once.
@@ -51,39 +53,46 @@ func (s *liveState) pictureRefused(err error) {
 	}
 }
 
-// serverGone records that the server is gone; the cases not yet replayed are given up.
-func (s *liveState) serverGone(err error) {
+// serverFailed records a request the server failed; an open circuit stops the run.
+func (s *liveState) serverFailed(err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.gone == nil {
-		s.gone = err
-		fmt.Fprintf(s.notes, "strata-eval: %v; the remaining cases are not sent (--resume replays them)\n", err)
+	if s.fault == nil {
+		s.fault = err
+	}
+	if s.stop == nil && (errors.Is(err, engine.ErrServerGone) || errors.Is(err, engine.ErrServerFailing)) {
+		s.stop = err
 	}
 }
 
-// goneErr is the error that said the server is gone, or nil.
-func (s *liveState) goneErr() error {
+// caseNotMeasured counts a case the server cost (or that was not sent once the run stopped).
+func (s *liveState) caseNotMeasured() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.gone
+	s.notMeasured++
 }
 
-// giveUp counts a case not replayed because the server is gone and returns its error text.
-func (s *liveState) giveUp() string {
+// stopped says whether the run stopped sending.
+func (s *liveState) stopped() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.notReplayed++
-	return fmt.Sprintf("not replayed: %v", s.gone)
+	return s.stop != nil
 }
 
-// runError is the error a run ends with when the server went away, else nil.
-func (s *liveState) runError() error {
+// runError is the error a run ends with when the server cost it cases, else nil; cases is
+// how many the run went through.
+func (s *liveState) runError(cases int, out bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.gone == nil {
+	if s.notMeasured == 0 {
 		return nil
 	}
-	return fmt.Errorf("%w; %d case(s) not replayed (their error is in the report; --resume replays them)", s.gone, s.notReplayed)
+	measured := cases - s.notMeasured
+	err := s.fault
+	if s.stop != nil {
+		err = s.stop
+	}
+	return &ServerError{Err: err, Measured: measured, NotMeasured: s.notMeasured, Stopped: s.stop != nil, Out: out}
 }
 
 // report returns the warnings of the run, the refusal of pictures included.
@@ -98,9 +107,17 @@ func (s *liveState) report() []string {
 }
 
 // checkServer compares the configuration with what a live http server says about itself
-// (llama.cpp's /props): the context size and the model the server runs.
-func (m *meter) checkServer(ctx context.Context, h *engine.HTTP, cfg *Config) {
-	info, ok := h.Props(ctx)
+// (llama.cpp's /props): the context size and the model the server runs. A /props that cannot
+// be read stops the run, unless --ctx gives the context: a context guessed would change the
+// verdicts.
+func (m *meter) checkServer(ctx context.Context, h *engine.HTTP, cfg *Config) error {
+	info, ok, err := h.Props(ctx)
+	if err != nil {
+		if cfg.Context == 0 {
+			return fmt.Errorf("cannot read the server's context from /props: %w; pass --ctx N to run with a context of your own", err)
+		}
+		m.live.warn("cannot read the server's context from /props (%v): --ctx %d is used", err, cfg.Context)
+	}
 	if ok {
 		m.server = info.Build
 		switch {
@@ -122,6 +139,7 @@ func (m *meter) checkServer(ctx context.Context, h *engine.HTTP, cfg *Config) {
 	case strings.HasSuffix(tok, ".gguf") && info.ModelPath != "" && !strings.EqualFold(filepath.Base(cfg.Tokenizer), served):
 		m.live.warn("--tokenizer %s is not the model the server runs (%s): server − computed compares two models", filepath.Base(cfg.Tokenizer), served)
 	}
+	return nil
 }
 
 // checkReference warns when a verbatim arm runs without the arm its count is compared with.
@@ -143,15 +161,56 @@ func (m *meter) checkReference(arms []replay.Arm) {
 }
 
 // liveFailure sorts an engine's failure to count an arm: a refusal of pictures is recorded and
-// returned as noPictures (the arm keeps its computed counts); a server gone is recorded and
-// returned as err; anything else is returned as err.
+// returned as noPictures (the arm keeps its computed counts); anything else is returned as err.
 func (m *meter) liveFailure(err error) (noPictures, rest error) {
-	switch {
-	case errors.Is(err, engine.ErrNoPictures):
+	if errors.Is(err, engine.ErrNoPictures) {
 		m.live.pictureRefused(err)
 		return err, nil
-	case errors.Is(err, engine.ErrServerGone):
-		m.live.serverGone(err)
 	}
 	return nil, err
+}
+
+// checkTemplate compares, once, the prompt a llama.cpp server's chat template makes of a request
+// (its /apply-template) with the one --template renders, and warns with the first line that
+// differs: server − computed then holds the difference of the templates, not of the tokenizers.
+// A server without /apply-template is not compared.
+func (m *meter) checkTemplate(ctx context.Context, h *engine.HTTP, req engine.Request) {
+	if m.templateChecked.Swap(true) {
+		return
+	}
+	server, ok, err := h.ApplyTemplate(ctx, req)
+	if err != nil || !ok {
+		return
+	}
+	computed, err := m.offline.Render(req.Messages, req.Tools)
+	if err != nil {
+		return
+	}
+	if line, s, c, differ := firstDifferingLine(server, computed); differ {
+		m.live.warn("the server's chat template is not --template %s: line %d of the first request's prompt is %q on the server, %q computed; server − computed counts the difference (start the server with the template --template names, or name the server's with --template; a date differs unless --template-date today)",
+			m.templateName, line, s, c)
+	}
+}
+
+// firstDifferingLine returns the first line (1-based) where a and b differ, with the two
+// lines, each cut to 80 characters.
+func firstDifferingLine(a, b string) (int, string, string, bool) {
+	if a == b {
+		return 0, "", "", false
+	}
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	cut := func(lines []string, i int) string {
+		if i >= len(lines) {
+			return "(the prompt ends)"
+		}
+		if r := []rune(lines[i]); len(r) > 80 {
+			return string(r[:80]) + "…"
+		}
+		return lines[i]
+	}
+	i := 0
+	for i < len(al) && i < len(bl) && al[i] == bl[i] {
+		i++
+	}
+	return i + 1, cut(al, i), cut(bl, i), true
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/strata-eval/strata-eval/corpora"
 	"github.com/strata-eval/strata-eval/results"
@@ -182,8 +183,9 @@ func (ex *expanded) walk(dir string, seenDirs map[string]bool, seenFiles map[str
 // Load reads every path (the embedded sample corpus when there is none) and calls each for
 // every conversation. A file that cannot be read is a problem; the others go on.
 //
-// A file found by walking a folder whose format cannot be told (a README, a manifest) is
-// skipped with a note on notes; a file named on the command line is a problem.
+// The files found by walking a folder whose format cannot be told (a README, a manifest) are
+// skipped and counted in one note on notes; a file named on the command line whose format
+// cannot be told is a *NotRecordingError before anything is read.
 func Load(ctx context.Context, paths []string, format corpora.Format, notes io.Writer, each func(*corpora.Conversation) error) (*LoadResult, error) {
 	return LoadFrom(ctx, paths, nil, format, notes, each)
 }
@@ -204,6 +206,18 @@ func LoadFrom(ctx context.Context, paths []string, stdin io.Reader, format corpo
 	if err != nil {
 		return nil, asUsage(err)
 	}
+	if format == "" {
+		for _, in := range ex.files {
+			if in.FromDir || in.Stdin {
+				continue
+			}
+			if _, err := corpora.DetectFile(in.Path); errors.Is(err, corpora.ErrUnknownFormat) {
+				return nil, &NotRecordingError{Path: in.Path}
+			}
+		}
+	}
+	var skipped []string
+	defer func() { noteSkipped(notes, skipped) }()
 	for _, n := range ex.notes {
 		fmt.Fprintf(notes, "strata-eval: %s\n", n)
 	}
@@ -235,7 +249,7 @@ func LoadFrom(ctx context.Context, paths []string, stdin io.Reader, format corpo
 		var re *corpora.ReadError
 		switch {
 		case in.FromDir && errors.Is(err, corpora.ErrUnknownFormat):
-			fmt.Fprintf(notes, "strata-eval: skipped %s: not a recorded conversation of a known format\n", f)
+			skipped = append(skipped, f)
 			continue
 		case err == nil:
 			res.Inputs = append(res.Inputs, f)
@@ -250,6 +264,28 @@ func LoadFrom(ctx context.Context, paths []string, stdin io.Reader, format corpo
 		}
 	}
 	return res, nil
+}
+
+// maxSkippedNames is how many of the files skipped as not recordings are named; the rest are
+// counted.
+const maxSkippedNames = 5
+
+// noteSkipped tells, in one line, the files of the folders read that are not recordings (a
+// README, a manifest, a script): how many, and the first maxSkippedNames of them.
+func noteSkipped(notes io.Writer, skipped []string) {
+	if len(skipped) == 0 {
+		return
+	}
+	what := "files that are not recordings"
+	if len(skipped) == 1 {
+		what = "file that is not a recording"
+	}
+	names := skipped[:min(len(skipped), maxSkippedNames)]
+	more := ""
+	if n := len(skipped) - len(names); n > 0 {
+		more = fmt.Sprintf(" and %d more", n)
+	}
+	fmt.Fprintf(notes, "strata-eval: skipped %d %s: %s%s\n", len(skipped), what, strings.Join(names, ", "), more)
 }
 
 // countStdin counts the paths naming standard input.

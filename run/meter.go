@@ -11,6 +11,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/strata-eval/strata-eval/corpora"
@@ -47,6 +48,8 @@ type meter struct {
 	blind string
 	// live holds what the run learnt about a live engine (warnings, pictures, a server gone).
 	live *liveState
+	// templateChecked says the server's template was compared with ours (checkTemplate).
+	templateChecked atomic.Bool
 }
 
 // isLive says whether the engine is not the offline one.
@@ -72,7 +75,9 @@ func newMeter(ctx context.Context, cfg *Config) (*meter, error) {
 	}
 	if h, ok := m.engine.(*engine.HTTP); ok {
 		// the server's own context size decides its verdicts (llama.cpp's /props)
-		m.checkServer(ctx, h, cfg)
+		if err := m.checkServer(ctx, h, cfg); err != nil {
+			return nil, err
+		}
 	}
 	m.checkReference(cfg.Arms)
 	if l, ok := m.engine.(*engine.Llama); ok {
@@ -103,15 +108,19 @@ func newMeter(ctx context.Context, cfg *Config) (*meter, error) {
 // with --answer the model answers, and a refusal by the server is the verdict.
 func (m *meter) measure(ctx context.Context, arm replay.Arm, res *replay.Result, tools []corpora.ToolDef) (results.ArmCase, error) {
 	ac := results.ArmCase{Arm: res.Arm, Context: m.context, Gate: res.Gate}
-	req := engine.Request{Messages: res.Messages, Tools: tools, Verbatim: arm.Settings.Server == replay.ServerVerbatim}
+	req := armRequest(arm, res, tools)
 	count, err := m.offline.Count(ctx, res.Messages, tools)
 	if err != nil {
 		return ac, err
 	}
 	ac.TextTokens, ac.ImageRows, ac.PromptTokens = count.TextTokens, count.ImageRows, count.PromptTokens
+	req.MaxCount = plausibleCount(count.PromptTokens, m.context)
 	ac.TextSource, ac.RowsSource = count.TextSource, count.RowsSource
 	var refused *engine.RefusedError
 	var noPictures error // the server takes no pictures: the arm keeps the computed counts
+	if h, ok := m.engine.(*engine.HTTP); ok && len(count.Images) == 0 && !req.Verbatim && !m.templateChecked.Load() {
+		m.checkTemplate(ctx, h, req)
+	}
 	if m.isLive() {
 		computed := &results.ComputedCount{TextTokens: count.TextTokens, ImageRows: count.ImageRows,
 			PromptTokens: count.PromptTokens, RowsSource: count.RowsSource}
@@ -181,6 +190,15 @@ func (m *meter) measure(ctx context.Context, arm replay.Arm, res *replay.Result,
 		ac.Pictures = append(ac.Pictures, pic)
 	}
 	return ac, nil
+}
+
+// plausibleCount is the largest count a server may report for a prompt computed at computed
+// tokens, with a context of context: a count that fits the context is always plausible (a
+// server holds it); beyond it, eight times the computed count and 4096 tokens more (another
+// tokenizer, another vision family, a chat template of its own). Anything larger is an invalid
+// answer (docs/decisions.md).
+func plausibleCount(computed, context int) int {
+	return max(8*computed+4096, context)
 }
 
 // serverCount fills the arm's counts from the live engine (source "server").
@@ -348,4 +366,9 @@ func describeInput(path string) results.Input {
 	}
 	in.SHA256 = hex.EncodeToString(h.Sum(nil))
 	return in
+}
+
+// armRequest is the request an arm's result makes for an engine.
+func armRequest(arm replay.Arm, res *replay.Result, tools []corpora.ToolDef) engine.Request {
+	return engine.Request{Messages: res.Messages, Tools: tools, Verbatim: arm.Settings.Server == replay.ServerVerbatim}
 }

@@ -3,8 +3,9 @@
 // arms and the engine; Run reads the inputs, replays each request through every arm on
 // Workers workers, streams the cases to CasesOut in input order and returns the report.
 //
-// Errors a command turns into exit codes are typed: *UsageError (the configuration) and
-// *InputsError (some inputs or cases could not be processed; the rest was).
+// Errors a command turns into exit codes are typed: *UsageError (the configuration),
+// *InputsError (some inputs or cases could not be processed; the rest was) and *ServerError (a
+// live server failed cases; the rest was measured).
 package run
 
 import (
@@ -13,8 +14,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -43,6 +46,10 @@ type Config struct {
 	MCPDelivery string
 	// Dump, when set, is a folder for the request each arm hands the model and its pictures.
 	Dump string
+	// Thumbnails makes the thumbnails of the report page (Report.Thumbnails).
+	Thumbnails bool
+	// TemplateDate is the date the chat template writes as today's (recorded in the report).
+	TemplateDate string
 	// Arms are the arms every case runs through, in table order (see SelectArms).
 	Arms []replay.Arm
 	// Shard keeps only the cases of one shard (the zero value keeps every case).
@@ -117,15 +124,21 @@ func Run(ctx context.Context, cfg Config) (*results.Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := sameContext(cfg.Previous, m.context); err != nil {
+		return nil, err
+	}
 	start := now()
 	if cfg.Dump != "" {
-		if err := os.MkdirAll(cfg.Dump, 0o755); err != nil {
+		if err := fsutil.MkdirAll(cfg.Dump); err != nil {
 			return nil, err
 		}
 	}
 	r := &runner{cfg: &cfg, meter: m,
 		applier: replay.Applier{ClientSide: replay.AgentClientSide, MCPDelivery: cfg.MCPDelivery,
 			Pictures: replay.NewPictureMemo()}}
+	if cfg.Thumbnails {
+		r.thumbs = newThumbnailer()
+	}
 	load, runErr := r.execute(ctx)
 	if load == nil {
 		return nil, runErr
@@ -134,10 +147,31 @@ func Run(ctx context.Context, cfg Config) (*results.Report, error) {
 	if runErr != nil {
 		return rep, runErr
 	}
-	if err := m.live.runError(); err != nil {
+	if err := m.live.runError(len(r.cases), cfg.CasesOut != nil); err != nil {
+		rep.Config.Warnings = append(rep.Config.Warnings, err.Error())
 		return rep, err
 	}
 	return rep, load.Err()
+}
+
+// sameContext checks that the cases of an earlier run (resuming) were measured with the
+// context of this one: a run has one context, whose verdicts its summary adds up. An arm the
+// server refused carries the server's own context and is not compared.
+func sameContext(previous map[string]results.Case, context int) error {
+	ids := make([]string, 0, len(previous))
+	for id := range previous {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		c := previous[id]
+		for _, a := range c.Arms {
+			if a.RefusedBy == "" && a.Context != 0 && a.Context != context {
+				return usageErrorf("the cases to resume were measured with a context of %d tokens (case %s), this run's is %d: pass --ctx %d, or run afresh without --resume", a.Context, c.ID, context, a.Context)
+			}
+		}
+	}
+	return nil
 }
 
 // runner is one execution: the meter and the cases as they finish.
@@ -145,6 +179,8 @@ type runner struct {
 	cfg     *Config
 	meter   *meter
 	applier replay.Applier
+	// thumbs makes the report page's thumbnails (nil: none).
+	thumbs *thumbnailer
 
 	mu        sync.Mutex
 	cases     []indexedCase
@@ -162,10 +198,20 @@ type inputSizes struct {
 	read    atomic.Int64
 }
 
-// newInputSizes lists the sizes of the files under paths (none known for the embedded corpus
-// or stdin).
+// newInputSizes lists the sizes of the files under paths, or of the embedded corpus's when
+// there is none (none known for stdin).
 func newInputSizes(paths []string) *inputSizes {
 	s := &inputSizes{size: map[string]int64{}}
+	if len(paths) == 0 {
+		names, _ := corpora.SampleFiles()
+		for _, name := range names {
+			if info, err := fs.Stat(corpora.SampleFS(), name); err == nil {
+				s.size[name] = info.Size()
+				s.total += info.Size()
+			}
+		}
+		return s
+	}
 	ex, err := expandPaths(paths)
 	if err != nil {
 		return s
@@ -204,6 +250,13 @@ type indexedCase struct {
 	resumed bool
 	// cancelled marks a case interrupted by cancellation (not written to cases.jsonl).
 	cancelled bool
+	// serverArms are the arms a server failed: their errors are the server's, not problems
+	// of the inputs. notMeasured marks a case with no arm measured because of it (or not sent
+	// once the run stopped): neither reported nor written, so that --resume measures it.
+	serverArms  map[string]bool
+	notMeasured bool
+	// thumbs are the digests of the thumbnails its worker made.
+	thumbs map[string]bool
 }
 
 // inFlight is an engine that keeps several requests in flight (the http engine).
@@ -268,11 +321,12 @@ func (r *runner) execute(ctx context.Context) (*LoadResult, error) {
 				}
 				delete(pending, next)
 				next++
+				r.thumbs.admit(&c.c, c.thumbs)
 				r.cases = append(r.cases, c)
 				if cfg.Progress != nil {
 					cfg.Progress(Progress{Done: next, TotalBytes: r.sizes.total, ReadBytes: r.sizes.read.Load()})
 				}
-				if cfg.CasesOut != nil && writeErr == nil && !c.resumed && !c.cancelled {
+				if cfg.CasesOut != nil && writeErr == nil && !c.resumed && !c.cancelled && !c.notMeasured {
 					writeErr = writeJSONLine(cfg.CasesOut, c.c)
 				}
 			}
@@ -339,10 +393,10 @@ func (r *runner) replayCase(ctx context.Context, j caseJob) indexedCase {
 	if conv.Expect != nil {
 		c.Question, c.Expected = conv.Expect.Question, conv.Expect.Answer
 	}
-	ic := indexedCase{index: j.index}
-	if r.meter.live.goneErr() != nil {
-		c.AddError("", r.meter.live.giveUp())
-		ic.c = c
+	ic := indexedCase{index: j.index, thumbs: map[string]bool{}}
+	if r.meter.live.stopped() {
+		r.meter.live.caseNotMeasured()
+		ic.notMeasured = true
 		return ic
 	}
 	for _, arm := range r.cfg.Arms {
@@ -351,7 +405,21 @@ func (r *runner) replayCase(ctx context.Context, j caseJob) indexedCase {
 			c.AddError(arm.Name, err.Error())
 			continue
 		}
+		r.thumbs.take(res.Pictures, ic.thumbs)
 		ac, err := r.meter.measure(ctx, arm, res, conv.Tools)
+		if engine.IsServerFault(err) && ctx.Err() == nil {
+			// the server failed, not the case: --resume measures the case again
+			r.meter.live.serverFailed(err)
+			c.AddError(arm.Name, err.Error())
+			if ic.serverArms == nil {
+				ic.serverArms = map[string]bool{}
+			}
+			ic.serverArms[arm.Name] = true
+			if r.meter.live.stopped() {
+				break
+			}
+			continue
+		}
 		if err != nil {
 			c.AddError(arm.Name, err.Error())
 			continue
@@ -368,10 +436,14 @@ func (r *runner) replayCase(ctx context.Context, j caseJob) indexedCase {
 		r.scanBytes[arm.Name] += bytes
 		r.mu.Unlock()
 		if r.cfg.Dump != "" {
-			if err := dumpArm(r.cfg.Dump, c.ID, res, conv.Tools); err != nil {
+			if err := dumpArm(r.cfg.Dump, c.ID, r.meter.engine, res, conv.Tools, arm); err != nil {
 				c.AddError(arm.Name, fmt.Sprintf("dump: %v", err))
 			}
 		}
+	}
+	if ic.serverArms != nil {
+		r.meter.live.caseNotMeasured()
+		ic.notMeasured = len(c.Arms) == 0
 	}
 	r.meter.diverge(&c, r.cfg.Arms)
 	if err := r.meter.score(&c, conv.Expect); err != nil {
@@ -384,11 +456,15 @@ func (r *runner) replayCase(ctx context.Context, j caseJob) indexedCase {
 	return ic
 }
 
-// dumpArm writes the request the arm hands the model (with the declared tools) and the record
-// of its pictures.
-func dumpArm(dir, caseID string, res *replay.Result, tools []corpora.ToolDef) error {
+// dumpArm writes the request the arm hands the model (with the declared tools), as the body
+// the engine sends (engine.DumpBody), and the record of its pictures.
+func dumpArm(dir, caseID string, eng engine.Engine, res *replay.Result, tools []corpora.ToolDef, arm replay.Arm) error {
 	base := filepath.Join(dir, fsutil.SafeName(caseID)+"."+fsutil.SafeName(res.Arm))
-	if err := fsutil.WriteAtomic(base+".request.json", func(w io.Writer) error { return replay.WriteOpenAIChat(w, res, tools...) }); err != nil {
+	body, err := engine.DumpBody(eng, armRequest(arm, res, tools))
+	if err != nil {
+		return fmt.Errorf("arm %s: %w", res.Arm, err)
+	}
+	if err := fsutil.WriteAtomic(base+".request.json", func(w io.Writer) error { _, err := w.Write(body); return err }); err != nil {
 		return err
 	}
 	return fsutil.WriteAtomic(base+".pictures.json", func(w io.Writer) error {
@@ -409,8 +485,9 @@ func dumpArm(dir, caseID string, res *replay.Result, tools []corpora.ToolDef) er
 
 // caseProblems are the problems a measured case reports: the located diagnostic of every
 // picture an arm did not attach because it failed the picture check (docs/pipeline.md §4.6; the
-// case is measured all the same), and every error an arm met.
-func caseProblems(c results.Case) []*corpora.ReadError {
+// case is measured all the same), and every error an arm met, except those of the arms a server
+// failed (serverArms: the run's error says them).
+func caseProblems(c results.Case, serverArms map[string]bool) []*corpora.ReadError {
 	var out []*corpora.ReadError
 	for _, ac := range c.Arms {
 		for _, p := range ac.Pictures {
@@ -420,6 +497,9 @@ func caseProblems(c results.Case) []*corpora.ReadError {
 		}
 	}
 	for _, e := range c.Errors {
+		if e.Arm != "" && serverArms[e.Arm] {
+			continue
+		}
 		msg := e.Message
 		if e.Arm != "" {
 			msg = "arm " + e.Arm + ": " + msg
@@ -434,7 +514,8 @@ func (r *runner) report(load *LoadResult, wall time.Duration) *results.Report {
 	cfg := r.cfg
 	rep := &results.Report{Schema: results.Schema}
 	rep.Config = results.RunConfig{ToolVersion: cfg.ToolVersion, Tokenizer: r.meter.tokenizerName, Template: r.meter.templateName,
-		Vision: r.meter.visionName, Context: r.meter.context, Turns: cfg.Turns, MCPDelivery: cfg.MCPDelivery,
+		TemplateDate: cfg.TemplateDate,
+		Vision:       r.meter.visionName, Context: r.meter.context, Turns: cfg.Turns, MCPDelivery: cfg.MCPDelivery,
 		Arms: replay.ArmRecords(cfg.Arms), Flags: cfg.Flags, Shard: cfg.Shard.String(), Engine: r.meter.engine.Name(),
 		Answer: r.meter.answer, Server: r.meter.server, Warnings: r.meter.live.report()}
 	if h, ok := r.meter.engine.(*engine.HTTP); ok {
@@ -457,11 +538,15 @@ func (r *runner) report(load *LoadResult, wall time.Duration) *results.Report {
 	}
 	var timings []results.CaseTiming
 	for _, ic := range r.cases {
+		if ic.notMeasured {
+			continue
+		}
 		rep.Cases = append(rep.Cases, ic.c)
 		timings = append(timings, ic.timing...)
-		load.Problems = append(load.Problems, caseProblems(ic.c)...)
+		load.Problems = append(load.Problems, caseProblems(ic.c, ic.serverArms)...)
 	}
 	rep.Summary = results.Summarize(rep.Cases, names)
+	r.thumbs.report(rep)
 	for _, p := range load.Problems {
 		rep.Problems = append(rep.Problems, ProblemOf(p))
 	}

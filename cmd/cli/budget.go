@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -27,9 +28,10 @@ type BudgetCheckOptions struct {
 
 func newBudgetCmd(io *IOStreams) *cobra.Command {
 	c := &cobra.Command{
-		Use:   "budget",
-		Short: "Hold measured figures to budgets (CI)",
-		Long:  helpWithExit(`Commands that hold the figures of results files to the budgets of a YAML file.`, ExitInputs, ExitBudget),
+		Use:     "budget",
+		Example: examples("strata-eval replay --summary --out out", "strata-eval budget check out/results.json"),
+		Short:   "Hold measured figures to budgets (CI)",
+		Long:    helpWithExit(`Commands that hold the figures of results files to the budgets of a YAML file.`, ExitInputs, ExitBudget),
 	}
 	c.AddCommand(newBudgetCheckCmd(io))
 	return c
@@ -38,10 +40,12 @@ func newBudgetCmd(io *IOStreams) *cobra.Command {
 func newBudgetCheckCmd(io *IOStreams) *cobra.Command {
 	opts := &BudgetCheckOptions{IO: io}
 	c := &cobra.Command{
-		Use:   "check --budgets FILE RESULTS...",
-		Short: "Evaluate budgets against results files of replay and bench scan",
+		Use:     "check --budgets FILE RESULTS...",
+		Example: examples("strata-eval replay --summary --out out", "strata-eval budget check --budgets budgets.yaml out/results.json", "strata-eval budget check --baseline out --format markdown out"),
+		Short:   "Evaluate budgets against results files of replay and bench scan",
 		Long: helpWithExit(`Reads one or more results files (results.json of replay, the JSON of bench scan --json;
-several are combined, e.g. shards) and evaluates every budget of the budgets file:
+several are combined, e.g. shards; a folder, a run's --out, stands for its results.json) and
+evaluates every budget of the budgets file:
 
   budgets:
     prompt_tokens{arm:after}: sum <= 31000
@@ -112,6 +116,15 @@ func runBudgetCheck(ctx context.Context, opts *BudgetCheckOptions) error {
 	return verdictError(v)
 }
 
+// resultsPath is path, or the results.json inside it when it is a folder (a run's --out), as
+// every command that reads results takes them.
+func resultsPath(path string) string {
+	if info, err := os.Stat(path); err == nil && info.IsDir() {
+		return filepath.Join(path, "results.json")
+	}
+	return path
+}
+
 // readBudgets parses a budgets file; a malformed one is a usage error (exit 2).
 func readBudgets(path string) (*budget.File, error) {
 	data, err := os.ReadFile(path)
@@ -142,7 +155,9 @@ func readResultsFiles(ctx context.Context, paths []string) ([]*results.Results, 
 	return out, nil
 }
 
+// readResultsFile reads a results.json, or the results.json inside a folder (a run's --out).
 func readResultsFile(path string) (*results.Results, error) {
+	path = resultsPath(path)
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err

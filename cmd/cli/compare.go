@@ -26,13 +26,15 @@ type CompareOptions struct {
 func newCompareCmd(io *IOStreams) *cobra.Command {
 	opts := &CompareOptions{IO: io}
 	c := &cobra.Command{
-		Use:   "compare OLD NEW",
-		Short: "Compare two results files case by case, with significance tests",
+		Use:     "compare OLD NEW",
+		Example: examples("strata-eval replay --summary --out old corpora/samples/openai-chat-chatbox-screenshot.json", "strata-eval replay --summary --out new --config examples/arms.yaml corpora/samples/openai-chat-chatbox-screenshot.json", "strata-eval compare old/results.json new/results.json", "# a run's --out folder stands for its results.json", "strata-eval compare --format markdown old new"),
+		Short:   "Compare two results files case by case, with significance tests",
 		Long: helpWithExit(`Pairs the cases of two results files of replay by case id (or the payloads of two bench scan
 reports by name) and prints, per arm and figure, the old value, the new value and the delta, then
 every case whose figures changed. Repeated timings are compared with the Mann-Whitney U test
 (shown as ~ when the difference is not significant at --alpha), paired pass/fail verdicts with
-McNemar's test. Cases present in only one file are named on stderr. --format markdown suits a
+McNemar's test. Cases present in only one file are named on stderr. A folder (a run's --out)
+stands for the results.json in it. --format markdown suits a
 pull-request comment. Exits 5 when correctness regressed significantly, 4 when --budgets is given
 and a budget is crossed (evaluated on NEW, with OLD as the baseline of delta).`, ExitInputs, ExitBudget, ExitRegression),
 		Args: wrapArgs(cobra.ExactArgs(2)),

@@ -26,9 +26,10 @@ type InspectOptions struct {
 
 func newCorpusCmd(io *IOStreams) *cobra.Command {
 	c := &cobra.Command{
-		Use:   "corpus",
-		Short: "Look at recorded conversations",
-		Long:  helpWithExit(`Commands that read recorded conversations without replaying them.`, ExitInputs),
+		Use:     "corpus",
+		Example: examples("strata-eval corpus inspect corpora/samples"),
+		Short:   "Look at recorded conversations",
+		Long:    helpWithExit(`Commands that read recorded conversations without replaying them.`, ExitInputs),
 	}
 	c.AddCommand(newInspectCmd(io))
 	return c
@@ -37,8 +38,9 @@ func newCorpusCmd(io *IOStreams) *cobra.Command {
 func newInspectCmd(io *IOStreams) *cobra.Command {
 	opts := &InspectOptions{IO: io}
 	c := &cobra.Command{
-		Use:   "inspect [PATH|-...]",
-		Short: "One row per conversation: format, messages, requests, tool results, pictures, references",
+		Use:     "inspect [PATH|-...]",
+		Example: examples("strata-eval corpus inspect corpora/samples/mcp-stdio-2025-06-18.jsonl", "strata-eval corpus inspect --json corpora/samples/openai-chat-tiny-png.json"),
+		Short:   "One row per conversation: format, messages, requests, tool results, pictures, references",
 		Long: helpWithExit(`Reads recorded conversations and prints one row per conversation: format, messages,
 requests, tool results, structured pictures (MCP image blocks and image resource blobs), base64
 runs of --min-run or more characters in tool text, user attachments, unavailable references
@@ -60,16 +62,7 @@ corpus; - reads a recording from stdin. --json prints the full normalised form w
 	return c
 }
 
-func formatNames() string {
-	s := ""
-	for i, f := range corpora.Formats() {
-		if i > 0 {
-			s += ", "
-		}
-		s += string(f)
-	}
-	return s
-}
+func formatNames() string { return corpora.FormatList() }
 
 // ConversationSummary is the inspect row of one conversation.
 type ConversationSummary struct {
@@ -123,6 +116,10 @@ func runInspect(ctx context.Context, opts *InspectOptions) error {
 		}
 	}
 	writeProblems(opts.IO.ErrOut, problems) // as replay lists them
+	// no empty table: one line, as replay says it
+	if len(all) == 0 && len(opts.Paths) > 0 {
+		return nothingRead("inspected", len(problems))
+	}
 	if opts.JSON {
 		enc := json.NewEncoder(opts.IO.Out)
 		enc.SetIndent("", "  ")

@@ -38,8 +38,9 @@ type CountOptions struct {
 func newCountCmd(io *IOStreams) *cobra.Command {
 	opts := &CountOptions{IO: io}
 	c := &cobra.Command{
-		Use:   "count [flags] FILE|-",
-		Short: "Count the tokens of a text, or the prompt of a recorded request",
+		Use:     "count [flags] FILE|-",
+		Example: examples("strata-eval count corpora/samples/openai-chat-chatbox-screenshot.json", "strata-eval count --arm before,after --format json corpora/samples/openai-chat-tiny-png.json", "strata-eval count --text examples/arms.yaml"),
+		Short:   "Count the tokens of a text, or the prompt of a recorded request",
 		Long: helpWithExit(`Counts what a model server would count, without building a corpus. FILE (or - for stdin) is
 either a recording replay reads (a request log, a Chatbox backup, an MCP transcript; --input-format
 names its format when it cannot be told) or plain text.
@@ -161,6 +162,10 @@ func countRequests(ctx context.Context, opts *CountOptions, in io.Reader) error 
 	if report == nil {
 		return runErr
 	}
+	if err := nothingReplayed(report, "", runErr); err != nil {
+		writeProblems(opts.IO.ErrOut, report.Problems)
+		return err
+	}
 	var rows []countRow
 	for _, c := range report.Cases {
 		for _, a := range c.Arms {
@@ -205,7 +210,11 @@ func countRequests(ctx context.Context, opts *CountOptions, in io.Reader) error 
 
 // countText counts a plain text with the tokenizer, and as one user message through the template.
 func countText(ctx context.Context, opts *CountOptions, text string) error {
-	off, err := engine.NewOffline(engine.OfflineConfig{Tokenizer: opts.Tokenizer, Template: opts.Template, MMProj: opts.MMProj, Vision: opts.Vision})
+	offCfg, err := opts.offlineConfig()
+	if err != nil {
+		return err
+	}
+	off, err := engine.NewOffline(offCfg)
 	if err != nil {
 		return withExitCode(ExitUsage, err)
 	}

@@ -16,20 +16,25 @@ func engineNames() []string { return []string{"offline", "http", "llama"} }
 // liveOptions are the flags of the live engines (answers, servers, the response cache, the
 // expectations sidecar).
 type liveOptions struct {
-	Model       string
-	API         string
-	APIKeyEnv   string
-	Answer      bool
-	MaxTokens   int
-	Timeout     time.Duration
-	Retries     int
-	Concurrency int
-	CountMethod string
-	NoCache     bool
-	CacheDir    string
-	Expect      string
-	Tolerance   float64
-	Reference   string
+	Model     string
+	API       string
+	APIKeyEnv string
+	Answer    bool
+	MaxTokens int
+	Timeout   time.Duration
+	// CountTimeout, IdleTimeout and ServerWait bound a count, a silent body and the wait for
+	// a server away.
+	CountTimeout time.Duration
+	IdleTimeout  time.Duration
+	ServerWait   time.Duration
+	Retries      int
+	Concurrency  int
+	CountMethod  string
+	NoCache      bool
+	CacheDir     string
+	Expect       string
+	Tolerance    float64
+	Reference    string
 	// LlamaLib and GPULayers configure the in-process llama.cpp engine.
 	LlamaLib  string
 	GPULayers string
@@ -42,7 +47,10 @@ func addLiveFlags(f *pflag.FlagSet, o *liveOptions) {
 	f.StringVar(&o.APIKeyEnv, "api-key-env", engine.DefaultAPIKeyEnv, "environment variable holding the server's API key (never printed)")
 	f.BoolVar(&o.Answer, "answer", false, "ask the model to answer each request, and score answers that have an expectation")
 	f.IntVar(&o.MaxTokens, "max-tokens", 256, "longest answer, in tokens")
-	f.DurationVar(&o.Timeout, "timeout", 5*time.Minute, "time limit of one request to a server")
+	f.DurationVar(&o.Timeout, "timeout", 5*time.Minute, "time limit of one answer generation by a server")
+	f.DurationVar(&o.CountTimeout, "count-timeout", 10*time.Second, "time limit of one count (input_tokens, /tokenize) or /props request, head and body")
+	f.DurationVar(&o.IdleTimeout, "idle-timeout", 10*time.Second, "a response body that stays silent this long is given up")
+	f.DurationVar(&o.ServerWait, "server-wait", 10*time.Second, "how long a server that refuses connections, answers 503 or 429 is waited for before the run stops")
 	f.IntVar(&o.Retries, "retries", 3, "retries of a request answered 429 or 5xx (or lost), with exponential backoff")
 	f.IntVar(&o.Concurrency, "concurrency", 4, "requests in flight to the servers, over all endpoints")
 	f.StringVar(&o.CountMethod, "count-method", "auto", "how the http engine counts: auto, input_tokens, tokenize or usage")
@@ -79,9 +87,13 @@ func newLlamaEngine(o *ReplayOptions) (*engine.Llama, error) {
 	if err != nil {
 		return nil, usageErrorf("--gpu-layers: %v", err)
 	}
+	date, err := measure.ParseTemplateDate(o.TemplateDate)
+	if err != nil {
+		return nil, usageErrorf("--template-date: %v", err)
+	}
 	l, err := engine.NewLlama(engine.LlamaConfig{Model: o.Live.Model, LibDir: o.Live.LlamaLib, GPULayers: layers,
 		MaxTokens: o.Live.MaxTokens, ContextSize: o.Context, MMProj: o.MMProj, Template: o.Template, Vision: o.Vision,
-		Rows: measure.RowOptions{MinTokens: o.MinTokens, MaxTokens: o.MaxTokens}})
+		Rows: measure.RowOptions{MinTokens: o.MinTokens, MaxTokens: o.MaxTokens}, TemplateDate: date})
 	if err != nil {
 		return nil, fmt.Errorf("--engine llama: %w", err)
 	}
@@ -95,7 +107,8 @@ func newHTTPEngine(o *ReplayOptions) (*engine.HTTP, error) {
 	}
 	l := &o.Live
 	cfg := engine.HTTPConfig{Endpoints: o.Endpoints, API: l.API, Model: l.Model, APIKeyEnv: l.APIKeyEnv,
-		Timeout: l.Timeout, MaxRetries: l.Retries, Concurrency: l.Concurrency, MaxTokens: l.MaxTokens, Count: l.CountMethod}
+		Timeout: l.Timeout, CountTimeout: l.CountTimeout, IdleTimeout: l.IdleTimeout, ServerWait: l.ServerWait, Notes: o.IO.ErrOut,
+		MaxRetries: l.Retries, Concurrency: l.Concurrency, MaxTokens: l.MaxTokens, Count: l.CountMethod}
 	if cfg.MaxRetries == 0 {
 		cfg.MaxRetries = -1 // --retries 0: none
 	}

@@ -68,15 +68,19 @@ func exitCode(err error) int {
 		ee     *exitError
 		usage  *run.UsageError
 		inputs *run.InputsError
+		server *run.ServerError
+		notRec *run.NotRecordingError
 	)
 	switch {
 	case err == nil:
 		return ExitOK
 	case errors.As(err, &ee):
 		return ee.code
+	case errors.As(err, &server):
+		return ExitError // a server's failure, never the inputs
 	case errors.As(err, &usage):
 		return ExitUsage
-	case errors.As(err, &inputs):
+	case errors.As(err, &inputs), errors.As(err, &notRec):
 		return ExitInputs
 	case errors.Is(err, context.Canceled):
 		return ExitError

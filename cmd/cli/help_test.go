@@ -93,7 +93,7 @@ func TestHelpExitCodes(t *testing.T) {
 	want := map[string][]int{
 		"strata-eval": {3, 4, 5}, "replay": {3}, "count": {3}, "rows": {3}, "rescore": {3}, "corpus": {3}, "corpus inspect": {3},
 		"results": {3}, "results merge": {3}, "bench": {3}, "bench scan": {3}, "budget": {3, 4}, "budget check": {3, 4},
-		"compare": {3, 4, 5}, "version": nil,
+		"compare": {3, 4, 5}, "version": nil, "record": nil, "record http": nil, "record mcp": nil,
 	}
 	var walk func(c *cobra.Command)
 	seen := 0
@@ -132,4 +132,53 @@ func TestHelpExitCodes(t *testing.T) {
 	if seen != len(want) {
 		t.Errorf("checked %d commands, want %d", seen, len(want))
 	}
+}
+
+// TestHelpExamplesRun: every command's --help has Example lines, and each runs as shown from the
+// repository's root and exits 0 (in a folder that holds the repository's corpora/, examples/
+// and budgets.yaml, so that what the examples write lands there); the lines of a command run
+// one after the other, as a user would type them.
+func TestHelpExamplesRun(t *testing.T) {
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+		path := c.CommandPath()
+		if c.Name() == "help" || strings.Contains(path, "completion") {
+			return
+		}
+		if strings.TrimSpace(c.Example) == "" {
+			t.Errorf("%s: the help has no examples", path)
+			return
+		}
+		t.Run(strings.ReplaceAll(path, " ", "_"), func(t *testing.T) {
+			dir := t.TempDir()
+			for _, name := range []string{"corpora", "examples", "budgets.yaml"} {
+				if err := os.Symlink(filepath.Join(root, name), filepath.Join(dir, name)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			t.Chdir(dir)
+			for _, line := range strings.Split(c.Example, "\n") {
+				line = strings.TrimSpace(line)
+				if strings.HasPrefix(line, "#") {
+					continue
+				}
+				args := strings.Fields(line)
+				if len(args) == 0 || args[0] != "strata-eval" {
+					t.Errorf("%s: example %q does not start with strata-eval", path, line)
+					continue
+				}
+				if code, _, errOut := runCLI(t, args[1:]...); code != ExitOK {
+					t.Errorf("%s: example %q exits %d:\n%s", path, line, code, errOut)
+				}
+			}
+		})
+	}
+	walk(NewRootCmd(&IOStreams{}))
 }

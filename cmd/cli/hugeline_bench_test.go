@@ -11,12 +11,12 @@ import (
 	"github.com/strata-eval/strata-eval/internal/gencorpus"
 )
 
-// BenchmarkHugeLine replays an MCP transcript whose result is one JSON line carrying one PNG
-// (gencorpus.HugeLine; by default a 37 MB picture in a 49 MB line, HUGELINE_PICTURE_BYTES
-// sets another size: `make bench-hugeline` runs it at 780 MB, a 1.04 GB line) with the built
-// binary as a child process, and reports its peak RSS (rusage Maxrss) and wall time per run.
-// HUGELINE_FORMAT=openai-chat puts the picture's base64 in an OpenAI chat request log's tool
-// text instead (gencorpus.HugeChatLine).
+// BenchmarkHugeLine replays, in every format the readers take (a sub-benchmark each:
+// BenchmarkHugeLine/openai-chat), a recording whose tool result is one JSON line carrying one
+// PNG where the format puts a tool's picture (gencorpus.HugeLine; by default a 37 MB picture
+// in a line of about 49 MB, HUGELINE_PICTURE_BYTES sets another size: `make bench-hugeline`
+// runs it at 780 MB too, a line of about 1.04 GB), with the built binary as a child process,
+// and reports its peak RSS (rusage Maxrss) and wall time per run.
 func BenchmarkHugeLine(b *testing.B) {
 	size := int64(37_000_000)
 	if s := os.Getenv("HUGELINE_PICTURE_BYTES"); s != "" {
@@ -31,38 +31,35 @@ func BenchmarkHugeLine(b *testing.B) {
 	if out, err := exec.Command("go", "build", "-o", bin, "github.com/strata-eval/strata-eval/cmd/strata-eval").CombinedOutput(); err != nil {
 		b.Fatalf("go build: %v\n%s", err, out)
 	}
-	gen, file := gencorpus.HugeLine, filepath.Join(dir, "huge.jsonl")
-	switch format := os.Getenv("HUGELINE_FORMAT"); format {
-	case "", "mcp-jsonl":
-	case "openai-chat":
-		gen, file = gencorpus.HugeChatLine, filepath.Join(dir, "huge-chat.jsonl")
-	default:
-		b.Fatalf("HUGELINE_FORMAT %q: want mcp-jsonl or openai-chat", format)
+	for _, format := range gencorpus.HugeLineFormats {
+		b.Run(format.Name, func(b *testing.B) {
+			file := filepath.Join(dir, format.File)
+			defer os.Remove(file)
+			f, err := os.Create(file)
+			if err != nil {
+				b.Fatal(err)
+			}
+			n, err := gencorpus.HugeLine(f, format, size, 1)
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(n)
+			var peak int64
+			for b.Loop() {
+				cmd := exec.Command(bin, "replay", "--no-timings", "--input-format", format.Name, "--format", "csv", "--out", filepath.Join(dir, "out"), file)
+				// exit 3 is expected when a picture fails the check (a 1 GB picture claims too many pixels)
+				if err := cmd.Run(); err != nil && cmd.ProcessState.ExitCode() != ExitInputs {
+					b.Fatalf("replay: %v", err)
+				}
+				if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+					peak = max(peak, ru.Maxrss) // kilobytes on Linux
+				}
+			}
+			b.ReportMetric(float64(peak)/1024, "peak-RSS-MB")
+			b.ReportMetric(float64(n)/1e6, "line-MB")
+		})
 	}
-	f, err := os.Create(file)
-	if err != nil {
-		b.Fatal(err)
-	}
-	n, err := gen(f, size, 1)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.SetBytes(n)
-	var peak int64
-	b.ResetTimer()
-	for b.Loop() {
-		cmd := exec.Command(bin, "replay", "--no-timings", "--format", "csv", "--out", filepath.Join(dir, "out"), file)
-		// exit 3 is expected when a picture fails the check (a 1 GB picture claims too many pixels)
-		if err := cmd.Run(); err != nil && cmd.ProcessState.ExitCode() != ExitInputs {
-			b.Fatalf("replay: %v", err)
-		}
-		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-			peak = max(peak, ru.Maxrss) // kilobytes on Linux
-		}
-	}
-	b.ReportMetric(float64(peak)/1024, "peak-RSS-MB")
-	b.ReportMetric(float64(n)/1e6, "line-MB")
 }

@@ -12,8 +12,8 @@ import (
 
 // caseProgress shows how far a replay is on stderr, and only when stderr is a terminal; data
 // on stdout is never mixed with it. With the size of the inputs known it is a bar over the
-// bytes read, with the total and the time left; otherwise (the embedded corpus, stdin) a
-// counter of cases.
+// bytes read (of the files named, or of the embedded corpus), with the total and the time left;
+// otherwise (stdin) a counter of cases.
 type caseProgress struct {
 	w        io.Writer
 	terminal bool
@@ -36,8 +36,8 @@ func (p *caseProgress) start(total int64) {
 		progressbar.OptionClearOnFinish(),
 	}
 	p.total = total
-	if total <= 0 {
-		opts = append(opts, progressbar.OptionSetItsString("cases"), progressbar.OptionShowIts(), progressbar.OptionShowCount())
+	if total <= 0 { // stdin: a spinner and the cases done so far, no "1/-"
+		opts = append(opts, progressbar.OptionSetItsString("cases"), progressbar.OptionShowIts())
 		p.bar = progressbar.NewOptions(-1, opts...)
 		return
 	}
@@ -55,6 +55,7 @@ func (p *caseProgress) update(pr run.Progress) {
 		p.start(pr.TotalBytes)
 	}
 	if p.total <= 0 {
+		p.bar.Describe(fmt.Sprintf("replaying · %d cases", pr.Done))
 		_ = p.bar.Add(1)
 		return
 	}

@@ -4,14 +4,16 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/strata-eval/strata-eval/engine"
+	"github.com/strata-eval/strata-eval/results"
 )
 
 // readmeCommand is one strata-eval command of the README, with the output it shows (console
@@ -68,10 +70,6 @@ func readmeCommands(t *testing.T, page string, readme []byte) []readmeCommand {
 	return cmds
 }
 
-// figure is a number the README shows with thousands separators (1,528,438): a measured figure
-// that the command must still print.
-var figure = regexp.MustCompile(`\b\d{1,3}(?:,\d{3})+\b`)
-
 // documentedCommands are the pages whose strata-eval commands run in TestREADMECommands, with
 // the fewest commands each holds (a guard against code blocks the test no longer reads);
 // TestEveryPageIsRead checks that every page with a command is listed.
@@ -79,7 +77,7 @@ var documentedCommands = []struct {
 	page string
 	min  int
 }{{"README.md", 5}, {"docs/arms.md", 2}, {"docs/budgets.md", 5}, {"docs/count-and-rows.md", 4}, {"docs/engines.md", 2},
-	{"docs/exit-codes.md", 1}, {"docs/formats.md", 2}, {"docs/scale.md", 6}, {"docs/scoring.md", 1}}
+	{"docs/exit-codes.md", 1}, {"docs/formats.md", 2}, {"docs/recording.md", 5}, {"docs/scale.md", 6}, {"docs/scoring.md", 1}}
 
 // placeholders are the words the pages use for the user's own files, and what the test names
 // instead: the sample corpus, the sample expectations.
@@ -88,12 +86,17 @@ var placeholders = map[string]string{
 	"PATH...":     "corpora/samples/",
 	"expect.yaml": "corpora/samples/expectations.json",
 	"other.yaml":  "corpora/samples/expectations.json",
+	// what the recorders of docs/recording.md wrote: a real httprr trace, a sample MCP transcript
+	"traffic.httprr":   "corpora/testdata/real/langchaingo-moonshot-openai-compat-tool-result.httprr",
+	"screenshot.jsonl": "corpora/samples/mcp-stdio-2025-06-18.jsonl",
 }
 
 // notRun are the documented commands the test does not run, each with the test that runs the
 // same command.
 var notRun = map[string]string{
-	"replay --engine llama --model model.gguf [--mmproj mmproj.gguf] --answer": "TestReplayLlamaEngine runs it on a tiny model with the llama.cpp libraries of make llama-libs",
+	"replay --engine llama --model model.gguf [--mmproj mmproj.gguf] --answer":                  "TestReplayLlamaEngine runs it on a tiny model with the llama.cpp libraries of make llama-libs",
+	"record http --listen 127.0.0.1:8081 --upstream http://127.0.0.1:8080 --out traffic.httprr": "TestRecordHTTPThenReplay runs it (until stopped) in front of a loopback server shaped like llama-server",
+	"record mcp --out screenshot.jsonl -- npx -y @modelcontextprotocol/server-everything":       "TestRecordMCPWithSDK runs it with the Go MCP SDK's server and client",
 }
 
 // runnable turns a documented command into the arguments the test runs: an optional
@@ -118,15 +121,20 @@ func runnable(args []string) []string {
 	return out
 }
 
-// readmeWidth is the terminal width the console blocks of the pages show their tables at.
-const readmeWidth = 110
+// readmeWidth is the width the console blocks of the pages show their tables at: the program's
+// own when its output is not a terminal and $COLUMNS is unset.
+const readmeWidth = results.DefaultWidth
+
+// updateDocs, set to 1, makes TestREADMECommands write what the commands print into the
+// console blocks of the pages (each run of shown lines replaced by the printed lines there),
+// for a change that changes the output on purpose: review the diff.
+const updateDocs = "STRATA_EVAL_UPDATE_DOCS"
 
 // TestREADMECommands runs every strata-eval command of the README (and of the pages of
 // documentedCommands), in order, from a folder that holds the repository's corpora and
-// budgets.yaml, on a terminal of readmeWidth columns: each exits 0, every figure its console
-// block shows is in what it prints, and every line it shows (a table line too: a page may leave
-// lines out, not change them) is a line of what it prints. The live-server command runs against
-// a loopback test server that counts with the offline engine.
+// budgets.yaml, with the program's own table width: each exits 0, and its console block shows
+// exactly what it prints (compareShown), where a "…" line marks lines left out. The live-server
+// command runs against a loopback test server that counts with the offline engine.
 func TestREADMECommands(t *testing.T) {
 	if testing.Short() {
 		t.Skip("replays the sample corpus several times")
@@ -163,6 +171,9 @@ func TestREADMECommands(t *testing.T) {
 	}
 	t.Chdir(dir)
 	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, ".cache"))
+	t.Setenv("COLUMNS", "")
+	update := os.Getenv(updateDocs) == "1"
+	edits := map[string][]shownEdit{}
 
 	for _, c := range cmds {
 		if why, ok := notRun[strings.Join(c.args, " ")]; ok {
@@ -176,31 +187,124 @@ func TestREADMECommands(t *testing.T) {
 			}
 		}
 		var out, errOut bytes.Buffer
-		code := Run(context.Background(), args, &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut, OutWidth: readmeWidth})
+		code := Run(context.Background(), args, &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
 		if code != 0 {
 			t.Errorf("%s:%d: strata-eval %s: exit %d\n%s", c.page, c.line, strings.Join(c.args, " "), code, errOut.String())
 			continue
 		}
-		got := out.String()
-		printed := map[string]bool{}
-		for _, line := range strings.Split(got, "\n") {
-			printed[strings.TrimRight(line, " ")] = true
+		if len(c.shown) == 0 {
+			continue
 		}
-		for _, shown := range c.shown {
-			for _, f := range figure.FindAllString(shown, -1) {
-				if !strings.Contains(got, f) {
-					t.Errorf("%s:%d: strata-eval %s: the page shows %s; the command does not print it", c.page, c.line, strings.Join(c.args, " "), f)
-				}
-			}
-			line := strings.TrimRight(shown, " ")
-			if line == "" || line == "…" {
-				continue
-			}
-			if !printed[line] {
-				t.Errorf("%s:%d: strata-eval %s: the page shows the line %q; the command does not print it (at %d columns)", c.page, c.line, strings.Join(c.args, " "), line, readmeWidth)
-			}
+		problems, want := compareShown(c.shown, strings.Split(out.String(), "\n"))
+		if update {
+			edits[c.page] = append(edits[c.page], shownEdit{from: c.line, n: len(c.shown), lines: want})
+			continue
+		}
+		for _, p := range problems {
+			t.Errorf("%s:%d: strata-eval %s: %s (%s=1 writes what it prints into the page)", c.page, c.line, strings.Join(c.args, " "), p, updateDocs)
 		}
 	}
+	for page, es := range edits {
+		writeShown(t, filepath.Join(root, page), es)
+	}
+}
+
+// shownEdit replaces the n lines a page shows after the command on line from.
+type shownEdit struct {
+	from, n int
+	lines   []string
+}
+
+// writeShown applies the edits to a page.
+func writeShown(t *testing.T, path string, edits []shownEdit) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(data), "\n")
+	for i := len(edits) - 1; i >= 0; i-- { // from the bottom, so that line numbers hold
+		e := edits[i]
+		lines = append(lines[:e.from], append(append([]string(nil), e.lines...), lines[e.from+e.n:]...)...)
+	}
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// compareShown compares the lines a console block shows after a command with the lines it
+// printed (trailing blanks aside). The shown lines, cut at "…" lines, are runs of consecutive
+// printed lines in order; a block that does not begin with "…" begins where the output does,
+// one that does not end with "…" ends where it does. It returns what differs, and the lines the
+// block should show: each run replaced by the printed lines where it is found (as many, and on
+// to the end of a table cut short; to the end of the output for the last), the "…" lines kept.
+func compareShown(shown, printed []string) (problems, want []string) {
+	for i := range printed {
+		printed[i] = strings.TrimRight(printed[i], " ")
+	}
+	for len(printed) > 0 && printed[len(printed)-1] == "" {
+		printed = printed[:len(printed)-1]
+	}
+	var runs [][]string
+	run := []string{}
+	for _, s := range shown {
+		if s = strings.TrimRight(s, " "); s == "…" {
+			runs = append(runs, run)
+			run = []string{}
+			continue
+		}
+		run = append(run, s)
+	}
+	runs = append(runs, run)
+	// runs[0] is empty when the block begins with "…", the last when it ends with one
+	find := func(line string, from int) int {
+		for i := from; i < len(printed); i++ {
+			if printed[i] == line {
+				return i
+			}
+		}
+		return -1
+	}
+	pos := 0
+	for k, r := range runs {
+		if k > 0 {
+			want = append(want, "…")
+		}
+		if len(r) == 0 {
+			continue
+		}
+		start := pos
+		if k > 0 {
+			if start = find(r[0], pos); start < 0 {
+				problems = append(problems, fmt.Sprintf("the page shows %q; the command does not print it after line %d", r[0], pos+1))
+				want = append(want, r...)
+				continue
+			}
+		}
+		last := k == len(runs)-1
+		end := min(start+len(r), len(printed))
+		switch {
+		case last:
+			end = len(printed)
+		case len(runs[k+1]) > 0:
+			if next := find(runs[k+1][0], start+1); next >= 0 && next < end {
+				end = next
+			}
+		}
+		if !last && !slices.Equal(printed[start:end], r) {
+			// the run changed: what the update writes runs on to the end of the table it is in
+			for end < len(printed) && strings.ContainsAny(printed[end][:min(len(printed[end]), 3)], "│├└") {
+				end++
+			}
+		}
+		got := printed[start:end]
+		if !slices.Equal(got, r) {
+			problems = append(problems, fmt.Sprintf("the page shows\n%s\nthe command prints\n%s", strings.Join(r, "\n"), strings.Join(got, "\n")))
+		}
+		want = append(want, got...)
+		pos = start + len(got)
+	}
+	return problems, want
 }
 
 // TestREADMEConsoleBlocksFit: the console blocks of the pages of documentedCommands are no
@@ -243,6 +347,34 @@ func TestEveryPageIsRead(t *testing.T) {
 		rel, _ := filepath.Rel(filepath.Join("..", ".."), p)
 		if n := len(readmeCommands(t, rel, body)); n > 0 && !listed[filepath.ToSlash(rel)] {
 			t.Errorf("%s holds %d strata-eval command(s) that no test runs: add it to documentedCommands", rel, n)
+		}
+	}
+}
+
+// TestCompareShown: a console block shows exactly what the command prints, "…" lines standing
+// for lines left out; a line left out without one, a border missing or a line changed is found.
+func TestCompareShown(t *testing.T) {
+	printed := strings.Split("header\n\n┌──┐\n│ a│\n└──┘\n\nsummary\n│ b│\n", "\n")
+	for _, tt := range []struct {
+		name  string
+		shown string
+		ok    bool
+	}{
+		{"all of it", "header\n\n┌──┐\n│ a│\n└──┘\n\nsummary\n│ b│", true},
+		{"the head, then …", "header\n\n┌──┐\n│ a│\n└──┘\n…", true},
+		{"… then the tail", "…\nsummary\n│ b│", true},
+		{"a middle", "…\n┌──┐\n│ a│\n└──┘\n…", true},
+		{"borders left out", "header\n\n│ a│\n…", false},
+		{"a line left out without …", "header\n\n┌──┐\n│ a│\n└──┘\n\nsummary", false},
+		{"the head left out without …", "┌──┐\n│ a│\n└──┘\n…", false},
+		{"a line changed", "header\n\n┌──┐\n│ x│\n└──┘\n…", false},
+	} {
+		problems, want := compareShown(strings.Split(tt.shown, "\n"), slices.Clone(printed))
+		if (len(problems) == 0) != tt.ok {
+			t.Errorf("%s: problems %q", tt.name, problems)
+		}
+		if tt.ok && strings.Join(want, "\n") != tt.shown {
+			t.Errorf("%s: the update would write %q", tt.name, want)
 		}
 	}
 }

@@ -63,8 +63,9 @@ type ReplayOptions struct {
 func newReplayCmd(io *IOStreams) *cobra.Command {
 	opts := &ReplayOptions{IO: io, now: time.Now}
 	c := &cobra.Command{
-		Use:   "replay [PATH|-...]",
-		Short: "Replay recorded conversations through the before and after pipelines and measure them",
+		Use:     "replay [PATH|-...]",
+		Example: examples("# the embedded sample corpus, summary tables only", "strata-eval replay --summary", "# one recording, with the results files and the requests each arm hands the model", "strata-eval replay --out out --dump dump corpora/samples/openai-chat-chatbox-screenshot.json", "# more arms from a file", "strata-eval replay --config examples/arms.yaml --arms before,after,after-text-only corpora/samples/mcp-stdio-2025-11-25.jsonl", "# the gate asks a model catalog whether the model sees pictures", "strata-eval replay --config examples/catalog-arms.yaml --arms agent-sees,agent-unlisted corpora/samples/mcp-stdio-2025-11-25.jsonl", "strata-eval replay --format csv --arms after corpora/samples/openai-chat-tiny-png.json"),
+		Short:   "Replay recorded conversations through the before and after pipelines and measure them",
 		Long: helpWithExit(`Reads recorded conversations (files or folders; with no PATH the embedded sample corpus),
 turns each into the requests a server would receive (the last one, or every one with --turns all),
 runs every request through each arm (before, after, agent, and those of --config) and measures
@@ -118,6 +119,19 @@ type CounterFlags struct {
 	MinTokens int
 	MaxTokens int
 	Context   int
+	// TemplateDate is the date the template writes as today's (YYYY-MM-DD or today).
+	TemplateDate string
+}
+
+// offlineConfig is the offline engine's configuration of the flags (a bad --template-date is
+// a usage error).
+func (c *CounterFlags) offlineConfig() (engine.OfflineConfig, error) {
+	date, err := measure.ParseTemplateDate(c.TemplateDate)
+	if err != nil {
+		return engine.OfflineConfig{}, usageErrorf("--template-date: %v", err)
+	}
+	return engine.OfflineConfig{Tokenizer: c.Tokenizer, Template: c.Template, MMProj: c.MMProj, Vision: c.Vision,
+		Rows: measure.RowOptions{MinTokens: c.MinTokens, MaxTokens: c.MaxTokens}, TemplateDate: date}, nil
 }
 
 // addCounterFlags registers the flags of CounterFlags; ctxHelp says where the default context
@@ -130,6 +144,7 @@ func addCounterFlags(f *pflag.FlagSet, c *CounterFlags, ctxHelp string) {
 	f.IntVar(&c.MinTokens, "image-min-tokens", 0, "llama-server --image-min-tokens (0: the projector's default)")
 	f.IntVar(&c.MaxTokens, "image-max-tokens", 0, "llama-server --image-max-tokens (0: the projector's default)")
 	f.IntVar(&c.Context, "ctx", 0, ctxHelp)
+	f.StringVar(&c.TemplateDate, "template-date", measure.DefaultTemplateDate, "the date the chat template writes as today's (llama3, mistral, a Jinja template's date_string): YYYY-MM-DD, or today as llama-server does")
 }
 
 func flagValues(fs *pflag.FlagSet) map[string]string {
@@ -174,7 +189,7 @@ func runReplay(ctx context.Context, opts *ReplayOptions) error {
 		return usageErrorf("--resume needs --out")
 	}
 	if opts.Out != "" {
-		if err := os.MkdirAll(opts.Out, 0o755); err != nil {
+		if err := fsutil.MkdirAll(opts.Out); err != nil {
 			return err
 		}
 		casesPath := filepath.Join(opts.Out, "cases.jsonl")
@@ -191,7 +206,7 @@ func runReplay(ctx context.Context, opts *ReplayOptions) error {
 			}
 			fmt.Fprintln(opts.IO.ErrOut)
 		}
-		f, err := os.OpenFile(casesPath, flags, 0o644)
+		f, err := os.OpenFile(casesPath, flags, fsutil.FileMode)
 		if err != nil {
 			return err
 		}
@@ -206,10 +221,35 @@ func runReplay(ctx context.Context, opts *ReplayOptions) error {
 		return runErr
 	}
 	writeProblems(opts.IO.ErrOut, report.Problems)
-	if err := writeReport(opts, report); err != nil {
+	if err := nothingReplayed(report, opts.Shard, runErr); err != nil {
+		return err
+	}
+	// a run stopped before it measured anything prints no empty tables; its error says why
+	if err := writeReport(opts, report, runErr == nil || len(report.Cases) > 0); err != nil {
 		return err
 	}
 	return runErr
+}
+
+// nothingReplayed is the one-line error of a run that replayed no case, so that no table of
+// zeros is ever printed: nil when a case was replayed, when the run was cancelled (its own
+// error tells), or for a shard (a shard of a small corpus may hold no case, and its results
+// are still merged).
+func nothingReplayed(r *results.Report, shard string, runErr error) error {
+	if len(r.Cases) > 0 || shard != "" || runErr != nil {
+		// a run that failed (a server, Ctrl-C) says so itself
+		return nil
+	}
+	return nothingRead("replayed", len(r.Problems))
+}
+
+// nothingRead is the one-line error (exit 3) of a command that found nothing to work on in its
+// inputs: "nothing was replayed: …", with the number of problems when there were some.
+func nothingRead(what string, problems int) error {
+	if problems > 0 {
+		return withExitCode(ExitInputs, fmt.Errorf("nothing was %s: %d problem(s) reading the inputs, listed above", what, problems))
+	}
+	return withExitCode(ExitInputs, fmt.Errorf("nothing was %s: the inputs hold no recorded conversation (formats read: %s)", what, corpora.FormatList()))
 }
 
 // maxProblemLines is how many problems replay lists on stderr; the rest are counted (all of
@@ -239,8 +279,14 @@ func (o *ReplayOptions) runConfig() (run.Config, error) {
 	if err != nil {
 		return run.Config{}, err
 	}
-	off, err := engine.NewOffline(engine.OfflineConfig{Tokenizer: o.Tokenizer, Template: o.Template, MMProj: o.MMProj,
-		Vision: o.Vision, Rows: measure.RowOptions{MinTokens: o.MinTokens, MaxTokens: o.MaxTokens}})
+	if o.Engine == "http" {
+		run.ModelForCatalogs(arms, o.Live.Model)
+	}
+	offCfg, err := o.offlineConfig()
+	if err != nil {
+		return run.Config{}, err
+	}
+	off, err := engine.NewOffline(offCfg)
 	if err != nil {
 		return run.Config{}, withExitCode(ExitUsage, err)
 	}
@@ -249,7 +295,7 @@ func (o *ReplayOptions) runConfig() (run.Config, error) {
 		return run.Config{}, err
 	}
 	cfg := run.Config{Paths: o.Paths, Stdin: o.IO.In, Format: format, Turns: o.Turns, Workers: o.Workers, MCPDelivery: o.MCPDelivery,
-		Dump: o.Dump, Arms: arms, Offline: off, Engine: eng, Tokenizer: o.Tokenizer, Context: o.Context, ForceContext: o.ForceContext,
+		Dump: o.Dump, Thumbnails: o.Out != "", TemplateDate: offCfg.TemplateDate.Format(time.DateOnly), Arms: arms, Offline: off, Engine: eng, Tokenizer: o.Tokenizer, Context: o.Context, ForceContext: o.ForceContext,
 		Answer: o.Live.Answer, Tolerance: o.Live.Tolerance, Reference: o.Live.Reference,
 		Notes: o.IO.ErrOut, ToolVersion: Version, Flags: o.flags, Now: o.now}
 	if o.Live.Expect != "" {
@@ -264,15 +310,17 @@ func (o *ReplayOptions) runConfig() (run.Config, error) {
 }
 
 // writeReport prints the report on stdout and, with --out, writes the results files.
-func writeReport(opts *ReplayOptions, r *results.Report) error {
+func writeReport(opts *ReplayOptions, r *results.Report, stdout bool) error {
 	shown := r
 	if opts.NoTimings {
 		untimed := *r
 		untimed.Timings = results.Timings{}
 		shown = &untimed
 	}
-	if err := results.WriteWith(opts.IO.Out, shown, opts.Format, results.WriteOptions{Width: opts.IO.TableWidth(), Summary: opts.Summary}); err != nil {
-		return err
+	if stdout {
+		if err := results.WriteWith(opts.IO.Out, shown, opts.Format, results.WriteOptions{Width: opts.IO.TableWidth(), Summary: opts.Summary}); err != nil {
+			return err
+		}
 	}
 	if opts.Out == "" {
 		return nil
@@ -293,7 +341,7 @@ func writeReport(opts *ReplayOptions, r *results.Report) error {
 
 // startCPUProfile writes a CPU profile to path until the returned stop is called.
 func startCPUProfile(path string) (stop func(), err error) {
-	f, err := os.Create(path)
+	f, err := fsutil.Create(path)
 	if err != nil {
 		return nil, fmt.Errorf("cpu profile: %w", err)
 	}

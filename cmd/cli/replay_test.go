@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/strata-eval/strata-eval/results"
@@ -50,8 +51,8 @@ func TestReplayDeterministic(t *testing.T) {
 	if !bytes.Equal(norm(a), norm(b)) {
 		t.Error("two replays of the sample corpus (-j 2 and -j 1) differ outside the timings")
 	}
-	if len(a.Cases) == 0 || len(a.Summary) != 3 {
-		t.Fatalf("got %d cases and %d arms", len(a.Cases), len(a.Summary))
+	if len(a.Cases) == 0 || len(a.Summary) != 3 || len(a.Thumbnails) == 0 {
+		t.Fatalf("got %d cases, %d arms and %d thumbnails", len(a.Cases), len(a.Summary), len(a.Thumbnails))
 	}
 }
 
@@ -81,6 +82,42 @@ func TestReplayTurnsAll(t *testing.T) {
 	for _, p := range seen[1:] {
 		if p.SHA256 != seen[0].SHA256 || p.Rows != seen[0].Rows || p.Width != seen[0].Width || p.Offset != seen[0].Offset {
 			t.Errorf("turns lift the picture differently: %+v vs %+v", p.PictureRecord, seen[0].PictureRecord)
+		}
+	}
+}
+
+// TestCatalogReasonInEveryOutput: the example catalog of examples/ decides the lane of its gate
+// arms, and why a picture took the text lane (the model and the catalog file named) reaches
+// every output: the table, Markdown, CSV, JSON and the HTML report, not results.json alone.
+func TestCatalogReasonInEveryOutput(t *testing.T) {
+	const (
+		unlisted = "local/qwen3-vl-32b is not known to see (not in the catalog " // then the catalog's path
+		entry    = "no providers.local.models.qwen3-vl-32b"
+		blind    = "local/qwen3-8b cannot see pictures"
+	)
+	dir := t.TempDir()
+	args := []string{"replay", "--config", "../../examples/catalog-arms.yaml", "--arms", "agent-sees,agent-blind,agent-unlisted",
+		"--out", dir, "../../corpora/samples/mcp-stdio-2025-11-25.jsonl"}
+	for _, format := range []string{"table", "markdown", "csv", "json"} {
+		var out, errOut bytes.Buffer
+		if code := Run(context.Background(), append(args, "--format", format), &IOStreams{Out: &out, ErrOut: &errOut, OutWidth: 1000}); code != ExitOK {
+			t.Fatalf("--format %s: exit %d\n%s", format, code, errOut.String())
+		}
+		for _, want := range []string{unlisted + "../../examples/catalog.yaml", entry, blind} {
+			if !strings.Contains(out.String(), want) {
+				t.Errorf("--format %s: stdout lacks %q:\n%s", format, want, out.String())
+			}
+		}
+	}
+	for _, name := range []string{"results.md", "results.csv", "results.json", "report.html"} {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{entry, blind} {
+			if !strings.Contains(string(data), want) {
+				t.Errorf("%s lacks %q", name, want)
+			}
 		}
 	}
 }

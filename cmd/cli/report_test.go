@@ -4,12 +4,16 @@ import (
 	"context"
 	"fmt"
 	"html"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -29,13 +33,40 @@ func findChromium(t *testing.T) string {
 	return ""
 }
 
-// dumpDOM opens a file in headless Chromium and returns the DOM after the page's scripts ran.
+// dumpDOM opens a file in headless Chromium and returns the DOM after the page's scripts ran
+// and its pictures loaded. Every request the browser makes goes through a loopback proxy, and
+// the test fails on any the page makes: a report page fetches nothing.
 func dumpDOM(t *testing.T, chromium, file string) string {
+	t.Helper()
+	dom, fetched := dumpDOMFetches(t, chromium, file)
+	for _, f := range fetched {
+		t.Errorf("the browser fetched %s opening %s", f, filepath.Base(file))
+	}
+	return dom
+}
+
+// browserOwnHost is a host Chromium itself calls whatever the page (sign-in, time, the new
+// tab page): what it fetches there is not the page's doing.
+var browserOwnHost = regexp.MustCompile(`(^|\.)(google\.com|gstatic\.com|googleapis\.com|gvt1\.com)(:\d+)?$`)
+
+// dumpDOMFetches is dumpDOM returning what the page fetched through the proxy instead of failing.
+func dumpDOMFetches(t *testing.T, chromium, file string) (string, []string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
+	var fetched []string
+	var mu sync.Mutex
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !browserOwnHost.MatchString(r.Host) {
+			mu.Lock()
+			fetched = append(fetched, r.Method+" "+r.Host+r.URL.Path)
+			mu.Unlock()
+		}
+		http.Error(w, "no network for a report page", http.StatusForbidden)
+	}))
 	cmd := exec.CommandContext(ctx, chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
 		"--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
+		"--proxy-server="+proxy.URL, "--proxy-bypass-list=<-loopback>",
 		"--user-data-dir="+t.TempDir(), "--dump-dom", "file://"+file)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
@@ -43,10 +74,32 @@ func dumpDOM(t *testing.T, chromium, file string) string {
 	if err != nil {
 		t.Fatalf("chromium --dump-dom %s: %v\n%s", file, err, stderr.String())
 	}
-	return string(out)
+	proxy.Close()
+	mu.Lock()
+	defer mu.Unlock()
+	return string(out), fetched
+}
+
+// TestChromiumProxySeesFetches: the proxy of dumpDOM sees what a page fetches, so that its
+// silence on report.html means something.
+func TestChromiumProxySeesFetches(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	chromium := findChromium(t)
+	page := filepath.Join(t.TempDir(), "fetches.html")
+	if err := os.WriteFile(page, []byte(`<!DOCTYPE html><img src="http://picture.strata-eval.invalid/a.png">`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, fetched := dumpDOMFetches(t, chromium, page); !slices.Contains(fetched, "GET picture.strata-eval.invalid/a.png") {
+		t.Fatalf("the proxy saw %q, not the page's picture", fetched)
+	}
 }
 
 var (
+	srcRe     = regexp.MustCompile(` src="([^"]*)"`)
+	imgRe     = regexp.MustCompile(`<img [^>]*>`)
+	rowRe     = regexp.MustCompile(`(?s)<tr data-outcome="[^"]*">.*?</tr>`)
 	attrRe    = regexp.MustCompile(`([a-z-]+)="([^"]*)"`)
 	svgRe     = regexp.MustCompile(`<svg class="chart"[^>]*>`)
 	barRe     = regexp.MustCompile(`<g class="bar"[^>]*>`)
@@ -110,12 +163,21 @@ func TestHTMLReportInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, bad := range []string{" src=", "<link", "@import", "url("} {
+	for _, bad := range []string{"<link", "@import", "url("} {
 		if strings.Contains(string(raw), bad) {
 			t.Errorf("report.html loads something (%q): it must be self-contained", bad)
 		}
 	}
+	for _, m := range srcRe.FindAllStringSubmatch(string(raw), -1) {
+		if !strings.HasPrefix(m[1], "data:image/") {
+			t.Errorf("report.html loads %.60q: its pictures must be inline", m[1])
+		}
+	}
+	if len(raw) > 4<<20 {
+		t.Errorf("report.html is %d bytes: a page of thumbnails stays under 4 MiB", len(raw))
+	}
 	dom := dumpDOM(t, chromium, page)
+	checkPicturesShown(t, r, dom)
 
 	if want := fmt.Sprintf(`data-charts="%d"`, 2+2*len(r.Cases)); !strings.Contains(dom, want) {
 		t.Fatalf("the page did not draw its charts: want %s on <body>", want)
@@ -203,4 +265,69 @@ func TestHTMLReportInChromium(t *testing.T) {
 			t.Errorf("pictures table: no picture %s", o)
 		}
 	}
+}
+
+// checkPicturesShown checks the pictures of the page as the browser decoded them: every picture
+// of the report that has a thumbnail is shown in its row (and what the agent made of it beside
+// it), every picture of the page decoded to the size its tag gives, and every picture the
+// replay held the bytes of has a thumbnail (the report's budget is not spent).
+func checkPicturesShown(t *testing.T, r *results.Report, dom string) {
+	t.Helper()
+	if r.ThumbnailsCut {
+		t.Fatalf("the sample corpus spent the thumbnail budget")
+	}
+	thumbs := map[string]bool{}
+	for _, th := range r.Thumbnails {
+		thumbs[th.SHA256[:16]] = true
+	}
+	imgs := imgRe.FindAllString(dom, -1)
+	if want := fmt.Sprintf(`data-pictures="%d"`, len(imgs)); !strings.Contains(dom, want) {
+		t.Fatalf("the page did not report its pictures loaded: want %s on <body>", want)
+	}
+	for _, tag := range imgs {
+		a := attrs(tag)
+		if want := a["width"] + "x" + a["height"]; a["data-natural"] != want || strings.HasPrefix(want, "0x") {
+			t.Errorf("picture %s decoded to %q, want %s", a["alt"], a["data-natural"], want)
+		}
+	}
+	rows := rowRe.FindAllString(dom, -1)
+	i, shown := 0, 0
+	for _, c := range r.Cases {
+		for _, a := range c.Arms {
+			for _, p := range a.Pictures {
+				if i >= len(rows) {
+					t.Fatalf("the pictures table has %d rows, fewer than the report's pictures", len(rows))
+				}
+				var want []string
+				for _, d := range []string{p.SHA256, resizedDigest(p)} {
+					if len(d) >= 16 && thumbs[d[:16]] {
+						want = append(want, d[:16])
+					}
+				}
+				var got []string
+				for _, tag := range imgRe.FindAllString(rows[i], -1) {
+					got = append(got, attrs(tag)["data-thumb"])
+				}
+				if strings.Join(got, " ") != strings.Join(want, " ") {
+					t.Errorf("case %s arm %s picture %s: thumbnails %v, want %v", c.ID, a.Arm, p.Loc, got, want)
+				}
+				if p.SHA256 != "" && p.Type != "" && !p.Problem && !thumbs[p.SHA256[:16]] {
+					t.Errorf("case %s arm %s picture %s (%s): no thumbnail", c.ID, a.Arm, p.Loc, p.Type)
+				}
+				shown += len(got)
+				i++
+			}
+		}
+	}
+	if shown == 0 || len(r.Thumbnails) < 10 {
+		t.Errorf("%d thumbnails shown, %d in the report: the sample corpus has more pictures", shown, len(r.Thumbnails))
+	}
+}
+
+// resizedDigest is the digest of what the agent made of a picture ("" when it kept it).
+func resizedDigest(p results.Picture) string {
+	if p.Resized == nil {
+		return ""
+	}
+	return p.Resized.ToSHA256
 }

@@ -29,8 +29,9 @@ type RescoreOptions struct {
 func newRescoreCmd(io *IOStreams) *cobra.Command {
 	opts := &RescoreOptions{IO: io}
 	c := &cobra.Command{
-		Use:   "rescore RESULTS",
-		Short: "Score the answers of an earlier replay again, without calling the model",
+		Use:     "rescore RESULTS",
+		Example: examples("strata-eval replay --summary --out out corpora/samples/openai-chat-tiny-png.json", "strata-eval rescore out/results.json"),
+		Short:   "Score the answers of an earlier replay again, without calling the model",
 		Long: helpWithExit(`Reads the results of a replay run with --answer (results.json, or the --out folder holding
 it), judges every recorded answer again with the case's expectation — the one recorded with the
 case, or the entry of --expect (case id or conversation id → {question, scorer, answer}) — and
@@ -62,10 +63,7 @@ func runRescore(ctx context.Context, opts *RescoreOptions) error {
 			return withExitCode(ExitUsage, err)
 		}
 	}
-	path := opts.Results
-	if info, err := os.Stat(path); err == nil && info.IsDir() {
-		path = filepath.Join(path, "results.json")
-	}
+	path := resultsPath(opts.Results)
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return withExitCode(ExitInputs, fmt.Errorf("rescore: %w", err))
@@ -108,7 +106,7 @@ func runRescore(ctx context.Context, opts *RescoreOptions) error {
 	if opts.Out == "" {
 		return nil
 	}
-	if err := os.MkdirAll(opts.Out, 0o755); err != nil {
+	if err := fsutil.MkdirAll(opts.Out); err != nil {
 		return err
 	}
 	for name, format := range map[string]string{"results.json": results.FormatJSON, "results.md": results.FormatMarkdown, "results.csv": results.FormatCSV} {

@@ -29,9 +29,10 @@ type MergeOptions struct {
 
 func newResultsCmd(io *IOStreams) *cobra.Command {
 	c := &cobra.Command{
-		Use:   "results",
-		Short: "Work with results files of replay runs",
-		Long:  helpWithExit(`Commands that work with the results files of replay runs.`, ExitInputs),
+		Use:     "results",
+		Example: examples("strata-eval replay --summary --shard 0/2 --out shard-0 corpora/samples", "strata-eval replay --summary --shard 1/2 --out shard-1 corpora/samples", "strata-eval results merge -o merged shard-0 shard-1"),
+		Short:   "Work with results files of replay runs",
+		Long:    helpWithExit(`Commands that work with the results files of replay runs.`, ExitInputs),
 	}
 	c.AddCommand(newResultsMergeCmd(io))
 	return c
@@ -40,8 +41,9 @@ func newResultsCmd(io *IOStreams) *cobra.Command {
 func newResultsMergeCmd(io *IOStreams) *cobra.Command {
 	opts := &MergeOptions{IO: io}
 	c := &cobra.Command{
-		Use:   "merge -o OUT FILE...",
-		Short: "Combine the results of shards (replay --shard i/n) into the results of a single run",
+		Use:     "merge -o OUT FILE...",
+		Example: examples("strata-eval replay --summary --shard 0/2 --out shard-0 corpora/samples", "strata-eval replay --summary --shard 1/2 --out shard-1 corpora/samples", "strata-eval results merge -o merged shard-0/results.json shard-1/results.json"),
+		Short:   "Combine the results of shards (replay --shard i/n) into the results of a single run",
 		Long: helpWithExit(`Reads the results.json of several runs of one configuration (each FILE a results.json or a
 folder holding one, such as a shard's --out) and writes the results of a single run over the
 same inputs: cases de-duplicated by id and put back in input order, problems united, the
@@ -89,7 +91,7 @@ func runResultsMerge(ctx context.Context, opts *MergeOptions) error {
 	case err != nil:
 		return err
 	}
-	if err := os.MkdirAll(opts.Out, 0o755); err != nil {
+	if err := fsutil.MkdirAll(opts.Out); err != nil {
 		return err
 	}
 	for _, f := range []struct{ name, format string }{
@@ -115,9 +117,7 @@ func runResultsMerge(ctx context.Context, opts *MergeOptions) error {
 
 // readReportFile reads a results.json, or the results.json inside a folder.
 func readReportFile(path string) (*results.Report, error) {
-	if info, err := os.Stat(path); err == nil && info.IsDir() {
-		path = filepath.Join(path, "results.json")
-	}
+	path = resultsPath(path)
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,8 +13,11 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
+	"github.com/strata-eval/strata-eval/internal/suggest"
+	"github.com/strata-eval/strata-eval/measure"
 	"github.com/strata-eval/strata-eval/results"
 )
 
@@ -60,18 +64,83 @@ func Main() int {
 func Run(ctx context.Context, args []string, io *IOStreams) int {
 	root := NewRootCmd(io)
 	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+	err := unknownCommand(root, args)
+	if err == nil {
+		err = root.ExecuteContext(ctx)
+	}
 	if err != nil {
-		fmt.Fprintf(io.ErrOut, "strata-eval: %v\n", err)
+		fmt.Fprintf(io.ErrOut, "strata-eval: %v%s\n", err, errorHint(err))
 	}
 	return exitCode(err)
+}
+
+// unknownCommand is the usage error of a command line whose command is not one: a word after
+// strata-eval, or after a command that only groups others (corpus, results, bench, budget),
+// that names none of its commands. It names the closest commands and the help that lists them.
+func unknownCommand(root *cobra.Command, args []string) error {
+	if len(args) > 0 && (args[0] == cobra.ShellCompRequestCmd || args[0] == cobra.ShellCompNoDescRequestCmd) {
+		return nil // shell completion, which cobra answers itself
+	}
+	root.InitDefaultHelpCmd() // cobra adds help and completion as it executes
+	root.InitDefaultCompletionCmd(args...)
+	c, rest, err := root.Find(args)
+	if err == nil && (c.Runnable() || !c.HasAvailableSubCommands()) {
+		return nil
+	}
+	if c == nil {
+		c = root
+	}
+	word := ""
+	for _, a := range rest {
+		if !strings.HasPrefix(a, "-") {
+			word = a
+			break
+		}
+	}
+	if word == "" {
+		return nil
+	}
+	var names []string
+	for _, sub := range c.Commands() {
+		if sub.IsAvailableCommand() {
+			names = append(names, sub.Name())
+		}
+	}
+	return usageErrorf("unknown command %q for %q%s (see '%s --help')", word, c.CommandPath(), suggest.DidYouMean(word, names), c.CommandPath())
+}
+
+// flagError is the usage error of a bad flag; an unknown one names the closest flags the
+// command has.
+func flagError(c *cobra.Command, err error) error {
+	hint := ""
+	if name, ok := strings.CutPrefix(err.Error(), "unknown flag: --"); ok {
+		var names []string
+		c.Flags().VisitAll(func(f *pflag.Flag) {
+			if !f.Hidden {
+				names = append(names, "--"+f.Name)
+			}
+		})
+		hint = suggest.DidYouMean("--"+name, names)
+	}
+	return usageErrorf("%v%s (see '%s --help')", err, hint, c.CommandPath())
+}
+
+// errorHint is what an error's line adds to tell where the fix is: the command that lists every
+// vision family, for a family that is not one.
+func errorHint(err error) string {
+	var family *measure.UnknownFamilyError
+	if errors.As(err, &family) {
+		return "; 'strata-eval rows --vision all 1x1' lists every family"
+	}
+	return ""
 }
 
 // NewRootCmd builds the strata-eval command tree.
 func NewRootCmd(io *IOStreams) *cobra.Command {
 	root := &cobra.Command{
-		Use:   "strata-eval",
-		Short: "Replay recorded conversations and measure what pictures in tool results cost",
+		Use:     "strata-eval",
+		Example: examples("# the embedded sample corpus, the summary last", "strata-eval replay", "strata-eval replay --summary corpora/samples", "strata-eval rows 1280x800"),
+		Short:   "Replay recorded conversations and measure what pictures in tool results cost",
 		Long: `strata-eval replays recorded conversations (Chatbox backups, MCP transcripts, OpenAI and
 Anthropic request logs) through a before and an after pipeline and measures prompt tokens,
 image rows per picture, context-window verdicts and scan latency.
@@ -82,11 +151,15 @@ image rows per picture, context-window verdicts and scan latency.
 	}
 	root.SetOut(io.Out)
 	root.SetErr(io.ErrOut)
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usageErrorf("%v (see '%s --help')", err, c.CommandPath())
-	})
-	root.AddCommand(newVersionCmd(io), newCorpusCmd(io), newReplayCmd(io), newCountCmd(io), newRowsCmd(io), newResultsCmd(io), newBenchCmd(io), newBudgetCmd(io), newCompareCmd(io), newRescoreCmd(io))
+	root.SetFlagErrorFunc(flagError)
+	root.AddCommand(newVersionCmd(io), newCorpusCmd(io), newReplayCmd(io), newCountCmd(io), newRowsCmd(io), newResultsCmd(io), newBenchCmd(io), newBudgetCmd(io), newCompareCmd(io), newRescoreCmd(io), newRecordCmd(io))
 	return root
+}
+
+// examples is the Example section of a command's help: command lines that run as shown from
+// the repository's root, one after the other (TestHelpExamplesRun runs them), and "# " comments.
+func examples(lines ...string) string {
+	return "  " + strings.Join(lines, "\n  ")
 }
 
 // wrapArgs turns cobra's positional-argument errors into usage errors.

@@ -29,14 +29,19 @@ type RowsOptions struct {
 func newRowsCmd(io *IOStreams) *cobra.Command {
 	opts := &RowsOptions{IO: io}
 	c := &cobra.Command{
-		Use:   "rows [flags] WxH|PICTURE...",
-		Short: "Image rows of a picture size or a picture file, per vision family",
+		Use:     "rows [flags] WxH|PICTURE...",
+		Example: examples("strata-eval rows 1280x800", "strata-eval rows --vision hf/qwen2.5vl --vision openai/gpt-4o-high 1920x1080 800x600", "# every vision family", "strata-eval rows --vision all 1280x800"),
+		Short:   "Image rows of a picture size or a picture file, per vision family",
 		Long: helpWithExit(`Prints what a picture costs the prompt: its embedding rows, the marker tokens around them and
 the total, with the size the preprocessor resizes it to and its tiles, for one or more vision
 families (--vision, repeatable; all for every family; --mmproj for a projector GGUF). Each
 argument is a size (1280x800 or 1280×800) or a picture file (PNG, JPEG, GIF, BMP, WebP), whose
 size is read from its header after the picture check replay applies. The figures are those
-replay gives every picture it measures (docs/pipeline.md §10).`, ExitInputs),
+replay gives every picture it measures (docs/pipeline.md §10). The llamacpp/ families and
+--mmproj count as the llama.cpp release this tool binds (v0.5.0) does, identical to its
+multimodal library (make rows-oracle); a family modelling another llama.cpp release names
+that range, e.g. llamacpp-b8637..b9492/gemma4. Token limits that llama.cpp refuses to load a
+projector with (--image-min-tokens above the maximum) are refused here with its reason.`, ExitInputs),
 		Args: wrapArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Pictures = args

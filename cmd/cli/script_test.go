@@ -11,7 +11,8 @@ import (
 // TestMain registers strata-eval as an in-process command for the txtar scripts.
 func TestMain(m *testing.M) {
 	testscript.Main(withoutColumns{m}, map[string]func(){
-		"strata-eval": func() { os.Exit(Run(context.Background(), os.Args[1:], SystemStreams())) },
+		"strata-eval":        func() { os.Exit(Run(context.Background(), os.Args[1:], SystemStreams())) },
+		"mcp-picture-server": func() { os.Exit(mcpPictureServer()) },
 	})
 }
 

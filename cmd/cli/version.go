@@ -85,8 +85,9 @@ func (v buildVersion) write(w io.Writer) error {
 
 func newVersionCmd(io *IOStreams) *cobra.Command {
 	return &cobra.Command{
-		Use:   "version",
-		Short: "Print the version of strata-eval, its commit and date, and the Go version",
+		Use:     "version",
+		Example: examples("strata-eval version"),
+		Short:   "Print the version of strata-eval, its commit and date, and the Go version",
 		Long: helpWithExit(`Prints the version, the commit the binary was built from and its date, and the Go version,
 read from the build information (runtime/debug.ReadBuildInfo): the VCS stamp of a build in a clone,
 the pseudo-version of go install …@latest, or what make build records with -ldflags.`),

@@ -18,14 +18,15 @@ const module = "github.com/strata-eval/strata-eval/"
 // where skipping floors downwards is fine and importing upwards or sideways (replay ↔ measure,
 // engine ↔ results) is not (docs/decisions.md §7, "Layers").
 var rank = map[string]int{
-	"corpora": 0,
-	"records": 1,
-	"measure": 2,
-	"replay":  2,
-	"engine":  3,
-	"results": 3,
-	"run":     4,
-	"cmd":     5,
+	"corpora":  0,
+	"records":  1,
+	"recorder": 1, // the recording proxy and MCP tap: corpora's redaction only
+	"measure":  2,
+	"replay":   2,
+	"engine":   3,
+	"results":  3,
+	"run":      4,
+	"cmd":      5,
 }
 
 // barred lists imports that the ranks allow but the layers do not want: results reports the
@@ -44,6 +45,7 @@ var testOnly = map[string][]string{
 	"internal/testimages":   {"internal/gensamples", "internal/gencorpus"},
 	"internal/llamaserver":  {"internal/ollamaserver"},
 	"internal/ollamaserver": nil,
+	"internal/tinyproj":     nil,
 }
 
 // TestImportsPointOneWay walks every package of the module and fails on an import of its
@@ -79,6 +81,9 @@ func TestImportRule(t *testing.T) {
 		{"replay", "measure", false}, // sideways
 		{"engine", "results", false}, // sideways
 		{"corpora", "records", false},
+		{"cmd/cli", "recorder", true},
+		{"recorder", "records", false}, // sideways
+		{"recorder", "corpora", true},
 		{"run", "cmd/cli", false},
 		{"internal/fsutil", "corpora", false},
 		{"cmd/cli", "internal/testimages", false},

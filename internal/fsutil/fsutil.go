@@ -3,17 +3,38 @@
 package fsutil
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
+// FileMode and DirMode are the modes output files and folders are created with; the umask
+// decides what they end up with (0644 and 0755 under the usual 022), the same for every file a
+// command writes (docs/decisions.md).
+const (
+	FileMode os.FileMode = 0o666
+	DirMode  os.FileMode = 0o777
+)
+
+// Create creates (or truncates) an output file with FileMode, as os.Create does.
+func Create(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, FileMode)
+}
+
+// MkdirAll makes an output folder and its parents with DirMode.
+func MkdirAll(path string) error { return os.MkdirAll(path, DirMode) }
+
 // WriteAtomic writes a file through a temporary file beside it and a rename, so that a
-// reader never sees a half-written file.
+// reader never sees a half-written file. The file gets FileMode under the umask, like any
+// other output (os.CreateTemp would make it 0600).
 func WriteAtomic(path string, write func(io.Writer) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	tmp, err := createTemp(path)
 	if err != nil {
 		return err
 	}
@@ -26,6 +47,18 @@ func WriteAtomic(path string, write func(io.Writer) error) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
+}
+
+// createTemp creates a new file beside path, named after it, with FileMode.
+func createTemp(path string) (*os.File, error) {
+	dir, base := filepath.Dir(path), filepath.Base(path)
+	for try := 0; ; try++ {
+		name := filepath.Join(dir, "."+base+"."+strconv.FormatUint(rand.Uint64(), 36))
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, FileMode)
+		if err == nil || !errors.Is(err, fs.ErrExist) || try == 100 {
+			return f, err
+		}
+	}
 }
 
 // SafeName turns a case id (or any text) into a safe file name: no separators, no dot-dot,

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -105,29 +104,69 @@ func TestGenerateRejectsNoSize(t *testing.T) {
 	}
 }
 
-// TestHugeLines: both huge-line generators write one recording whose picture decodes to a PNG
-// of at least the size asked, in the place their format carries it.
+// TestHugeLines: every huge-line format writes one recording, told apart by its name and
+// content, whose tool result carries a picture that decodes to a PNG of at least the size asked.
 func TestHugeLines(t *testing.T) {
-	for name, gen := range map[string]func(w io.Writer, n, seed int64) (int64, error){"mcp": HugeLine, "chat": HugeChatLine} {
+	for _, f := range HugeLineFormats {
 		var b bytes.Buffer
-		n, err := gen(&b, 30_000, 1)
+		n, err := HugeLine(&b, f, 30_000, 1)
 		if err != nil || n != int64(b.Len()) {
-			t.Fatalf("%s: %d bytes written, %d counted, %v", name, b.Len(), n, err)
+			t.Fatalf("%s: %d bytes written, %d counted, %v", f.Name, b.Len(), n, err)
+		}
+		if lines := bytes.Count(b.Bytes(), []byte("\n")); lines > 2 || b.Bytes()[b.Len()-1] != '\n' {
+			t.Errorf("%s: %d lines", f.Name, lines)
 		}
 		var c corpora.Collector
-		if err := corpora.Read(context.Background(), name+".jsonl", &b, "", &c); err != nil || len(c.Problems) != 0 || len(c.Conversations) != 1 {
-			t.Fatalf("%s: %v, problems %v", name, err, c.Problems)
+		if err := corpora.Read(context.Background(), f.File, &b, "", &c); err != nil || len(c.Problems) != 0 || len(c.Conversations) != 1 {
+			t.Fatalf("%s: %v, problems %v", f.Name, err, c.Problems)
 		}
-		tr := c.Conversations[0].Messages[len(c.Conversations[0].Messages)-1].Parts[0].ToolResult
-		payload := ""
-		if tr.MCP != nil {
-			payload = tr.MCP.Content[1].Data
-		} else {
-			payload = strings.TrimPrefix(tr.Text, "the screen: ")
+		if got := c.Conversations[0].Format; string(got) != f.Name {
+			t.Errorf("%s: read as %s", f.Name, got)
 		}
-		png, err := base64.StdEncoding.DecodeString(payload)
-		if err != nil || len(png) < 30_000 || !bytes.HasPrefix(png, []byte("\x89PNG\r\n\x1a\n")) {
-			t.Errorf("%s: picture of %d bytes, %v", name, len(png), err)
+		png := toolPicture(t, c.Conversations[0])
+		if len(png) < 30_000 || !bytes.HasPrefix(png, []byte("\x89PNG\r\n\x1a\n")) {
+			t.Errorf("%s: picture of %d bytes", f.Name, len(png))
 		}
 	}
+	if _, err := HugeLineFormatNamed("gif"); err == nil || !strings.Contains(err.Error(), "mcp-jsonl, openai-chat") {
+		t.Errorf("unknown format: %v", err)
+	}
+}
+
+// toolPicture is the picture of the conversation's tool result, as its format carries it: an
+// MCP image block, an image part, or base64 after the caption of a text.
+func toolPicture(t *testing.T, conv *corpora.Conversation) []byte {
+	t.Helper()
+	for _, m := range conv.Messages {
+		for _, p := range m.Parts {
+			tr := p.ToolResult
+			switch {
+			case tr == nil:
+			case tr.MCP != nil:
+				for _, blk := range tr.MCP.Content {
+					if blk.Data != "" {
+						data, err := base64.StdEncoding.DecodeString(blk.Data)
+						if err != nil {
+							t.Fatal(err)
+						}
+						return data
+					}
+				}
+			case tr.Parts != nil:
+				for _, q := range tr.Parts {
+					if q.Image != nil {
+						return q.Image.Data
+					}
+				}
+			default:
+				data, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(tr.Text, "the screen: "))
+				if err != nil {
+					t.Fatal(err)
+				}
+				return data
+			}
+		}
+	}
+	t.Fatalf("%s: no tool result with a picture", conv.Format)
+	return nil
 }

@@ -9,46 +9,78 @@ import (
 	"hash/crc32"
 	"io"
 	"math/rand"
+	"strings"
 )
 
-// HugeLine writes an MCP stdio transcript (JSON Lines) of one tools/call and its result, the
-// result one line holding a text block and an image block whose data is a valid PNG of at least
-// pictureBytes bytes (RGB noise stored uncompressed, so its size is its pixel count times three).
-// It streams: memory does not grow with pictureBytes. It returns the number of bytes written.
-func HugeLine(w io.Writer, pictureBytes int64, seed int64) (int64, error) {
-	side := int64(1)
-	for side*side*3 < pictureBytes {
-		side++
-	}
-	cw := &countingWriter{w: bufio.NewWriterSize(w, 1<<20)}
-	fmt.Fprintln(cw, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"screenshot","arguments":{}}}`)
-	fmt.Fprint(cw, `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"the screen"},{"type":"image","mimeType":"image/png","data":"`)
-	enc := base64.NewEncoder(base64.StdEncoding, cw)
-	if err := writeStoredPNG(enc, int(side), int(side), seed); err != nil {
-		return cw.n, err
-	}
-	if err := enc.Close(); err != nil {
-		return cw.n, err
-	}
-	fmt.Fprintln(cw, `"}]}}`)
-	if err := cw.w.(*bufio.Writer).Flush(); err != nil {
-		return cw.n, err
-	}
-	return cw.n, cw.err
+// HugeLineFormat is a recording format that HugeLine writes: where the picture's base64 goes
+// and what the file is named (some formats are told by their name).
+type HugeLineFormat struct {
+	// Name is the format's name as --input-format takes it; File the name of the file to write.
+	Name, File string
+	// Carries says where the picture is, for the benchmark's report.
+	Carries string
+	// head and tail surround the picture's base64 in the one huge line; lead is written before
+	// it (an MCP transcript's request line).
+	lead, head, tail string
 }
 
-// HugeChatLine writes an OpenAI chat completions request log (one JSON line) whose tool
-// message's text is a short caption followed by the base64 of a valid PNG of at least
-// pictureBytes bytes, as HugeLine does for MCP. It streams and returns the bytes written.
-func HugeChatLine(w io.Writer, pictureBytes int64, seed int64) (int64, error) {
+// HugeLineFormats are the formats HugeLine writes, one per reader of a recording that holds
+// a tool's picture.
+var HugeLineFormats = []HugeLineFormat{
+	{Name: "mcp-jsonl", File: "huge.jsonl", Carries: "an MCP result's image block",
+		lead: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"screenshot","arguments":{}}}` + "\n",
+		head: `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"the screen"},{"type":"image","mimeType":"image/png","data":"`,
+		tail: `"}]}}` + "\n"},
+	{Name: "openai-chat", File: "huge-chat.jsonl", Carries: "base64 in a tool message's text",
+		head: `{"model":"m","messages":[{"role":"user","content":"take a screenshot"},` +
+			`{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"screenshot","arguments":"{}"}}]},` +
+			`{"role":"tool","tool_call_id":"c1","content":"the screen: `,
+		tail: `"}]}` + "\n"},
+	{Name: "openai-responses", File: "huge-responses.json", Carries: "a data URL in a function_call_output's input_image",
+		head: `{"model":"m","input":[{"role":"user","content":[{"type":"input_text","text":"take a screenshot"}]},` +
+			`{"type":"function_call","call_id":"c1","name":"screenshot","arguments":"{}"},` +
+			`{"type":"function_call_output","call_id":"c1","output":[{"type":"input_text","text":"the screen"},{"type":"input_image","image_url":"data:image/png;base64,`,
+		tail: `"}]}]}` + "\n"},
+	{Name: "anthropic", File: "huge-anthropic.json", Carries: "a tool_result's base64 image block",
+		head: `{"model":"m","max_tokens":1024,"messages":[{"role":"user","content":[{"type":"text","text":"take a screenshot"}]},` +
+			`{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"screenshot","input":{}}]},` +
+			`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"the screen"},` +
+			`{"type":"image","source":{"type":"base64","media_type":"image/png","data":"`,
+		tail: `"}}]}]}]}` + "\n"},
+	{Name: "chatbox", File: "chatbox-exported-data-2026-12-3.json", Carries: "an MCP result's image block in a tool call's result",
+		head: `{"chat-sessions-list":[{"id":"s1","name":"Shots","type":"chat"}],"session:s1":{"id":"s1","name":"Shots","type":"chat","messages":[` +
+			`{"id":"u1","role":"user","contentParts":[{"type":"text","text":"take a screenshot"}]},` +
+			`{"id":"a1","role":"assistant","contentParts":[{"type":"tool-call","state":"result","toolCallId":"c1","toolName":"screenshot","args":{},` +
+			`"result":{"content":[{"type":"text","text":"the screen"},{"type":"image","mimeType":"image/png","data":"`,
+		tail: `"}]}},{"type":"text","text":"Here it is."}]}]},"configVersion":14,` +
+			`"__exported_items":["conversations"],"__exported_at":"2026-12-03T08:00:00.000Z"}` + "\n"},
+}
+
+// HugeLineFormatNamed returns the format of that name.
+func HugeLineFormatNamed(name string) (HugeLineFormat, error) {
+	var names []string
+	for _, f := range HugeLineFormats {
+		if f.Name == name {
+			return f, nil
+		}
+		names = append(names, f.Name)
+	}
+	return HugeLineFormat{}, fmt.Errorf("huge-line format %q: want one of %s", name, strings.Join(names, ", "))
+}
+
+// HugeLine writes a recording in format f whose one huge JSON line carries, where the format
+// puts a tool's picture, the base64 of a valid PNG of at least pictureBytes bytes (RGB noise
+// stored uncompressed, so its size is its pixel count times three). It streams: memory does
+// not grow with pictureBytes. It returns the number of bytes written.
+func HugeLine(w io.Writer, f HugeLineFormat, pictureBytes int64, seed int64) (int64, error) {
 	side := int64(1)
 	for side*side*3 < pictureBytes {
 		side++
 	}
-	cw := &countingWriter{w: bufio.NewWriterSize(w, 1<<20)}
-	fmt.Fprint(cw, `{"model":"m","messages":[{"role":"user","content":"take a screenshot"},`+
-		`{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"screenshot","arguments":"{}"}}]},`+
-		`{"role":"tool","tool_call_id":"c1","content":"the screen: `)
+	bw := bufio.NewWriterSize(w, 1<<20)
+	cw := &countingWriter{w: bw}
+	io.WriteString(cw, f.lead)
+	io.WriteString(cw, f.head)
 	enc := base64.NewEncoder(base64.StdEncoding, cw)
 	if err := writeStoredPNG(enc, int(side), int(side), seed); err != nil {
 		return cw.n, err
@@ -56,8 +88,8 @@ func HugeChatLine(w io.Writer, pictureBytes int64, seed int64) (int64, error) {
 	if err := enc.Close(); err != nil {
 		return cw.n, err
 	}
-	fmt.Fprintln(cw, `"}]}`)
-	if err := cw.w.(*bufio.Writer).Flush(); err != nil {
+	io.WriteString(cw, f.tail)
+	if err := bw.Flush(); err != nil {
 		return cw.n, err
 	}
 	return cw.n, cw.err

@@ -60,6 +60,13 @@ func CacheDir(t testing.TB, what string) string {
 // URL; the server is stopped when the test ends.
 func Start(t testing.TB, bin, model string, args ...string) string {
 	t.Helper()
+	url, _ := StartProcess(t, bin, model, args...)
+	return url
+}
+
+// StartProcess is Start that also returns the server's process, for tests that signal it.
+func StartProcess(t testing.TB, bin, model string, args ...string) (string, *os.Process) {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -72,7 +79,7 @@ func Start(t testing.TB, bin, model string, args ...string) string {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(bin, append([]string{"--model", model, "--host", "127.0.0.1", "--port", fmt.Sprint(port), "--no-webui"}, args...)...)
-	exited := StartProcess(t, cmd, logFile)
+	exited := Spawn(t, cmd, logFile)
 	url := fmt.Sprintf("http://127.0.0.1:%d", port)
 	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
 		select {
@@ -84,18 +91,18 @@ func Start(t testing.TB, bin, model string, args ...string) string {
 		if resp, err := http.Get(url + "/health"); err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				return url
+				return url, cmd.Process
 			}
 		}
 	}
 	log, _ := os.ReadFile(logPath)
 	t.Fatalf("llama-server not ready after 2 minutes:\n%s", Tail(string(log), 3000))
-	return ""
+	return "", nil
 }
 
-// StartProcess starts cmd with its output to log and returns the channel its exit arrives on;
-// when the test ends the process is killed and log closed.
-func StartProcess(t testing.TB, cmd *exec.Cmd, log *os.File) <-chan error {
+// Spawn starts cmd with its output to log and returns the channel its exit arrives on; when
+// the test ends the process is killed and log closed.
+func Spawn(t testing.TB, cmd *exec.Cmd, log *os.File) <-chan error {
 	t.Helper()
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Start(); err != nil {

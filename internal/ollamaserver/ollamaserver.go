@@ -70,7 +70,7 @@ func Start(t testing.TB, bin string, extraEnv ...string) *Server {
 	}
 	cmd := exec.Command(bin, "serve")
 	cmd.Env = s.env
-	exited := llamaserver.StartProcess(t, cmd, logFile)
+	exited := llamaserver.Spawn(t, cmd, logFile)
 	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
 		select {
 		case err := <-exited:

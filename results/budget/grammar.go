@@ -38,6 +38,8 @@ import (
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
+
+	strsuggest "github.com/strata-eval/strata-eval/internal/suggest"
 )
 
 // SyntaxError is a malformed budget, located in its file (1-based line and column).
@@ -547,7 +549,7 @@ func contains(xs []string, x string) bool {
 func suggest(name string, names []string) string {
 	best, bestD := "", 3
 	for _, n := range names {
-		if d := editDistance(name, n); d < bestD {
+		if d := strsuggest.Distance(name, n); d < bestD {
 			best, bestD = n, d
 		}
 	}
@@ -555,26 +557,6 @@ func suggest(name string, names []string) string {
 		return ""
 	}
 	return fmt.Sprintf(" (did you mean %s?)", best)
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // MetricNames lists the metrics a budget can name, sorted.

@@ -1,0 +1,66 @@
+package tinyproj
+
+import (
+	"path/filepath"
+	"testing"
+
+	gguf "github.com/gpustack/gguf-parser-go"
+)
+
+// TestConfigsWriteAndParse writes every configuration and reads it back: the projector type,
+// the sizes and every listed tensor, each a width×width matrix or a width vector.
+func TestConfigsWriteAndParse(t *testing.T) {
+	dir := t.TempDir()
+	names := map[string]bool{}
+	for _, c := range Configs() {
+		if names[c.Name] {
+			t.Errorf("configuration %s listed twice", c.Name)
+		}
+		names[c.Name] = true
+		path := filepath.Join(dir, c.Name+".gguf")
+		if err := Write(path, c, Width, 7); err != nil {
+			t.Fatal(err)
+		}
+		f, err := gguf.ParseGGUFFile(path)
+		if err != nil {
+			t.Fatalf("%s: %v", c.Name, err)
+		}
+		kv, ok := f.Header.MetadataKV.Get("clip.projector_type")
+		if !ok || kv.ValueString() != c.Projector {
+			t.Errorf("%s: clip.projector_type = %v, want %s", c.Name, kv.Value, c.Projector)
+		}
+		if kv, ok := f.Header.MetadataKV.Get("clip.vision.patch_size"); !ok || kv.ValueUint32() != uint32(c.PatchSize) {
+			t.Errorf("%s: patch size %v, want %d", c.Name, kv.Value, c.PatchSize)
+		}
+		if len(f.TensorInfos) != len(c.Tensors) {
+			t.Errorf("%s: %d tensors, want %d", c.Name, len(f.TensorInfos), len(c.Tensors))
+		}
+		for _, name := range c.Tensors {
+			ti, ok := f.TensorInfos.Get(name)
+			if !ok {
+				t.Errorf("%s: no tensor %s", c.Name, name)
+				continue
+			}
+			if ti.Dimensions[0] != Width {
+				t.Errorf("%s: tensor %s has dims %v, want %d first", c.Name, name, ti.Dimensions, Width)
+			}
+		}
+	}
+}
+
+// TestBuildRejects: a configuration without a projector type, sizes or width, or listing a
+// tensor twice, is an error.
+func TestBuildRejects(t *testing.T) {
+	for _, c := range []Config{
+		{Name: "no type", ImageSize: 1, PatchSize: 1},
+		{Name: "no patch", Projector: "mlp", ImageSize: 1},
+		{Name: "twice", Projector: "mlp", ImageSize: 1, PatchSize: 1, Tensors: []string{"mm.0.weight", "mm.0.weight"}},
+	} {
+		if _, _, err := Build(c, Width, 1); err == nil {
+			t.Errorf("%s: no error", c.Name)
+		}
+	}
+	if _, _, err := Build(Configs()[0], 0, 1); err == nil {
+		t.Error("width 0: no error")
+	}
+}
