@@ -520,7 +520,7 @@ func TemplateFromSpecTokens(spec, modelBOS, modelEOS string) (Template, error) {
 	if _, err := os.Stat(spec); err != nil {
 		return nil, fmt.Errorf("template %q: not a built-in template (%s) nor a readable file", spec, strings.Join(TemplateNames(), ", "))
 	}
-	if isOllamaTemplateFile(spec) {
+	if IsOllamaTemplateFile(spec) {
 		return LoadOllamaTemplate(spec)
 	}
 	src, bos, eos, err := LoadChatTemplate(spec)

@@ -17,10 +17,12 @@ import (
 	"strconv"
 	"strings"
 
+	gguf "github.com/gpustack/gguf-parser-go"
 	"github.com/ollama/ollama/api"
 	"github.com/ollama/ollama/parser"
 	"github.com/ollama/ollama/template"
 	"github.com/ollama/ollama/thinking"
+	"github.com/ollama/ollama/tokenizer"
 	"github.com/ollama/ollama/types/model"
 
 	"github.com/strata-eval/strata-eval/corpora"
@@ -32,6 +34,9 @@ type OllamaTemplate struct {
 	name  string
 	model OllamaModel
 	tmpl  *template.Template
+	// tok is Ollama's tokenizer of the model file, when the Modelfile names a readable GGUF of
+	// an architecture Ollama's engine tokenizes itself (loadOllamaTokenizer).
+	tok *tokenizer.BytePairEncoding
 }
 
 // OllamaModel is what Ollama's server adds to a chat request from the model: its Go template,
@@ -71,6 +76,7 @@ func LoadOllamaTemplate(path string) (*OllamaTemplate, error) {
 	}
 	var m OllamaModel
 	found := false
+	ggufPath := "" // the model file of FROM, when it is a readable GGUF
 	for _, c := range mf.Commands {
 		switch c.Name {
 		case "template":
@@ -87,7 +93,7 @@ func LoadOllamaTemplate(path string) (*OllamaTemplate, error) {
 			}
 			if f, err := parseGGUF(from); err == nil {
 				if arch, err := ggufString(f.Header.MetadataKV, "general.architecture"); err == nil {
-					m.Family = arch
+					m.Family, ggufPath = arch, from
 				}
 			}
 		}
@@ -95,7 +101,14 @@ func LoadOllamaTemplate(path string) (*OllamaTemplate, error) {
 	if !found {
 		return nil, fmt.Errorf("%s: the Modelfile has no TEMPLATE (Ollama would use the template it picked for the model: give that one, as `ollama show --template MODEL` prints it, in a .gotmpl file)", path)
 	}
-	return NewOllamaTemplate(path, m)
+	t, err := NewOllamaTemplate(path, m)
+	if err != nil || ggufPath == "" {
+		return t, err
+	}
+	if t.tok, err = loadOllamaTokenizer(ggufPath, m.Family); err != nil {
+		return nil, err
+	}
+	return t, nil
 }
 
 // IsModelfile says whether path names an Ollama Modelfile (Modelfile, or a name ending in
@@ -105,9 +118,9 @@ func IsModelfile(path string) bool {
 	return strings.EqualFold(base, "Modelfile") || strings.HasSuffix(strings.ToLower(base), ".modelfile")
 }
 
-// isOllamaTemplateFile says whether path names a file TemplateFromSpec reads as an Ollama
+// IsOllamaTemplateFile says whether path names a file TemplateFromSpec reads as an Ollama
 // Go template rather than a Jinja one.
-func isOllamaTemplateFile(path string) bool {
+func IsOllamaTemplateFile(path string) bool {
 	lower := strings.ToLower(path)
 	return IsModelfile(path) || strings.HasSuffix(lower, ".gotmpl") || strings.HasSuffix(lower, ".tmpl")
 }
@@ -310,4 +323,69 @@ func OllamaChat(msgs []corpora.Message, tools []corpora.ToolDef) (OllamaRequest,
 	}
 	out.JSON = data
 	return out, nil
+}
+
+// ollamaPretokenizers are the pre-tokenizer patterns Ollama's own engine uses for a
+// model architecture (model/models/<arch> of github.com/ollama/ollama v0.17.4): a prompt of
+// such a model is tokenized by Ollama's tokenizer package, whose splits differ from
+// llama.cpp's on some punctuation runs ("}}}}\n": 3 tokens, llama.cpp 2).
+var ollamaPretokenizers = map[string]string{
+	"qwen2": ollamaQwenPattern,
+	"qwen3": ollamaQwenPattern,
+}
+
+const ollamaQwenPattern = `(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`
+
+// loadOllamaTokenizer builds Ollama's tokenizer of the GGUF at path, as its engine builds it
+// for the model's architecture; nil when Ollama's engine has no pattern here for it.
+func loadOllamaTokenizer(path, arch string) (*tokenizer.BytePairEncoding, error) {
+	pattern, ok := ollamaPretokenizers[arch]
+	if !ok {
+		return nil, nil
+	}
+	f, err := parseGGUF(path)
+	if err != nil {
+		return nil, err
+	}
+	kvs := f.Header.MetadataKV
+	tokens, merges, types, err := ggufBPELists(path, kvs)
+	if err != nil {
+		return nil, err
+	}
+	v := &tokenizer.Vocabulary{Values: tokens, Types: types, Merges: merges, AddBOS: true}
+	if kv, ok := kvs.Get("tokenizer.ggml.add_bos_token"); ok && kv.ValueType == gguf.GGUFMetadataValueTypeBool {
+		v.AddBOS = kv.ValueBool()
+	}
+	if kv, ok := kvs.Get("tokenizer.ggml.bos_token_id"); ok && kv.ValueType == gguf.GGUFMetadataValueTypeUint32 {
+		v.BOS = []int32{int32(kv.ValueUint32())}
+	}
+	if kv, ok := kvs.Get("tokenizer.ggml.eos_token_id"); ok && kv.ValueType == gguf.GGUFMetadataValueTypeUint32 {
+		v.EOS = []int32{int32(kv.ValueUint32())}
+	}
+	bpe := tokenizer.NewBytePairEncoding(v, pattern)
+	return &bpe, nil
+}
+
+// countPrompt counts the rendered prompt with Ollama's own tokenizer, as Ollama's runner does
+// (its special tokens recognised, a BOS added where the vocabulary says so); ok is false when
+// the template has no such tokenizer (a .gotmpl file, an architecture not listed).
+func (t *OllamaTemplate) countPrompt(segs []Segment) (TextCount, bool) {
+	if t.tok == nil {
+		return TextCount{}, false
+	}
+	var out TextCount
+	first := true
+	for _, s := range segs {
+		if s.Image != nil {
+			out.Images = append(out.Images, s.Image)
+			continue
+		}
+		ids, err := t.tok.Encode(s.Text, first)
+		if err != nil {
+			return TextCount{}, false
+		}
+		first = false
+		out.Tokens += len(ids)
+	}
+	return out, true
 }

@@ -118,3 +118,9 @@ func Modelfile(t testing.TB, dir, model, tmpl string) string {
 	}
 	return path
 }
+
+// FullLog is the server's whole log.
+func (s *Server) FullLog() string {
+	data, _ := os.ReadFile(s.log)
+	return string(data)
+}
