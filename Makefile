@@ -6,7 +6,7 @@ FUZZTIME  ?= 10s
 BENCHTIME ?= 1s
 COUNT     ?= 1
 
-.PHONY: all build run test test-deps llama-libs llama-server test-llama-server unit ci-replay bench bench-scale bench-ab scale-same bench-hugeline bench-ratio rows-oracle fuzz lint generate clean
+.PHONY: all build run test test-deps llama-libs llama-server test-llama-server ollama test-ollama unit ci-replay bench bench-scale bench-ab scale-same bench-hugeline bench-ratio rows-oracle fuzz lint generate clean
 
 all: build
 
@@ -44,6 +44,17 @@ llama-server:
 ## with the http, offline and llama engines (the end-to-end test that `make test` skips without it).
 test-llama-server: test-deps llama-server
 	$(GO) test -count=1 -timeout 30m -run 'TestLiveLlamaServer' -v ./cmd/cli/
+
+## ollama: builds Ollama v0.17.4 from its Go module (the Go module proxy) with the C++ headers of the
+## llama.cpp release above (5-10 min on 2 cores) into $$HOME/.cache/strata-eval/ollama/v0.17.4/bin/.
+## Not part of `make test`.
+ollama:
+	@sh internal/scripts/ollama.sh
+
+## test-ollama: builds Ollama when absent, then compares its prompt counts with ours (the live tests
+## that `make test` skips without it).
+test-ollama: test-deps ollama
+	$(GO) test -count=1 -timeout 30m -run 'Ollama' -v ./measure/ ./cmd/cli/
 
 ## rows-oracle: image rows of `rows --mmproj` against llama.cpp's own multimodal library (libmtmd of
 ## the release, built by `make llama-server`) for a tiny projector of every configuration, every

@@ -75,6 +75,9 @@ type HTTPConfig struct {
 	MaxTokens int
 	// Count is the counting method: auto (default), input_tokens, tokenize or usage.
 	Count string
+	// NumCtx is the context Ollama's native API is asked to run the model with (options.num_ctx;
+	// 0: the model's own setting or Ollama's default).
+	NumCtx int
 	// NoRowSplit turns off measuring image rows as the difference between the prompt with
 	// its pictures and without them (one more count per request with pictures).
 	NoRowSplit bool
@@ -141,9 +144,9 @@ func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
 	switch cfg.API {
 	case "":
 		cfg.API = APIOpenAI
-	case APIOpenAI, APIAnthropic:
+	case APIOpenAI, APIAnthropic, APIOllama:
 	default:
-		return nil, fmt.Errorf("http engine: unknown API %q (known: openai, anthropic)", cfg.API)
+		return nil, fmt.Errorf("http engine: unknown API %q (known: openai, anthropic, ollama)", cfg.API)
 	}
 	switch cfg.Count {
 	case "", "auto":
@@ -282,6 +285,9 @@ func (h *HTTP) ServerCount(ctx context.Context, req Request) (ServerCount, error
 	if err := ep.takesNoPictures(); err != nil && countPictures(req.Messages) > 0 {
 		return sc, err // the server said so once: the request is not sent again
 	}
+	if err := ep.takesNoTools(); err != nil && len(req.Tools) > 0 {
+		return sc, err // the server said so once: the request is not sent again
+	}
 	total, method, timings, err := h.countTotal(ctx, ep, req)
 	if err != nil {
 		return sc, err
@@ -308,8 +314,11 @@ func (h *HTTP) countTotal(ctx context.Context, ep *endpoint, req Request) (int, 
 	methods := []string{h.cfg.Count}
 	if h.cfg.Count == "auto" {
 		methods = []string{CountInputTokens, CountTokenize, CountUsage}
-		if h.cfg.API == APIAnthropic {
+		switch h.cfg.API {
+		case APIAnthropic:
 			methods = []string{CountInputTokens, CountUsage}
+		case APIOllama:
+			methods = []string{CountUsage} // /api/chat's prompt_eval_count
 		}
 	}
 	var lastErr error
@@ -437,8 +446,11 @@ func (h *HTTP) complete(ctx context.Context, ep *endpoint, req Request, maxToken
 	}
 	path := "/v1/chat/completions"
 	parse := ParseChatCompletion
-	if h.cfg.API == APIAnthropic {
+	switch h.cfg.API {
+	case APIAnthropic:
 		path, parse = "/v1/messages", parseAnthropicAnswer
+	case APIOllama:
+		path, parse = "/api/chat", parseOllamaAnswer
 	}
 	var ans Answer
 	check := func(data []byte) error {
@@ -613,8 +625,11 @@ func (h *HTTP) post(ctx context.Context, ep *endpoint, c call) (response, error)
 		var re *RedirectError
 		var de *deadlineError
 		var permanent error // a 5xx saying the request cannot succeed
-		if err == nil && status >= 500 {
+		switch {
+		case err == nil && status >= 500:
 			permanent = permanentFailure(ep, c.path, status, errorMessage(data))
+		case err == nil:
+			permanent = capabilityRefusal(ep, status, errorMessage(data))
 		}
 		switch {
 		case errors.As(err, &re):

@@ -20,6 +20,12 @@ func (h *HTTP) body(req Request, generate bool, maxTokens ...int) ([]byte, error
 	if len(maxTokens) > 0 {
 		n = maxTokens[0]
 	}
+	if h.cfg.API == APIOllama {
+		if !generate {
+			n = 1
+		}
+		return ollamaBody(h.cfg.Model, req, n, h.cfg.NumCtx)
+	}
 	return RequestBody(h.cfg.API, h.cfg.Model, req, generate, n)
 }
 
@@ -47,13 +53,7 @@ func RequestBody(api, model string, req Request, generate bool, maxTokens int) (
 	if err != nil {
 		return nil, err
 	}
-	var b bytes.Buffer
-	b.WriteString(`{`)
-	if model != "" {
-		b.WriteString(`"model":`)
-		b.Write(mustJSON(model))
-		b.WriteString(`,`)
-	}
+	b := bodyStart(model)
 	b.WriteString(`"messages":`)
 	b.Write(msgs)
 	if tools := corpora.OpenAITools(req.Tools); tools != nil {
@@ -61,10 +61,22 @@ func RequestBody(api, model string, req Request, generate bool, maxTokens int) (
 		b.Write(tools)
 	}
 	if generate {
-		fmt.Fprintf(&b, `,"max_tokens":%d,"temperature":0,"stream":false`, maxTokens)
+		fmt.Fprintf(b, `,"max_tokens":%d,"temperature":0,"stream":false`, maxTokens)
 	}
 	b.WriteString("}")
 	return b.Bytes(), nil
+}
+
+// bodyStart begins a JSON request body: `{` and the model when one is named.
+func bodyStart(model string) *bytes.Buffer {
+	var b bytes.Buffer
+	b.WriteString(`{`)
+	if model != "" {
+		b.WriteString(`"model":`)
+		b.Write(mustJSON(model))
+		b.WriteString(`,`)
+	}
+	return &b
 }
 
 // tokenizeBody is vLLM's /tokenize body for chat messages.

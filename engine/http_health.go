@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"net/http"
 	"regexp"
 )
 
@@ -23,6 +24,9 @@ type NoPicturesError struct {
 }
 
 func (e *NoPicturesError) Error() string {
+	if e.Status == http.StatusOK {
+		return fmt.Sprintf("%v: %s: %s", ErrNoPictures, e.Endpoint, e.Message) // said, not answered to a picture
+	}
 	return fmt.Sprintf("%v: %s answered HTTP %d: %s", ErrNoPictures, e.Endpoint, e.Status, e.Message)
 }
 
@@ -53,6 +57,8 @@ func permanentFailure(ep *endpoint, path string, status int, msg string) error {
 type health struct {
 	// noPictures holds the server's answer to a picture (nil until it refused one).
 	noPictures *NoPicturesError
+	// noTools holds the server's answer to a request declaring tools (nil until it refused one).
+	noTools *NoToolsError
 	// streak is the run of failed attempts with the same fault; it opens the circuit.
 	streak streak
 }

@@ -197,6 +197,11 @@ func (c *Counter) CountRequest(msgs []corpora.Message, tools []corpora.ToolDef) 
 	if err != nil {
 		return TextCount{}, fmt.Errorf("render with template %s: %w", c.template.Name(), err)
 	}
+	if o, ok := c.template.(*OllamaTemplate); ok {
+		if tc, ok := o.countPrompt(segs); ok {
+			return tc, nil // Ollama's own tokenizer, as its server counts
+		}
+	}
 	tc := c.CountSegments(segs)
 	if b, ok := c.tok.(bosAdder); ok {
 		if bos, adds := b.AddedBOS(); adds && !startsWith(segs, bos) {

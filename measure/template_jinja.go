@@ -506,8 +506,9 @@ func TemplateForTokenizer(spec, tokenizer string) (Template, error) {
 	return TemplateFromSpecTokens(spec, bos, eos)
 }
 
-// TemplateFromSpec returns a built-in template by name, or the model's own Jinja template
-// read from a path (.gguf, tokenizer_config.json, a directory holding it, or a .jinja file).
+// TemplateFromSpec returns a built-in template by name, the model's own Jinja template read
+// from a path (.gguf, tokenizer_config.json, a directory holding it, or a .jinja file), or an
+// Ollama Go template (a Modelfile's TEMPLATE, a .gotmpl or .tmpl file).
 func TemplateFromSpec(spec string) (Template, error) { return TemplateFromSpecTokens(spec, "", "") }
 
 // TemplateFromSpecTokens is TemplateFromSpec with the model's BOS and EOS texts, which a
@@ -518,6 +519,9 @@ func TemplateFromSpecTokens(spec, modelBOS, modelEOS string) (Template, error) {
 	}
 	if _, err := os.Stat(spec); err != nil {
 		return nil, fmt.Errorf("template %q: not a built-in template (%s) nor a readable file", spec, strings.Join(TemplateNames(), ", "))
+	}
+	if IsOllamaTemplateFile(spec) {
+		return LoadOllamaTemplate(spec)
 	}
 	src, bos, eos, err := LoadChatTemplate(spec)
 	if err != nil {

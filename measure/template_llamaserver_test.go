@@ -91,6 +91,13 @@ func serverOnlyCases() []templateCase {
 func serverModel(t *testing.T) (bin, model string) {
 	t.Helper()
 	bin = llamaserver.Find(t, "")
+	return bin, tinyModel(t)
+}
+
+// tinyModel returns the tiny Qwen3 model (written into .cache/tinymodel when absent), or skips
+// when the tokenizer it is made from has not been fetched.
+func tinyModel(t *testing.T) string {
+	t.Helper()
 	tokPath, err := tinymodel.FindTokenizer()
 	if err != nil {
 		t.Skip(err.Error())
@@ -99,11 +106,11 @@ func serverModel(t *testing.T) (bin, model string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	model, err = tinymodel.EnsureQwen3(filepath.Join(root, ".cache", "tinymodel"), tokPath, tinymodel.Options{})
+	model, err := tinymodel.EnsureQwen3(filepath.Join(root, ".cache", "tinymodel"), tokPath, tinymodel.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return bin, model
+	return model
 }
 
 // TestLlamaServerRendersLikeUs sends each case to a real llama-server (release v0.5.0, the

@@ -58,17 +58,9 @@ func LoadGGUFTokenizer(path string) (*BPETokenizer, error) {
 	if !ok {
 		return nil, fmt.Errorf("%s at tokenizer.ggml.pre: pre-tokenizer %q is not supported (known: qwen2, llama3, llama-bpe, gpt-2, gpt-4o, …)", path, preName)
 	}
-	tokens, err := ggufStrings(kvs, "tokenizer.ggml.tokens")
+	tokens, merges, types, err := ggufBPELists(path, kvs)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	merges, err := ggufStrings(kvs, "tokenizer.ggml.merges")
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	types, err := ggufTokenTypes(kvs, len(tokens))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, err
 	}
 	dec := byteLevelDecoder()
 	vocab := make(map[string]uint32, len(tokens))
@@ -180,6 +172,20 @@ func ggufStrings(kvs gguf.GGUFMetadataKVs, key string) ([]string, error) {
 		out[i] = s
 	}
 	return out, nil
+}
+
+// ggufBPELists reads a BPE vocabulary's tokens, merges and token types (types nil when absent).
+func ggufBPELists(path string, kvs gguf.GGUFMetadataKVs) (tokens, merges []string, types []int32, err error) {
+	if tokens, err = ggufStrings(kvs, "tokenizer.ggml.tokens"); err != nil {
+		return nil, nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if merges, err = ggufStrings(kvs, "tokenizer.ggml.merges"); err != nil {
+		return nil, nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if types, err = ggufTokenTypes(kvs, len(tokens)); err != nil {
+		return nil, nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return tokens, merges, types, nil
 }
 
 // ggufTokenTypes reads tokenizer.ggml.token_type (nil when absent).

@@ -10,8 +10,32 @@ import (
 	"sync"
 
 	"github.com/strata-eval/strata-eval/engine"
+	"github.com/strata-eval/strata-eval/measure"
 	"github.com/strata-eval/strata-eval/replay"
 )
+
+// checkOllama asks Ollama for the model the run sends to (/api/show, then /api/ps once it is
+// loaded with the run's num_ctx): the context it really runs with decides the verdicts, and a
+// prompt longer than that context is truncated by Ollama, not refused.
+func (m *meter) checkOllama(ctx context.Context, h *engine.HTTP, cfg *Config) error {
+	info, err := h.OllamaShow(ctx)
+	if err != nil {
+		return fmt.Errorf("cannot read the model's context from Ollama: %w", err)
+	}
+	m.truncates = true
+	m.server = fmt.Sprintf("Ollama, model %s", h.Model())
+	if info.Family != "" {
+		m.server += " (" + info.Family + ")"
+	}
+	if cfg.Context > 0 && info.Context < cfg.Context {
+		m.live.warn("Ollama runs %s with a context of %d, not --ctx %d (num_ctx is capped at the model's trained context)", h.Model(), info.Context, cfg.Context)
+	}
+	m.context = info.Context
+	if name := m.offline.TemplateName(); !measure.IsOllamaTemplateFile(name) {
+		m.live.warn("Ollama renders the prompt with the model's Go template, not %q: server − computed counts the difference (pass --template with the model's Modelfile or a .gotmpl holding `ollama show --template %s`)", name, h.Model())
+	}
+	return nil
+}
 
 // liveState is what a run learns about its live engine while it runs: warnings for the report,
 // whether the server takes pictures, whether it is still there. Safe for concurrent use.
@@ -24,6 +48,12 @@ type liveState struct {
 	// that kept their computed counts because of it.
 	noPictures    error
 	noPictureArms int
+	// noTools is the server's first refusal of tools; noToolArms counts the arms that kept
+	// their computed counts because of it. truncatedArms counts the arms whose prompt the
+	// server cut to its context (Ollama).
+	noTools       error
+	noToolArms    int
+	truncatedArms int
 	// stop is the open circuit that stopped the run (the server gone or failing again and
 	// again); fault is the first failure of the server that cost a case; notMeasured counts
 	// the cases it cost, those not sent once the run stopped included.
@@ -49,8 +79,27 @@ func (s *liveState) pictureRefused(err error) {
 	s.noPictureArms++
 	if s.noPictures == nil {
 		s.noPictures = err
-		fmt.Fprintf(s.notes, "strata-eval: %v; requests with pictures are not sent again, their arms keep the computed counts (start llama-server with --mmproj to count them)\n", err)
+		fmt.Fprintf(s.notes, "strata-eval: %v; requests with pictures are not sent again, their arms keep the computed counts (serve a model that sees, such as llama-server with --mmproj, to count them)\n", err)
 	}
+}
+
+// toolsRefused records an arm whose tools the server's model does not take; the first one is
+// said at once, on stderr, and the report says it once with the number of arms.
+func (s *liveState) toolsRefused(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.noToolArms++
+	if s.noTools == nil {
+		s.noTools = err
+		fmt.Fprintf(s.notes, "strata-eval: %v; requests declaring tools are not sent again, their arms keep the computed counts (serve the model with a template that takes tools: Ollama's TEMPLATE with .Tools)\n", err)
+	}
+}
+
+// truncated records an arm whose prompt the server cut to its context.
+func (s *liveState) truncated() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.truncatedArms++
 }
 
 // serverFailed records a request the server failed; an open circuit stops the run.
@@ -100,6 +149,12 @@ func (s *liveState) report() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := append([]string(nil), s.warnings...)
+	if s.noTools != nil {
+		out = append(out, fmt.Sprintf("%v: %d arm(s) declaring tools keep the computed counts and are left out of server − computed", s.noTools, s.noToolArms))
+	}
+	if s.truncatedArms > 0 {
+		out = append(out, fmt.Sprintf("%d arm(s) longer than the server's context were truncated by the server (its count is of what was left): their verdict says so and they are left out of server − computed (Ollama: a larger --ctx is sent as num_ctx, up to the model's trained context)", s.truncatedArms))
+	}
 	if s.noPictures != nil {
 		out = append(out, fmt.Sprintf("%v: %d arm(s) with pictures keep the computed counts and are left out of server − computed", s.noPictures, s.noPictureArms))
 	}
@@ -111,6 +166,9 @@ func (s *liveState) report() []string {
 // be read stops the run, unless --ctx gives the context: a context guessed would change the
 // verdicts.
 func (m *meter) checkServer(ctx context.Context, h *engine.HTTP, cfg *Config) error {
+	if h.API() == engine.APIOllama {
+		return m.checkOllama(ctx, h, cfg)
+	}
 	info, ok, err := h.Props(ctx)
 	if err != nil {
 		if cfg.Context == 0 {
@@ -165,6 +223,10 @@ func (m *meter) checkReference(arms []replay.Arm) {
 func (m *meter) liveFailure(err error) (noPictures, rest error) {
 	if errors.Is(err, engine.ErrNoPictures) {
 		m.live.pictureRefused(err)
+		return err, nil
+	}
+	if errors.Is(err, engine.ErrNoTools) {
+		m.live.toolsRefused(err)
 		return err, nil
 	}
 	return nil, err

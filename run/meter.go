@@ -46,6 +46,9 @@ type meter struct {
 	// blind, when set, says why no pixels reach the model with this engine (rows are still
 	// estimated, so the counts show what a multimodal build would take).
 	blind string
+	// truncates says the server cuts a prompt longer than its context instead of refusing it
+	// (Ollama): such an arm's server count is of what was left, never compared.
+	truncates bool
 	// live holds what the run learnt about a live engine (warnings, pictures, a server gone).
 	live *liveState
 	// templateChecked says the server's template was compared with ours (checkTemplate).
@@ -118,6 +121,7 @@ func (m *meter) measure(ctx context.Context, arm replay.Arm, res *replay.Result,
 	ac.TextSource, ac.RowsSource = count.TextSource, count.RowsSource
 	var refused *engine.RefusedError
 	var noPictures error // the server takes no pictures: the arm keeps the computed counts
+	truncatedTo := 0     // the server cut the prompt to its context: what it counted of it
 	if h, ok := m.engine.(*engine.HTTP); ok && len(count.Images) == 0 && !req.Verbatim && !m.templateChecked.Load() {
 		m.checkTemplate(ctx, h, req)
 	}
@@ -133,13 +137,23 @@ func (m *meter) measure(ctx context.Context, arm replay.Arm, res *replay.Result,
 				setCount(&ac, count)
 			}
 			refused = r
+		} else if m.truncates && computed.PromptTokens > m.context {
+			// the server cut the prompt to its context: its count is of what was left
+			truncatedTo = ac.PromptTokens
+			setCount(&ac, count)
+			ac.Computed = computed
+			m.live.truncated()
 		} else {
 			d := ac.PromptTokens - computed.PromptTokens
 			ac.Computed, ac.CountDiff = computed, &d
 		}
 	}
 	ac.Fits, ac.Verdict = measure.Verdict(ac.PromptTokens, m.context)
-	if ans, ok := m.engine.(engine.Answerer); ok && m.answer && refused == nil && noPictures == nil {
+	if truncatedTo > 0 {
+		ac.Fits, ac.RefusedBy = false, "server"
+		ac.Verdict = fmt.Sprintf("truncated by the server to %d tokens (its context %d)", truncatedTo, m.context)
+	}
+	if ans, ok := m.engine.(engine.Answerer); ok && m.answer && refused == nil && noPictures == nil && truncatedTo == 0 {
 		a, err := ans.Answer(ctx, req)
 		if r, ok := engine.AsRefused(err); ok {
 			refused = r
@@ -165,7 +179,7 @@ func (m *meter) measure(ctx context.Context, arm replay.Arm, res *replay.Result,
 			ac.Context = refused.Context
 		}
 	}
-	if ac.Fits {
+	if ac.Fits && truncatedTo == 0 {
 		ac.Verdict = ""
 	}
 	ac.ToolMessages, ac.ToolChars, ac.ToolPictures = trailingToolMessages(res.Messages)

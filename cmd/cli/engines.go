@@ -43,7 +43,7 @@ type liveOptions struct {
 // addLiveFlags registers the live-engine flags on a command's flag set.
 func addLiveFlags(f *pflag.FlagSet, o *liveOptions) {
 	f.StringVar(&o.Model, "model", "", "the http engine: model name it sends (default \"default\"); the llama engine: the GGUF model file")
-	f.StringVar(&o.API, "api", engine.APIOpenAI, "protocol of the http engine: openai (Chat Completions) or anthropic (Messages)")
+	f.StringVar(&o.API, "api", engine.APIOpenAI, "protocol of the http engine: openai (Chat Completions), anthropic (Messages) or ollama (Ollama's /api/chat; --ctx is sent as num_ctx)")
 	f.StringVar(&o.APIKeyEnv, "api-key-env", engine.DefaultAPIKeyEnv, "environment variable holding the server's API key (never printed)")
 	f.BoolVar(&o.Answer, "answer", false, "ask the model to answer each request, and score answers that have an expectation")
 	f.IntVar(&o.MaxTokens, "max-tokens", 256, "longest answer, in tokens")
@@ -109,6 +109,9 @@ func newHTTPEngine(o *ReplayOptions) (*engine.HTTP, error) {
 	cfg := engine.HTTPConfig{Endpoints: o.Endpoints, API: l.API, Model: l.Model, APIKeyEnv: l.APIKeyEnv,
 		Timeout: l.Timeout, CountTimeout: l.CountTimeout, IdleTimeout: l.IdleTimeout, ServerWait: l.ServerWait, Notes: o.IO.ErrOut,
 		MaxRetries: l.Retries, Concurrency: l.Concurrency, MaxTokens: l.MaxTokens, Count: l.CountMethod}
+	if cfg.API == engine.APIOllama {
+		cfg.NumCtx = o.Context // Ollama runs the model with the context it is sent (--ctx)
+	}
 	if cfg.MaxRetries == 0 {
 		cfg.MaxRetries = -1 // --retries 0: none
 	}

@@ -43,13 +43,7 @@ func TestLiveLlamaServer(t *testing.T) {
 	libs, libErr := engine.FindLlamaLibs(filepath.Join(root, ".cache", "llama-libs", "linux-x64"))
 	url := startLlamaServer(t, bin, model)
 
-	for _, corpus := range []struct {
-		name  string
-		paths []string
-	}{
-		{"sample", nil},
-		{"real", []string{filepath.Join(root, "corpora", "testdata", "real"), filepath.Join(root, "corpora", "testdata", "mcp")}},
-	} {
+	for _, corpus := range liveCorpora(root) {
 		t.Run(corpus.name, func(t *testing.T) {
 			common := append([]string{"--tokenizer", model, "--turns", "all"}, corpus.paths...)
 			offline := liveRun(t, "offline", common)

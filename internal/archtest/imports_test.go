@@ -42,9 +42,10 @@ var helperImports = map[string][]string{}
 // testOnly lists internal/ helpers that the shipped binary must not link: only tests and the
 // generators (helperUsers) may import them.
 var testOnly = map[string][]string{
-	"internal/testimages":  {"internal/gensamples", "internal/gencorpus"},
-	"internal/llamaserver": nil,
-	"internal/tinyproj":    nil,
+	"internal/testimages":   {"internal/gensamples", "internal/gencorpus"},
+	"internal/llamaserver":  {"internal/ollamaserver"},
+	"internal/ollamaserver": nil,
+	"internal/tinyproj":     nil,
 }
 
 // TestImportsPointOneWay walks every package of the module and fails on an import of its

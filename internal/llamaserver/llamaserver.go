@@ -28,14 +28,7 @@ func Find(t testing.TB, release string) string {
 		}
 		return p
 	}
-	cache := os.Getenv("STRATA_EVAL_CACHE")
-	if cache == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			t.Skipf("skipping the live llama-server test: no home folder: %v", err)
-		}
-		cache = filepath.Join(home, ".cache", "strata-eval")
-	}
+	cache := CacheDir(t, "llama-server")
 	if release == "" {
 		release = "*"
 	}
@@ -45,6 +38,21 @@ func Find(t testing.TB, release string) string {
 		t.Skipf("skipping the live llama-server test: no %s (run `make llama-server`, 10-40 min, or set $%s)", pattern, Env)
 	}
 	return bins[0]
+}
+
+// CacheDir is the cache the make targets build into, outside the work tree:
+// ${STRATA_EVAL_CACHE:-$HOME/.cache/strata-eval}; with no home folder the test is skipped,
+// naming what (the live test of what) cannot run.
+func CacheDir(t testing.TB, what string) string {
+	t.Helper()
+	if cache := os.Getenv("STRATA_EVAL_CACHE"); cache != "" {
+		return cache
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		t.Skipf("skipping the live %s test: no home folder: %v", what, err)
+	}
+	return filepath.Join(home, ".cache", "strata-eval")
 }
 
 // Start starts bin on a free loopback port with model and the extra args, waits until it is
@@ -71,17 +79,7 @@ func StartProcess(t testing.TB, bin, model string, args ...string) (string, *os.
 		t.Fatal(err)
 	}
 	cmd := exec.Command(bin, append([]string{"--model", model, "--host", "127.0.0.1", "--port", fmt.Sprint(port), "--no-webui"}, args...)...)
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start %s: %v", bin, err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		<-exited
-		logFile.Close()
-	})
+	exited := Spawn(t, cmd, logFile)
 	url := fmt.Sprintf("http://127.0.0.1:%d", port)
 	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
 		select {
@@ -100,6 +98,24 @@ func StartProcess(t testing.TB, bin, model string, args ...string) (string, *os.
 	log, _ := os.ReadFile(logPath)
 	t.Fatalf("llama-server not ready after 2 minutes:\n%s", Tail(string(log), 3000))
 	return "", nil
+}
+
+// Spawn starts cmd with its output to log and returns the channel its exit arrives on; when
+// the test ends the process is killed and log closed.
+func Spawn(t testing.TB, cmd *exec.Cmd, log *os.File) <-chan error {
+	t.Helper()
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", cmd.Path, err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-exited
+		log.Close()
+	})
+	return exited
 }
 
 // Tail is the last n bytes of s, marked as cut when it is longer.
