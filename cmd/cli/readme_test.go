@@ -94,9 +94,10 @@ var placeholders = map[string]string{
 // notRun are the documented commands the test does not run, each with the test that runs the
 // same command.
 var notRun = map[string]string{
-	"replay --engine llama --model model.gguf [--mmproj mmproj.gguf] --answer":                  "TestReplayLlamaEngine runs it on a tiny model with the llama.cpp libraries of make llama-libs",
-	"record http --listen 127.0.0.1:8081 --upstream http://127.0.0.1:8080 --out traffic.httprr": "TestRecordHTTPThenReplay runs it (until stopped) in front of a loopback server shaped like llama-server",
-	"record mcp --out screenshot.jsonl -- npx -y @modelcontextprotocol/server-everything":       "TestRecordMCPWithSDK runs it with the Go MCP SDK's server and client",
+	"replay --engine llama --model model.gguf [--mmproj mmproj.gguf] --answer":                                                               "TestReplayLlamaEngine runs it on a tiny model with the llama.cpp libraries of make llama-libs",
+	"record http --listen 127.0.0.1:8081 --upstream http://127.0.0.1:8080 --out traffic.httprr":                                              "TestRecordHTTPThenReplay runs it (until stopped) in front of a loopback server shaped like llama-server",
+	"record mcp --out screenshot.jsonl -- npx -y @modelcontextprotocol/server-everything":                                                    "TestRecordMCPWithSDK runs it with the Go MCP SDK's server and client",
+	"replay --engine http --api ollama --endpoint http://127.0.0.1:11434 --model tiny --tokenizer tiny.gguf --template Modelfile --ctx 8192": "TestLiveOllama runs it against a real Ollama (make ollama) serving the tiny model",
 }
 
 // runnable turns a documented command into the arguments the test runs: an optional
