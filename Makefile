@@ -67,7 +67,7 @@ rows-oracle: test-deps llama-server
 ## naming them (go test -json through internal/testprogress).
 unit:
 	@echo "== unit tests (a line per package)"
-	@$(GO) test -json -count=1 -timeout 20m ./... | $(GO) run ./internal/testprogress
+	@$(GO) test -json -count=1 -timeout 40m ./... | $(GO) run ./internal/testprogress
 
 ## ci-replay: replay the sample corpus and hold its figures to the committed budgets.
 ci-replay: build
