@@ -15,6 +15,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ollama/ollama/api"
+
 	"github.com/strata-eval/strata-eval/measure"
 )
 
@@ -72,6 +74,7 @@ type OllamaModel struct {
 	// Template, System, Family and Capabilities come from /api/show.
 	Template     string
 	System       string
+	Messages     []api.Message
 	Family       string
 	Capabilities []string
 }
@@ -83,9 +86,10 @@ func (h *HTTP) OllamaShow(ctx context.Context) (OllamaModel, error) {
 	var m OllamaModel
 	show := func(data []byte) error {
 		var v struct {
-			Template     string   `json:"template"`
-			System       string   `json:"system"`
-			Capabilities []string `json:"capabilities"`
+			Template     string        `json:"template"`
+			System       string        `json:"system"`
+			Messages     []api.Message `json:"messages"`
+			Capabilities []string      `json:"capabilities"`
 			Details      struct {
 				Family string `json:"family"`
 			} `json:"details"`
@@ -93,7 +97,7 @@ func (h *HTTP) OllamaShow(ctx context.Context) (OllamaModel, error) {
 		if err := json.Unmarshal(data, &v); err != nil {
 			return fmt.Errorf("/api/show is not JSON: %w", err)
 		}
-		m.Template, m.System, m.Family, m.Capabilities = v.Template, v.System, v.Details.Family, v.Capabilities
+		m.Template, m.System, m.Messages, m.Family, m.Capabilities = v.Template, v.System, v.Messages, v.Details.Family, v.Capabilities
 		return nil
 	}
 	body := mustJSON(map[string]string{"model": h.cfg.Model})

@@ -80,6 +80,13 @@ func (o *Offline) RowOptions() measure.RowOptions { return o.rows }
 // TemplateName is the chat template in use.
 func (o *Offline) TemplateName() string { return o.template }
 
+// UseTemplate makes t the template of the computed counts (before any is counted: a live
+// server's own template, such as the one Ollama's /api/show reports).
+func (o *Offline) UseTemplate(t measure.Template) {
+	o.counter = measure.NewCounter(o.counter.Tokenizer(), t)
+	o.template = t.Name()
+}
+
 // Render renders the messages and tools with the chat template: the prompt text a llama.cpp
 // server with the same template makes of them (its /apply-template; pictures as the template's
 // markers). When the vocabulary adds a BOS to every prompt, one the template wrote at the very

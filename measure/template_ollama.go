@@ -111,6 +111,31 @@ func LoadOllamaTemplate(path string) (*OllamaTemplate, error) {
 	return t, nil
 }
 
+// OllamaTemplateFor is the template of a model as Ollama's /api/show describes it, counted with
+// Ollama's own tokenizer of the GGUF at tokenizerPath when it is one of an architecture Ollama's
+// engine tokenizes itself (else the Counter's tokenizer counts).
+func OllamaTemplateFor(name string, model OllamaModel, tokenizerPath string) (*OllamaTemplate, error) {
+	t, err := NewOllamaTemplate(name, model)
+	if err != nil {
+		return nil, err
+	}
+	f, err := parseGGUF(tokenizerPath)
+	if err != nil {
+		return t, nil // not a GGUF: o200k, a tokenizer.json
+	}
+	arch, err := ggufString(f.Header.MetadataKV, "general.architecture")
+	if err != nil {
+		return t, nil
+	}
+	if t.model.Family == "" {
+		t.model.Family = arch
+	}
+	if t.tok, err = loadOllamaTokenizer(tokenizerPath, arch); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
 // IsModelfile says whether path names an Ollama Modelfile (Modelfile, or a name ending in
 // .modelfile or .Modelfile).
 func IsModelfile(path string) bool {

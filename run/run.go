@@ -50,6 +50,9 @@ type Config struct {
 	Thumbnails bool
 	// TemplateDate is the date the chat template writes as today's (recorded in the report).
 	TemplateDate string
+	// TemplateGiven says the user named the chat template (--template); without it a live
+	// server that reports its own (Ollama's /api/show) decides the computed counts' template.
+	TemplateGiven bool
 	// Arms are the arms every case runs through, in table order (see SelectArms).
 	Arms []replay.Arm
 	// Shard keeps only the cases of one shard (the zero value keeps every case).

@@ -158,3 +158,42 @@ func TestLiveOllamaNoTools(t *testing.T) {
 		t.Error("no arm without tools compared")
 	}
 }
+
+// TestLiveOllamaServerTemplate: without --template, the computed counts render the template
+// Ollama reports for the model (/api/show) and count with Ollama's tokenizer of --tokenizer's
+// GGUF: server − computed = 0 on every arm of the real recordings, with no warning about
+// templates.
+func TestLiveOllamaServerTemplate(t *testing.T) {
+	root, err := tinymodel.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	url, _, model, _ := ollamaSetup(t, qwen3OllamaTemplate(t, root))
+	real := liveCorpora(root)[1]
+	args := append([]string{"--engine", "http", "--api", "ollama", "--endpoint", url, "--model", "tiny", "--no-cache",
+		"--tokenizer", model, "--ctx", "4096", "--turns", "all"}, real.paths...)
+	code, stderr, r := replayLive(t, t.TempDir(), args...)
+	if r == nil || code != ExitOK {
+		t.Fatalf("exit %d: %s", code, tail(stderr, 3000))
+	}
+	if strings.Contains(stderr, "Go template") {
+		t.Errorf("a template warning without --template:\n%s", stderr)
+	}
+	if r.Config.Template != "ollama:tiny" {
+		t.Errorf("template %q, want the server's (ollama:tiny)", r.Config.Template)
+	}
+	equal := 0
+	for _, c := range r.Cases {
+		for _, a := range c.Arms {
+			switch {
+			case a.CountDiff == nil:
+				t.Errorf("%s %s: no server count (%s)", c.ID, a.Arm, a.Verdict)
+			case *a.CountDiff != 0:
+				t.Errorf("%s %s: server − computed = %d", c.ID, a.Arm, *a.CountDiff)
+			default:
+				equal++
+			}
+		}
+	}
+	t.Logf("real recordings, the server's template: %d arms with server − computed = 0", equal)
+}

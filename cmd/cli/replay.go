@@ -297,7 +297,7 @@ func (o *ReplayOptions) runConfig() (run.Config, error) {
 		return run.Config{}, err
 	}
 	cfg := run.Config{Paths: o.Paths, Stdin: o.IO.In, Format: format, Turns: o.Turns, Workers: o.Workers, MCPDelivery: o.MCPDelivery,
-		Dump: o.Dump, Thumbnails: o.Out != "", TemplateDate: offCfg.TemplateDate.Format(time.DateOnly), Arms: arms, Offline: off, Engine: eng, Tokenizer: o.Tokenizer, Context: o.Context, ForceContext: o.ForceContext,
+		Dump: o.Dump, Thumbnails: o.Out != "", TemplateDate: offCfg.TemplateDate.Format(time.DateOnly), TemplateGiven: o.Template != "", Arms: arms, Offline: off, Engine: eng, Tokenizer: o.Tokenizer, Context: o.Context, ForceContext: o.ForceContext,
 		Answer: o.Live.Answer, Tolerance: o.Live.Tolerance, Reference: o.Live.Reference,
 		Notes: o.IO.ErrOut, ToolVersion: Version, Flags: o.flags, Now: o.now}
 	if o.Live.Expect != "" {
