@@ -282,10 +282,10 @@ func (h *HTTP) CountRequest(ctx context.Context, req Request) (Count, error) {
 func (h *HTTP) ServerCount(ctx context.Context, req Request) (ServerCount, error) {
 	ep := h.pick()
 	sc := ServerCount{Endpoint: ep.display}
-	if err := ep.takesNoPictures(); err != nil && countPictures(req.Messages) > 0 {
+	if err := ep.lacking(ErrNoPictures); err != nil && countPictures(req.Messages) > 0 {
 		return sc, err // the server said so once: the request is not sent again
 	}
-	if err := ep.takesNoTools(); err != nil && len(req.Tools) > 0 {
+	if err := ep.lacking(ErrNoTools); err != nil && len(req.Tools) > 0 {
 		return sc, err // the server said so once: the request is not sent again
 	}
 	total, method, timings, err := h.countTotal(ctx, ep, req)

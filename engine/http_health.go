@@ -15,23 +15,27 @@ var ErrNoPictures = errors.New("the server does not take pictures")
 // come back within the wait.
 var ErrServerGone = errors.New("the server is gone")
 
-// NoPicturesError is a server's answer that it takes no picture input (llama-server's HTTP
-// 500 "image input is not supported"). It matches ErrNoPictures with errors.Is.
-type NoPicturesError struct {
+// CapabilityError is a server's word that it lacks a capability a request needs: pictures
+// (llama-server's HTTP 500 "image input is not supported", Ollama's 400 "… does not support
+// images", a model whose /api/show lists no vision) or tools (Ollama's 400 "… does not support
+// tools"). Every request needing it fails there, whatever is retried. It matches Missing
+// (ErrNoPictures, ErrNoTools) with errors.Is.
+type CapabilityError struct {
+	Missing  error
 	Endpoint string
-	Status   int
+	Status   int // 200: said by the server about itself, not answered to a request
 	Message  string
 }
 
-func (e *NoPicturesError) Error() string {
+func (e *CapabilityError) Error() string {
 	if e.Status == http.StatusOK {
-		return fmt.Sprintf("%v: %s: %s", ErrNoPictures, e.Endpoint, e.Message) // said, not answered to a picture
+		return fmt.Sprintf("%v: %s: %s", e.Missing, e.Endpoint, e.Message)
 	}
-	return fmt.Sprintf("%v: %s answered HTTP %d: %s", ErrNoPictures, e.Endpoint, e.Status, e.Message)
+	return fmt.Sprintf("%v: %s answered HTTP %d: %s", e.Missing, e.Endpoint, e.Status, e.Message)
 }
 
-// Is makes errors.Is(err, ErrNoPictures) true.
-func (e *NoPicturesError) Is(target error) bool { return target == ErrNoPictures }
+// Is makes errors.Is(err, e.Missing) true.
+func (e *CapabilityError) Is(target error) bool { return target == e.Missing }
 
 // permanentWords match a 5xx message saying the request can never succeed on this server, so
 // that retrying it only costs time.
@@ -40,7 +44,7 @@ var permanentWords = regexp.MustCompile(`(?i)not supported|unsupported|not imple
 // pictureWords match a message that names pictures (or the projector that reads them).
 var pictureWords = regexp.MustCompile(`(?i)\bimage|picture|vision|multimodal|mmproj|\bmtmd`)
 
-// permanentFailure classifies a 5xx answer: a *NoPicturesError when the message says pictures
+// permanentFailure classifies a 5xx answer: a *CapabilityError (ErrNoPictures) when the message says pictures
 // are not taken, a *StatusError marked permanent when it says the request cannot succeed, and
 // nil when a retry may help (a model loading, an overload, a crash).
 func permanentFailure(ep *endpoint, path string, status int, msg string) error {
@@ -48,37 +52,42 @@ func permanentFailure(ep *endpoint, path string, status int, msg string) error {
 		return nil
 	}
 	if pictureWords.MatchString(msg) {
-		return ep.markNoPictures(&NoPicturesError{Endpoint: ep.display, Status: status, Message: msg})
+		return ep.lacks(ErrNoPictures, status, msg)
 	}
 	return &StatusError{Endpoint: ep.display, Path: path, Status: status, Message: msg}
 }
 
 // health is what the engine learnt about an endpoint while talking to it.
 type health struct {
-	// noPictures holds the server's answer to a picture (nil until it refused one).
-	noPictures *NoPicturesError
-	// noTools holds the server's answer to a request declaring tools (nil until it refused one).
-	noTools *NoToolsError
+	// lacking holds the server's first word on each capability it lacks (ErrNoPictures,
+	// ErrNoTools), nil until it said one.
+	lacking map[error]*CapabilityError
 	// streak is the run of failed attempts with the same fault; it opens the circuit.
 	streak streak
 }
 
-// markNoPictures records the server's first refusal of a picture and returns refusal.
-func (e *endpoint) markNoPictures(refusal *NoPicturesError) *NoPicturesError {
+// lacks records that the server lacks the capability missing (its first word on it is kept)
+// and returns that word.
+func (e *endpoint) lacks(missing error, status int, msg string) *CapabilityError {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.health.noPictures == nil {
-		e.health.noPictures = refusal
+	if r := e.health.lacking[missing]; r != nil {
+		return r
 	}
-	return refusal
+	if e.health.lacking == nil {
+		e.health.lacking = map[error]*CapabilityError{}
+	}
+	r := &CapabilityError{Missing: missing, Endpoint: e.display, Status: status, Message: msg}
+	e.health.lacking[missing] = r
+	return r
 }
 
-// takesNoPictures returns the server's refusal of pictures, or nil.
-func (e *endpoint) takesNoPictures() error {
+// lacking returns the server's word that it lacks the capability missing, or nil.
+func (e *endpoint) lacking(missing error) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.health.noPictures == nil {
-		return nil
+	if r := e.health.lacking[missing]; r != nil {
+		return r
 	}
-	return e.health.noPictures
+	return nil
 }

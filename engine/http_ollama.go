@@ -108,8 +108,8 @@ func (h *HTTP) OllamaShow(ctx context.Context) (OllamaModel, error) {
 		// Ollama drops the pictures of a model that cannot see, and counts the rest: such a
 		// count is not the request's, so requests with pictures are not sent.
 		for _, e := range h.endpoints {
-			e.markNoPictures(&NoPicturesError{Endpoint: e.display, Status: http.StatusOK,
-				Message: fmt.Sprintf("/api/show lists no vision capability for %s (capabilities: %s)", h.cfg.Model, strings.Join(m.Capabilities, ", "))})
+			e.lacks(ErrNoPictures, http.StatusOK,
+				fmt.Sprintf("/api/show lists no vision capability for %s (capabilities: %s)", h.cfg.Model, strings.Join(m.Capabilities, ", ")))
 		}
 	}
 	load, err := ollamaBody(h.cfg.Model, Request{}, 1, h.cfg.NumCtx)
@@ -152,23 +152,8 @@ func ollamaSameModel(listed, asked string) bool {
 	return listed == asked || listed == asked+":latest"
 }
 
-// NoToolsError is a server's answer that the model takes no tools (Ollama's HTTP 400 "… does
-// not support tools"): every request declaring tools fails there. It matches ErrNoTools.
-type NoToolsError struct {
-	Endpoint string
-	Status   int
-	Message  string
-}
-
 // ErrNoTools says a server's model cannot take tool declarations.
 var ErrNoTools = errors.New("the server's model does not take tools")
-
-func (e *NoToolsError) Error() string {
-	return fmt.Sprintf("%v: %s answered HTTP %d: %s", ErrNoTools, e.Endpoint, e.Status, e.Message)
-}
-
-// Is makes errors.Is(err, ErrNoTools) true.
-func (e *NoToolsError) Is(target error) bool { return target == ErrNoTools }
 
 // capabilityWords match a 400 saying the model lacks a capability (Ollama: `"tiny" does not
 // support tools`, `… does not support images`).
@@ -186,29 +171,9 @@ func capabilityRefusal(ep *endpoint, status int, msg string) error {
 	}
 	switch m[1] {
 	case "images", "vision":
-		return ep.markNoPictures(&NoPicturesError{Endpoint: ep.display, Status: status, Message: msg})
+		return ep.lacks(ErrNoPictures, status, msg)
 	case "tools":
-		return ep.markNoTools(&NoToolsError{Endpoint: ep.display, Status: status, Message: msg})
+		return ep.lacks(ErrNoTools, status, msg)
 	}
 	return nil
-}
-
-// markNoTools records the server's first refusal of tools and returns refusal.
-func (e *endpoint) markNoTools(refusal *NoToolsError) *NoToolsError {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.health.noTools == nil {
-		e.health.noTools = refusal
-	}
-	return refusal
-}
-
-// takesNoTools returns the server's refusal of tools, or nil.
-func (e *endpoint) takesNoTools() error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.health.noTools == nil {
-		return nil
-	}
-	return e.health.noTools
 }

@@ -52,15 +52,10 @@ type liveState struct {
 
 	mu       sync.Mutex
 	warnings []string
-	// noPictures is the server's first refusal of a picture; noPictureArms counts the arms
-	// that kept their computed counts because of it.
-	noPictures    error
-	noPictureArms int
-	// noTools is the server's first refusal of tools; noToolArms counts the arms that kept
-	// their computed counts because of it. truncatedArms counts the arms whose prompt the
-	// server cut to its context (Ollama).
-	noTools       error
-	noToolArms    int
+	// lacking holds, per capability the server lacks (engine.ErrNoPictures, ErrNoTools), its
+	// first word on it and the arms that kept their computed counts because of it.
+	lacking map[error]*lack
+	// truncatedArms counts the arms whose prompt the server cut to its context (Ollama).
 	truncatedArms int
 	// stop is the open circuit that stopped the run (the server gone or failing again and
 	// again); fault is the first failure of the server that cost a case; notMeasured counts
@@ -79,28 +74,41 @@ func (s *liveState) warn(format string, args ...any) {
 	fmt.Fprintf(s.notes, "strata-eval: warning: %s\n", msg)
 }
 
-// pictureRefused records an arm whose pictures the server does not take; the first one is
-// said at once, on stderr, and the report says it once with the number of arms.
-func (s *liveState) pictureRefused(err error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.noPictureArms++
-	if s.noPictures == nil {
-		s.noPictures = err
-		fmt.Fprintf(s.notes, "strata-eval: %v; requests with pictures are not sent again, their arms keep the computed counts (serve a model that sees, such as llama-server with --mmproj, to count them)\n", err)
-	}
+// lack is a capability the server lacks: its first word on it and the arms it cost.
+type lack struct {
+	err  error
+	arms int
 }
 
-// toolsRefused records an arm whose tools the server's model does not take; the first one is
-// said at once, on stderr, and the report says it once with the number of arms.
-func (s *liveState) toolsRefused(err error) {
+// lackTexts say, per capability, which arms lose it and how to get it (in the order the
+// report lists them).
+var lackTexts = []struct {
+	missing   error
+	arms, fix string
+}{
+	{engine.ErrNoTools, "declaring tools", "serve the model with a template that takes tools: Ollama's TEMPLATE with .Tools"},
+	{engine.ErrNoPictures, "with pictures", "serve a model that sees, such as llama-server with --mmproj, to count them"},
+}
+
+// lacks records an arm needing a capability the server lacks (err matches missing); the first
+// one is said at once, on stderr, and the report says it once with the number of arms.
+func (s *liveState) lacks(missing, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.noToolArms++
-	if s.noTools == nil {
-		s.noTools = err
-		fmt.Fprintf(s.notes, "strata-eval: %v; requests declaring tools are not sent again, their arms keep the computed counts (serve the model with a template that takes tools: Ollama's TEMPLATE with .Tools)\n", err)
+	if s.lacking == nil {
+		s.lacking = map[error]*lack{}
 	}
+	l := s.lacking[missing]
+	if l == nil {
+		l = &lack{err: err}
+		s.lacking[missing] = l
+		for _, t := range lackTexts {
+			if t.missing == missing {
+				fmt.Fprintf(s.notes, "strata-eval: %v; requests %s are not sent again, their arms keep the computed counts (%s)\n", err, t.arms, t.fix)
+			}
+		}
+	}
+	l.arms++
 }
 
 // truncated records an arm whose prompt the server cut to its context.
@@ -157,14 +165,13 @@ func (s *liveState) report() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := append([]string(nil), s.warnings...)
-	if s.noTools != nil {
-		out = append(out, fmt.Sprintf("%v: %d arm(s) declaring tools keep the computed counts and are left out of server − computed", s.noTools, s.noToolArms))
-	}
 	if s.truncatedArms > 0 {
 		out = append(out, fmt.Sprintf("%d arm(s) longer than the server's context were truncated by the server (its count is of what was left): their verdict says so and they are left out of server − computed (Ollama: a larger --ctx is sent as num_ctx, up to the model's trained context)", s.truncatedArms))
 	}
-	if s.noPictures != nil {
-		out = append(out, fmt.Sprintf("%v: %d arm(s) with pictures keep the computed counts and are left out of server − computed", s.noPictures, s.noPictureArms))
+	for _, t := range lackTexts {
+		if l := s.lacking[t.missing]; l != nil {
+			out = append(out, fmt.Sprintf("%v: %d arm(s) %s keep the computed counts and are left out of server − computed", l.err, l.arms, t.arms))
+		}
 	}
 	return out
 }
@@ -226,16 +233,15 @@ func (m *meter) checkReference(arms []replay.Arm) {
 	}
 }
 
-// liveFailure sorts an engine's failure to count an arm: a refusal of pictures is recorded and
-// returned as noPictures (the arm keeps its computed counts); anything else is returned as err.
-func (m *meter) liveFailure(err error) (noPictures, rest error) {
-	if errors.Is(err, engine.ErrNoPictures) {
-		m.live.pictureRefused(err)
-		return err, nil
-	}
-	if errors.Is(err, engine.ErrNoTools) {
-		m.live.toolsRefused(err)
-		return err, nil
+// liveFailure sorts an engine's failure to count an arm: the server's word that it lacks a
+// capability the request needs (pictures, tools) is recorded and returned as lacking (the arm
+// keeps its computed counts); anything else is returned as rest.
+func (m *meter) liveFailure(err error) (lacking, rest error) {
+	for _, t := range lackTexts {
+		if errors.Is(err, t.missing) {
+			m.live.lacks(t.missing, err)
+			return err, nil
+		}
 	}
 	return nil, err
 }

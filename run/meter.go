@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -120,8 +121,8 @@ func (m *meter) measure(ctx context.Context, arm replay.Arm, res *replay.Result,
 	req.MaxCount = plausibleCount(count.PromptTokens, m.context)
 	ac.TextSource, ac.RowsSource = count.TextSource, count.RowsSource
 	var refused *engine.RefusedError
-	var noPictures error // the server takes no pictures: the arm keeps the computed counts
-	truncatedTo := 0     // the server cut the prompt to its context: what it counted of it
+	var lacking error // the server lacks a capability the request needs: the arm keeps the computed counts
+	truncatedTo := 0  // the server cut the prompt to its context: what it counted of it
 	if h, ok := m.engine.(*engine.HTTP); ok && len(count.Images) == 0 && !req.Verbatim && !m.templateChecked.Load() {
 		m.checkTemplate(ctx, h, req)
 	}
@@ -131,7 +132,7 @@ func (m *meter) measure(ctx context.Context, arm replay.Arm, res *replay.Result,
 		if err := m.serverCount(ctx, req, &ac); err != nil {
 			r, ok := engine.AsRefused(err)
 			if !ok {
-				if noPictures, err = m.liveFailure(err); err != nil {
+				if lacking, err = m.liveFailure(err); err != nil {
 					return ac, err
 				}
 				setCount(&ac, count)
@@ -153,12 +154,12 @@ func (m *meter) measure(ctx context.Context, arm replay.Arm, res *replay.Result,
 		ac.Fits, ac.RefusedBy = false, "server"
 		ac.Verdict = fmt.Sprintf("truncated by the server to %d tokens (its context %d)", truncatedTo, m.context)
 	}
-	if ans, ok := m.engine.(engine.Answerer); ok && m.answer && refused == nil && noPictures == nil && truncatedTo == 0 {
+	if ans, ok := m.engine.(engine.Answerer); ok && m.answer && refused == nil && lacking == nil && truncatedTo == 0 {
 		a, err := ans.Answer(ctx, req)
 		if r, ok := engine.AsRefused(err); ok {
 			refused = r
-		} else if np, rest := m.liveFailure(err); np != nil {
-			noPictures = np
+		} else if l, rest := m.liveFailure(err); l != nil {
+			lacking = l
 		} else if rest != nil {
 			return ac, fmt.Errorf("answer: %w", err)
 		} else {
@@ -197,7 +198,7 @@ func (m *meter) measure(ctx context.Context, arm replay.Arm, res *replay.Result,
 			if m.blind != "" {
 				pic.SeenByModel, pic.Reason, ac.SeesPicture = false, m.blind, false
 			}
-			if noPictures != nil {
+			if errors.Is(lacking, engine.ErrNoPictures) {
 				pic.SeenByModel, pic.Reason, ac.SeesPicture = false, engine.ErrNoPictures.Error(), false
 			}
 		}
