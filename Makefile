@@ -54,13 +54,13 @@ ollama:
 ## test-ollama: builds Ollama when absent, then compares its prompt counts with ours (the live tests
 ## that `make test` skips without it).
 test-ollama: test-deps ollama
-	$(GO) test -count=1 -timeout 30m -run 'Ollama' -v ./measure/ ./cmd/cli/
+	$(GO) test -count=1 -timeout 30m -run 'Ollama' -v ./measure/prompt/ ./cmd/cli/
 
 ## rows-oracle: image rows of `rows --mmproj` against llama.cpp's own multimodal library (libmtmd of
 ## the release, built by `make llama-server`) for a tiny projector of every configuration, every
 ## picture size and token setting; prints the table of docs/count-and-rows.md.
 rows-oracle: test-deps llama-server
-	@table=$$(mktemp) && ROWS_ORACLE_TABLE=$$table $(GO) test -count=1 -timeout 20m -run '^TestRowsOracle$$' ./measure/ >$$table.log 2>&1; \
+	@table=$$(mktemp) && ROWS_ORACLE_TABLE=$$table $(GO) test -count=1 -timeout 20m -run '^TestRowsOracle$$' ./measure/imagerows/ >$$table.log 2>&1; \
 	rc=$$?; cat $$table 2>/dev/null; [ $$rc -eq 0 ] || tail -40 $$table.log; rm -f $$table $$table.log; exit $$rc
 
 ## unit: the unit tests, a line per package as it ends and, while packages run, a line every 20 s

@@ -6,7 +6,7 @@ import (
 	"context"
 
 	"github.com/strata-eval/strata-eval/corpora"
-	"github.com/strata-eval/strata-eval/measure"
+	"github.com/strata-eval/strata-eval/measure/imagerows"
 )
 
 // Count is the prompt cost of one request.
@@ -22,7 +22,7 @@ type Count struct {
 // ImageCount is the cost of one picture as the model receives it.
 type ImageCount struct {
 	Width, Height int
-	Rows          measure.Rows
+	Rows          imagerows.Rows
 }
 
 // Engine counts the prompt of a request as the model receives it.

@@ -1,7 +1,7 @@
 package engine
 
 // Ollama's native API (--api ollama): POST /api/chat with the conversation as
-// measure.OllamaChat builds it (pictures as base64 in images, tool-call arguments as objects),
+// prompt.OllamaChat builds it (pictures as base64 in images, tool-call arguments as objects),
 // the prompt's count in prompt_eval_count; POST /api/show for the model's template and family;
 // GET /api/ps for the context the loaded model really runs with.
 
@@ -16,8 +16,7 @@ import (
 	"strings"
 
 	"github.com/ollama/ollama/api"
-
-	"github.com/strata-eval/strata-eval/measure"
+	"github.com/strata-eval/strata-eval/measure/prompt"
 )
 
 // APIOllama is Ollama's native chat API.
@@ -26,7 +25,7 @@ const APIOllama = "ollama"
 // ollamaBody is an /api/chat body: one answer (stream off), temperature 0, num_predict tokens
 // generated, and the context num_ctx when the run sets one.
 func ollamaBody(model string, req Request, maxTokens, numCtx int) ([]byte, error) {
-	chat, err := measure.OllamaChat(req.Messages, req.Tools)
+	chat, err := prompt.OllamaChat(req.Messages, req.Tools)
 	if err != nil {
 		return nil, err
 	}

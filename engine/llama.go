@@ -17,7 +17,8 @@ import (
 	"github.com/hybridgroup/yzma/pkg/mtmd"
 
 	"github.com/strata-eval/strata-eval/corpora"
-	"github.com/strata-eval/strata-eval/measure"
+	"github.com/strata-eval/strata-eval/measure/imagerows"
+	"github.com/strata-eval/strata-eval/measure/prompt"
 )
 
 // GPU layer settings of LlamaConfig.GPULayers besides a positive count.
@@ -64,15 +65,15 @@ type LlamaConfig struct {
 	// the image rows by the estimator.
 	MMProj string
 	// Template overrides the model's own chat template (tokenizer.chat_template): a built-in
-	// name (measure.TemplateNames) or a file (measure.TemplateFromSpec). Empty: the model's
+	// name (prompt.TemplateNames) or a file (prompt.TemplateFromSpec). Empty: the model's
 	// template, or Qwen's ChatML when the model has none.
 	Template string
-	// TemplateDate is the date the template writes as today's (zero: measure.DefaultTemplateDate).
+	// TemplateDate is the date the template writes as today's (zero: prompt.DefaultTemplateDate).
 	TemplateDate time.Time
 	// Vision names the image-row family used by the estimator when there is no MMProj
 	// (default llamacpp/qwen3vl); Rows are the image token limits.
 	Vision string
-	Rows   measure.RowOptions
+	Rows   imagerows.RowOptions
 }
 
 // ParseGPULayers reads a --gpu-layers value: "all", "auto" or "" (every layer on the GPU when
@@ -123,9 +124,9 @@ type Llama struct {
 	lctx     llama.Context
 	sampler  llama.Sampler
 	mctx     mtmd.Context
-	template measure.Template
-	family   measure.Family
-	rows     measure.RowOptions
+	template prompt.Template
+	family   imagerows.Family
+	rows     imagerows.RowOptions
 	bosText  string
 	addBOS   bool
 	nCtx     int
@@ -225,7 +226,7 @@ func NewLlama(cfg LlamaConfig) (*Llama, error) {
 	if err := l.loadTemplate(cfg); err != nil {
 		return nil, err
 	}
-	l.template = measure.WithTemplateDate(l.template, cfg.TemplateDate)
+	l.template = prompt.WithTemplateDate(l.template, cfg.TemplateDate)
 
 	l.info = LlamaInfo{
 		Model: cfg.Model, Description: llama.ModelDesc(l.model), LibDir: dir, Release: LlamaRelease,
@@ -253,7 +254,7 @@ func (l *Llama) loadTemplate(cfg LlamaConfig) error {
 	}
 	if cfg.Template != "" {
 		// a template file gets the model's BOS and EOS, as llama-server hands them
-		t, err := measure.TemplateFromSpecTokens(cfg.Template, l.bosText, eos)
+		t, err := prompt.TemplateFromSpecTokens(cfg.Template, l.bosText, eos)
 		if err != nil {
 			return fmt.Errorf("llama engine: %w", err)
 		}
@@ -261,14 +262,14 @@ func (l *Llama) loadTemplate(cfg LlamaConfig) error {
 		return nil
 	}
 	if src := llama.ModelChatTemplate(l.model, ""); src != "" {
-		t, err := measure.NewJinjaTemplate(cfg.Model, src, l.bosText, eos)
+		t, err := prompt.NewJinjaTemplate(cfg.Model, src, l.bosText, eos)
 		if err != nil {
 			return fmt.Errorf("llama engine: chat template of %s: %w", cfg.Model, err)
 		}
 		l.template = t
 		return nil
 	}
-	t, err := measure.TemplateByName(DefaultTemplate)
+	t, err := prompt.TemplateByName(DefaultTemplate)
 	if err != nil {
 		return fmt.Errorf("llama engine: %w", err)
 	}
@@ -282,16 +283,16 @@ func (l *Llama) loadVision(cfg LlamaConfig) error {
 	var err error
 	switch {
 	case cfg.MMProj != "":
-		l.family, err = measure.LoadProjector(cfg.MMProj)
+		l.family, err = imagerows.LoadProjector(cfg.MMProj)
 	case cfg.Vision != "":
-		l.family, err = measure.FamilyByName(cfg.Vision)
+		l.family, err = imagerows.FamilyByName(cfg.Vision)
 	default:
-		l.family, err = measure.FamilyByName(defaultLlamaVision)
+		l.family, err = imagerows.FamilyByName(defaultLlamaVision)
 	}
 	if err != nil {
 		return fmt.Errorf("llama engine: %w", err)
 	}
-	if err := measure.CheckRowOptions(l.family, cfg.Rows); err != nil {
+	if err := imagerows.CheckRowOptions(l.family, cfg.Rows); err != nil {
 		return fmt.Errorf("llama engine: %w", err)
 	}
 	l.info.Vision = l.family.Name
@@ -323,7 +324,7 @@ func (l *Llama) Info() LlamaInfo {
 }
 
 // Family is the image-row family of the estimator.
-func (l *Llama) Family() measure.Family { return l.family }
+func (l *Llama) Family() imagerows.Family { return l.family }
 
 // Close frees the model, context and projector. The libraries stay loaded for the process.
 func (l *Llama) Close() error {
@@ -457,7 +458,7 @@ func (l *Llama) Count(ctx context.Context, msgs []corpora.Message, tools []corpo
 			if err != nil {
 				return Count{}, err
 			}
-			rows, err := measure.ImageRows(l.family, w, h, l.rows)
+			rows, err := imagerows.ImageRows(l.family, w, h, l.rows)
 			if err != nil {
 				return Count{}, err
 			}

@@ -184,7 +184,7 @@ func TestNewLlamaRejectsBrokenModel(t *testing.T) {
 	}
 }
 
-// qwen3RefCase is a reference encoding of measure/testdata/tok/qwen3_ids.json.
+// qwen3RefCase is a reference encoding of measure/tokenize/testdata/tok/qwen3_ids.json.
 type qwen3RefCase struct {
 	Name string `json:"name"`
 	Text string `json:"text"`
@@ -193,7 +193,7 @@ type qwen3RefCase struct {
 
 func TestLlamaTokenizerMatchesQwen3Reference(t *testing.T) {
 	l := testLlama(t)
-	data, err := os.ReadFile(filepath.Join("..", "measure", "testdata", "tok", "qwen3_ids.json"))
+	data, err := os.ReadFile(filepath.Join("..", "measure", "tokenize", "testdata", "tok", "qwen3_ids.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,9 @@ import (
 	_ "golang.org/x/image/webp"
 
 	"github.com/strata-eval/strata-eval/corpora"
-	"github.com/strata-eval/strata-eval/measure"
+	"github.com/strata-eval/strata-eval/measure/imagerows"
+	"github.com/strata-eval/strata-eval/measure/prompt"
+	"github.com/strata-eval/strata-eval/measure/tokenize"
 )
 
 // OfflineConfig names what the offline engine counts with.
@@ -25,8 +27,8 @@ type OfflineConfig struct {
 	Template  string // a built-in template name; "" for the model's own or ChatML
 	MMProj    string // a projector GGUF deciding image rows
 	Vision    string // a family name, used when MMProj is empty
-	Rows      measure.RowOptions
-	// TemplateDate is the date the template writes as today's (zero: measure.DefaultTemplateDate).
+	Rows      imagerows.RowOptions
+	// TemplateDate is the date the template writes as today's (zero: prompt.DefaultTemplateDate).
 	TemplateDate time.Time
 }
 
@@ -36,15 +38,15 @@ const DefaultTemplate = "qwen"
 
 // Offline counts prompts with the project's own tokenizers, chat templates and image-row rules.
 type Offline struct {
-	counter  *measure.Counter
-	family   measure.Family
-	rows     measure.RowOptions
+	counter  *prompt.Counter
+	family   imagerows.Family
+	rows     imagerows.RowOptions
 	template string
 }
 
 // NewOffline loads the tokenizer, template and vision family of cfg.
 func NewOffline(cfg OfflineConfig) (*Offline, error) {
-	tok, err := measure.LoadTokenizer(cfg.Tokenizer)
+	tok, err := tokenize.LoadTokenizer(cfg.Tokenizer)
 	if err != nil {
 		return nil, err
 	}
@@ -52,38 +54,38 @@ func NewOffline(cfg OfflineConfig) (*Offline, error) {
 	if err != nil {
 		return nil, err
 	}
-	tmpl = measure.WithTemplateDate(tmpl, cfg.TemplateDate)
-	var fam measure.Family
+	tmpl = prompt.WithTemplateDate(tmpl, cfg.TemplateDate)
+	var fam imagerows.Family
 	if cfg.MMProj != "" {
-		fam, err = measure.LoadProjector(cfg.MMProj)
+		fam, err = imagerows.LoadProjector(cfg.MMProj)
 	} else {
-		fam, err = measure.FamilyByName(cfg.Vision)
+		fam, err = imagerows.FamilyByName(cfg.Vision)
 	}
 	if err != nil {
 		return nil, err
 	}
-	if err := measure.CheckRowOptions(fam, cfg.Rows); err != nil {
+	if err := imagerows.CheckRowOptions(fam, cfg.Rows); err != nil {
 		return nil, err
 	}
-	return &Offline{counter: measure.NewCounter(tok, tmpl), family: fam, rows: cfg.Rows, template: tmpl.Name()}, nil
+	return &Offline{counter: prompt.NewCounter(tok, tmpl), family: fam, rows: cfg.Rows, template: tmpl.Name()}, nil
 }
 
 // Name identifies the engine.
 func (o *Offline) Name() string { return "offline" }
 
 // Family is the vision family deciding image rows.
-func (o *Offline) Family() measure.Family { return o.family }
+func (o *Offline) Family() imagerows.Family { return o.family }
 
 // RowOptions are the image token limits in use.
-func (o *Offline) RowOptions() measure.RowOptions { return o.rows }
+func (o *Offline) RowOptions() imagerows.RowOptions { return o.rows }
 
 // TemplateName is the chat template in use.
 func (o *Offline) TemplateName() string { return o.template }
 
 // UseTemplate makes t the template of the computed counts (before any is counted: a live
 // server's own template, such as the one Ollama's /api/show reports).
-func (o *Offline) UseTemplate(t measure.Template) {
-	o.counter = measure.NewCounter(o.counter.Tokenizer(), t)
+func (o *Offline) UseTemplate(t prompt.Template) {
+	o.counter = prompt.NewCounter(o.counter.Tokenizer(), t)
 	o.template = t.Name()
 }
 
@@ -96,7 +98,7 @@ func (o *Offline) Render(msgs []corpora.Message, tools []corpora.ToolDef) (strin
 	if err != nil {
 		return "", err
 	}
-	prompt := measure.RenderString(segs)
+	prompt := prompt.RenderString(segs)
 	if b, ok := o.counter.Tokenizer().(interface{ AddedBOS() (string, bool) }); ok {
 		if bos, adds := b.AddedBOS(); adds {
 			prompt = strings.TrimPrefix(prompt, bos)
@@ -128,7 +130,7 @@ func (o *Offline) Count(ctx context.Context, msgs []corpora.Message, tools []cor
 			}
 			w, h = cfg.Width, cfg.Height
 		}
-		rows, err := measure.ImageRows(o.family, w, h, o.rows)
+		rows, err := imagerows.ImageRows(o.family, w, h, o.rows)
 		if err != nil {
 			return Count{}, err
 		}
@@ -143,17 +145,17 @@ func (o *Offline) Count(ctx context.Context, msgs []corpora.Message, tools []cor
 // offlineTemplate is --template (a built-in name or a file with a Jinja chat template); without
 // it, the template of the --tokenizer file when it carries one (a GGUF's
 // tokenizer.chat_template, a tokenizer_config.json beside a tokenizer.json), else the default.
-func offlineTemplate(cfg OfflineConfig) (measure.Template, error) {
+func offlineTemplate(cfg OfflineConfig) (prompt.Template, error) {
 	if cfg.Template != "" {
-		return measure.TemplateForTokenizer(cfg.Template, cfg.Tokenizer)
+		return prompt.TemplateForTokenizer(cfg.Template, cfg.Tokenizer)
 	}
 	if spec := cfg.Tokenizer; spec != "" && spec != "o200k_base" && spec != "cl100k_base" {
 		if strings.EqualFold(filepath.Ext(spec), ".json") {
 			spec = filepath.Join(filepath.Dir(spec), "tokenizer_config.json")
 		}
-		if t, err := measure.TemplateFromSpec(spec); err == nil {
+		if t, err := prompt.TemplateFromSpec(spec); err == nil {
 			return t, nil
 		}
 	}
-	return measure.TemplateByName(DefaultTemplate)
+	return prompt.TemplateByName(DefaultTemplate)
 }

@@ -1,9 +1,14 @@
+// Package measure decides whether a request fits a model's context window and reads the
+// context length of a model file. Its subpackages measure one thing each: tokenize counts text
+// tokens, prompt renders a request with the model's chat template and counts its text,
+// imagerows counts the prompt tokens a picture costs, score checks a model's answer.
 package measure
 
 import (
 	"fmt"
 
 	gguf "github.com/gpustack/gguf-parser-go"
+	"github.com/strata-eval/strata-eval/internal/ggufmeta"
 )
 
 // Verdict says whether a prompt of promptTokens fits a context window of
@@ -46,7 +51,7 @@ func ContextLength(modelGGUF string) (int, error) {
 		return 0, fmt.Errorf("read model %s: %w", modelGGUF, err)
 	}
 	kvs := f.Header.MetadataKV
-	arch, ok, err := rowsKVString(kvs, "general.architecture")
+	arch, ok, err := ggufmeta.OptionalString(kvs, "general.architecture")
 	if err != nil {
 		return 0, fmt.Errorf("read model %s: %w", modelGGUF, err)
 	}
@@ -54,7 +59,7 @@ func ContextLength(modelGGUF string) (int, error) {
 		return 0, fmt.Errorf("read model %s: no general.architecture key", modelGGUF)
 	}
 	key := arch + ".context_length"
-	n, ok, err := rowsKVInt(kvs, key)
+	n, ok, err := ggufmeta.OptionalInt(kvs, key)
 	if err != nil {
 		return 0, fmt.Errorf("read model %s: %w", modelGGUF, err)
 	}
@@ -65,55 +70,4 @@ func ContextLength(modelGGUF string) (int, error) {
 		return 0, fmt.Errorf("read model %s: %s is %d", modelGGUF, key, n)
 	}
 	return n, nil
-}
-
-// rowsKVString reads a string key; ok is false when the key is absent.
-func rowsKVString(kvs gguf.GGUFMetadataKVs, key string) (string, bool, error) {
-	kv, found := kvs.Get(key)
-	if !found {
-		return "", false, nil
-	}
-	if kv.ValueType != gguf.GGUFMetadataValueTypeString {
-		return "", false, fmt.Errorf("key %s holds a %v, want a string", key, kv.ValueType)
-	}
-	return kv.ValueString(), true, nil
-}
-
-// rowsKVInt reads an integer key of any integer type; ok is false when the key is
-// absent. Values outside 0..2^31−1 are an error (every key read here is a size,
-// a count or a version).
-func rowsKVInt(kvs gguf.GGUFMetadataKVs, key string) (int, bool, error) {
-	kv, found := kvs.Get(key)
-	if !found {
-		return 0, false, nil
-	}
-	var v int64
-	switch kv.ValueType {
-	case gguf.GGUFMetadataValueTypeUint8:
-		v = int64(kv.ValueUint8())
-	case gguf.GGUFMetadataValueTypeInt8:
-		v = int64(kv.ValueInt8())
-	case gguf.GGUFMetadataValueTypeUint16:
-		v = int64(kv.ValueUint16())
-	case gguf.GGUFMetadataValueTypeInt16:
-		v = int64(kv.ValueInt16())
-	case gguf.GGUFMetadataValueTypeUint32:
-		v = int64(kv.ValueUint32())
-	case gguf.GGUFMetadataValueTypeInt32:
-		v = int64(kv.ValueInt32())
-	case gguf.GGUFMetadataValueTypeUint64:
-		u := kv.ValueUint64()
-		if u > 1<<31-1 {
-			return 0, false, fmt.Errorf("key %s is %d, out of range", key, u)
-		}
-		v = int64(u)
-	case gguf.GGUFMetadataValueTypeInt64:
-		v = kv.ValueInt64()
-	default:
-		return 0, false, fmt.Errorf("key %s holds a %v, want an integer", key, kv.ValueType)
-	}
-	if v < 0 || v > 1<<31-1 {
-		return 0, false, fmt.Errorf("key %s is %d, out of range", key, v)
-	}
-	return int(v), true, nil
 }

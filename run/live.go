@@ -10,7 +10,7 @@ import (
 	"sync"
 
 	"github.com/strata-eval/strata-eval/engine"
-	"github.com/strata-eval/strata-eval/measure"
+	"github.com/strata-eval/strata-eval/measure/prompt"
 	"github.com/strata-eval/strata-eval/replay"
 )
 
@@ -31,11 +31,11 @@ func (m *meter) checkOllama(ctx context.Context, h *engine.HTTP, cfg *Config) er
 		m.live.warn("Ollama runs %s with a context of %d, not --ctx %d (num_ctx is capped at the model's trained context)", h.Model(), info.Context, cfg.Context)
 	}
 	m.context = info.Context
-	if name := m.offline.TemplateName(); !measure.IsOllamaTemplateFile(name) && cfg.TemplateGiven {
+	if name := m.offline.TemplateName(); !prompt.IsOllamaTemplateFile(name) && cfg.TemplateGiven {
 		m.live.warn("Ollama renders the prompt with the model's Go template, not %q: server − computed counts the difference (pass --template with the model's Modelfile or a .gotmpl holding `ollama show --template %s`, or no --template to take the server's)", name, h.Model())
-	} else if !measure.IsOllamaTemplateFile(name) {
+	} else if !prompt.IsOllamaTemplateFile(name) {
 		// no --template: the computed counts render the template the server reports
-		t, err := measure.OllamaTemplateFor("ollama:"+h.Model(), measure.OllamaModel{Template: info.Template, System: info.System,
+		t, err := prompt.OllamaTemplateFor("ollama:"+h.Model(), prompt.OllamaModel{Template: info.Template, System: info.System,
 			Messages: info.Messages, Family: info.Family, Name: h.Model()}, cfg.Tokenizer)
 		if err != nil {
 			return fmt.Errorf("the template Ollama reports for %s: %w", h.Model(), err)

@@ -18,6 +18,8 @@ import (
 	"github.com/strata-eval/strata-eval/corpora"
 	"github.com/strata-eval/strata-eval/engine"
 	"github.com/strata-eval/strata-eval/measure"
+	"github.com/strata-eval/strata-eval/measure/imagerows"
+	"github.com/strata-eval/strata-eval/measure/score"
 	"github.com/strata-eval/strata-eval/replay"
 	"github.com/strata-eval/strata-eval/results"
 )
@@ -33,8 +35,8 @@ type meter struct {
 	visionName    string
 	context       int
 	engine        engine.Engine
-	family        measure.Family
-	rowOpts       measure.RowOptions
+	family        imagerows.Family
+	rowOpts       imagerows.RowOptions
 	// offline computes the counts a live engine's counts are compared with.
 	offline *engine.Offline
 	// answer asks a live engine for answers; expect holds the sidecar's expectations.
@@ -191,7 +193,7 @@ func (m *meter) measure(ctx context.Context, arm replay.Arm, res *replay.Result,
 			if p.Resized != nil {
 				w, h = p.Resized.ToWidth, p.Resized.ToHeight
 			}
-			if rows, err := measure.ImageRows(m.family, w, h, m.rowOpts); err == nil {
+			if rows, err := imagerows.ImageRows(m.family, w, h, m.rowOpts); err == nil {
 				pic.Rows, pic.Markers, pic.Family = rows.Rows, rows.Markers, m.family.Name
 			}
 			ac.SeesPicture = ac.Fits
@@ -246,7 +248,7 @@ func setCount(ac *results.ArmCase, c engine.Count) {
 // score judges every arm's answer against the case's expectation: the sidecar's entry (by
 // case id, then conversation id) or the corpus's own.
 func (m *meter) score(c *results.Case, own *corpora.Expectation) error {
-	exp, ok := measure.ExpectationFor(m.expect, c.ID, c.Conversation)
+	exp, ok := score.ExpectationFor(m.expect, c.ID, c.Conversation)
 	if !ok {
 		if own == nil {
 			return nil
@@ -266,7 +268,7 @@ func ScoreArms(c *results.Case, exp corpora.Expectation) error {
 			a.Correct, a.Extracted = nil, ""
 			continue
 		}
-		r, err := measure.Score(exp, a.Answer)
+		r, err := score.Score(exp, a.Answer)
 		if err != nil {
 			return fmt.Errorf("case %s: %w", c.ID, err)
 		}

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/strata-eval/strata-eval/internal/testimages"
-	"github.com/strata-eval/strata-eval/measure"
+	"github.com/strata-eval/strata-eval/measure/tokenize"
 	"github.com/strata-eval/strata-eval/results"
 )
 
@@ -112,7 +112,7 @@ func TestCountStdinAndText(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &tc); err != nil {
 		t.Fatal(err)
 	}
-	tok, err := measure.LoadTokenizer("o200k_base")
+	tok, err := tokenize.LoadTokenizer("o200k_base")
 	if err != nil {
 		t.Fatal(err)
 	}

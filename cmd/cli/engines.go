@@ -7,7 +7,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/strata-eval/strata-eval/engine"
-	"github.com/strata-eval/strata-eval/measure"
+	"github.com/strata-eval/strata-eval/measure/imagerows"
+	"github.com/strata-eval/strata-eval/measure/prompt"
 )
 
 // engineNames lists the values of --engine.
@@ -87,13 +88,13 @@ func newLlamaEngine(o *ReplayOptions) (*engine.Llama, error) {
 	if err != nil {
 		return nil, usageErrorf("--gpu-layers: %v", err)
 	}
-	date, err := measure.ParseTemplateDate(o.TemplateDate)
+	date, err := prompt.ParseTemplateDate(o.TemplateDate)
 	if err != nil {
 		return nil, usageErrorf("--template-date: %v", err)
 	}
 	l, err := engine.NewLlama(engine.LlamaConfig{Model: o.Live.Model, LibDir: o.Live.LlamaLib, GPULayers: layers,
 		MaxTokens: o.Live.MaxTokens, ContextSize: o.Context, MMProj: o.MMProj, Template: o.Template, Vision: o.Vision,
-		Rows: measure.RowOptions{MinTokens: o.MinTokens, MaxTokens: o.MaxTokens}, TemplateDate: date})
+		Rows: imagerows.RowOptions{MinTokens: o.MinTokens, MaxTokens: o.MaxTokens}, TemplateDate: date})
 	if err != nil {
 		return nil, fmt.Errorf("--engine llama: %w", err)
 	}

@@ -37,7 +37,7 @@ func ollamaSetup(t *testing.T, tmpl string) (url, root, model, modelfile string)
 // qwen3OllamaTemplate is the Qwen3 Go template with tools the measure tests use.
 func qwen3OllamaTemplate(t *testing.T, root string) string {
 	t.Helper()
-	src, err := os.ReadFile(filepath.Join(root, "measure", "testdata", "ollama", "qwen3.gotmpl"))
+	src, err := os.ReadFile(filepath.Join(root, "measure", "prompt", "testdata", "ollama", "qwen3.gotmpl"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,9 @@ import (
 	"github.com/strata-eval/strata-eval/corpora"
 	"github.com/strata-eval/strata-eval/engine"
 	"github.com/strata-eval/strata-eval/internal/fsutil"
-	"github.com/strata-eval/strata-eval/measure"
+	"github.com/strata-eval/strata-eval/measure/imagerows"
+	"github.com/strata-eval/strata-eval/measure/prompt"
+	"github.com/strata-eval/strata-eval/measure/score"
 	"github.com/strata-eval/strata-eval/replay"
 	"github.com/strata-eval/strata-eval/results"
 	"github.com/strata-eval/strata-eval/run"
@@ -127,12 +129,12 @@ type CounterFlags struct {
 // offlineConfig is the offline engine's configuration of the flags (a bad --template-date is
 // a usage error).
 func (c *CounterFlags) offlineConfig() (engine.OfflineConfig, error) {
-	date, err := measure.ParseTemplateDate(c.TemplateDate)
+	date, err := prompt.ParseTemplateDate(c.TemplateDate)
 	if err != nil {
 		return engine.OfflineConfig{}, usageErrorf("--template-date: %v", err)
 	}
 	return engine.OfflineConfig{Tokenizer: c.Tokenizer, Template: c.Template, MMProj: c.MMProj, Vision: c.Vision,
-		Rows: measure.RowOptions{MinTokens: c.MinTokens, MaxTokens: c.MaxTokens}, TemplateDate: date}, nil
+		Rows: imagerows.RowOptions{MinTokens: c.MinTokens, MaxTokens: c.MaxTokens}, TemplateDate: date}, nil
 }
 
 // addCounterFlags registers the flags of CounterFlags; ctxHelp says where the default context
@@ -145,7 +147,7 @@ func addCounterFlags(f *pflag.FlagSet, c *CounterFlags, ctxHelp string) {
 	f.IntVar(&c.MinTokens, "image-min-tokens", 0, "llama-server --image-min-tokens (0: the projector's default)")
 	f.IntVar(&c.MaxTokens, "image-max-tokens", 0, "llama-server --image-max-tokens (0: the projector's default)")
 	f.IntVar(&c.Context, "ctx", 0, ctxHelp)
-	f.StringVar(&c.TemplateDate, "template-date", measure.DefaultTemplateDate, "the date the chat template writes as today's (llama3, mistral, a Jinja template's date_string): YYYY-MM-DD, or today as llama-server does")
+	f.StringVar(&c.TemplateDate, "template-date", prompt.DefaultTemplateDate, "the date the chat template writes as today's (llama3, mistral, a Jinja template's date_string): YYYY-MM-DD, or today as llama-server does")
 }
 
 func flagValues(fs *pflag.FlagSet) map[string]string {
@@ -301,7 +303,7 @@ func (o *ReplayOptions) runConfig() (run.Config, error) {
 		Answer: o.Live.Answer, Tolerance: o.Live.Tolerance, Reference: o.Live.Reference,
 		Notes: o.IO.ErrOut, ToolVersion: Version, Flags: o.flags, Now: o.now}
 	if o.Live.Expect != "" {
-		if cfg.Expect, err = measure.LoadExpectations(o.Live.Expect); err != nil {
+		if cfg.Expect, err = score.LoadExpectations(o.Live.Expect); err != nil {
 			return run.Config{}, withExitCode(ExitUsage, err)
 		}
 	}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/strata-eval/strata-eval/corpora"
 	"github.com/strata-eval/strata-eval/internal/fsutil"
-	"github.com/strata-eval/strata-eval/measure"
+	"github.com/strata-eval/strata-eval/measure/score"
 	"github.com/strata-eval/strata-eval/results"
 	"github.com/strata-eval/strata-eval/run"
 )
@@ -59,7 +59,7 @@ func runRescore(ctx context.Context, opts *RescoreOptions) error {
 	var expect map[string]corpora.Expectation
 	if opts.Expect != "" {
 		var err error
-		if expect, err = measure.LoadExpectations(opts.Expect); err != nil {
+		if expect, err = score.LoadExpectations(opts.Expect); err != nil {
 			return withExitCode(ExitUsage, err)
 		}
 	}
@@ -81,7 +81,7 @@ func runRescore(ctx context.Context, opts *RescoreOptions) error {
 			return err
 		}
 		c := &rep.Cases[i]
-		exp, ok := measure.ExpectationFor(expect, c.ID, c.Conversation)
+		exp, ok := score.ExpectationFor(expect, c.ID, c.Conversation)
 		if !ok {
 			if c.Expected == "" {
 				continue

@@ -17,7 +17,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/strata-eval/strata-eval/internal/suggest"
-	"github.com/strata-eval/strata-eval/measure"
+	"github.com/strata-eval/strata-eval/measure/imagerows"
 	"github.com/strata-eval/strata-eval/results"
 )
 
@@ -128,7 +128,7 @@ func flagError(c *cobra.Command, err error) error {
 // errorHint is what an error's line adds to tell where the fix is: the command that lists every
 // vision family, for a family that is not one.
 func errorHint(err error) string {
-	var family *measure.UnknownFamilyError
+	var family *imagerows.UnknownFamilyError
 	if errors.As(err, &family) {
 		return "; 'strata-eval rows --vision all 1x1' lists every family"
 	}

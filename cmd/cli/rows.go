@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/strata-eval/strata-eval/measure"
+	"github.com/strata-eval/strata-eval/measure/imagerows"
 	"github.com/strata-eval/strata-eval/replay"
 	"github.com/strata-eval/strata-eval/results"
 )
@@ -59,11 +59,11 @@ projector with (--image-min-tokens above the maximum) are refused here with its 
 
 // rowsRow is the cost of one picture under one family.
 type rowsRow struct {
-	Picture string       `json:"picture"`
-	Width   int          `json:"width"`
-	Height  int          `json:"height"`
-	Family  string       `json:"family"`
-	Rows    measure.Rows `json:"rows"`
+	Picture string         `json:"picture"`
+	Width   int            `json:"width"`
+	Height  int            `json:"height"`
+	Family  string         `json:"family"`
+	Rows    imagerows.Rows `json:"rows"`
 }
 
 // sizeArg is WxH (x, X or ×).
@@ -87,7 +87,7 @@ func runRows(ctx context.Context, opts *RowsOptions) error {
 			return err
 		}
 		for _, fam := range families {
-			rows, err := measure.ImageRows(fam, w, h, measure.RowOptions{MinTokens: opts.MinTokens, MaxTokens: opts.MaxTokens})
+			rows, err := imagerows.ImageRows(fam, w, h, imagerows.RowOptions{MinTokens: opts.MinTokens, MaxTokens: opts.MaxTokens})
 			if err != nil {
 				return withExitCode(ExitUsage, fmt.Errorf("%s: %w", arg, err))
 			}
@@ -116,27 +116,27 @@ func runRows(ctx context.Context, opts *RowsOptions) error {
 }
 
 // families resolves --mmproj and --vision.
-func (o *RowsOptions) families() ([]measure.Family, error) {
+func (o *RowsOptions) families() ([]imagerows.Family, error) {
 	if o.MMProj != "" {
 		if len(o.Vision) > 0 {
 			return nil, usageErrorf("--mmproj and --vision exclude each other")
 		}
-		f, err := measure.LoadProjector(o.MMProj)
+		f, err := imagerows.LoadProjector(o.MMProj)
 		if err != nil {
 			return nil, withExitCode(ExitUsage, err)
 		}
-		return []measure.Family{f}, nil
+		return []imagerows.Family{f}, nil
 	}
 	names := o.Vision
 	if len(names) == 0 {
 		names = []string{defaultVision}
 	}
 	if len(names) == 1 && names[0] == "all" {
-		names = measure.Families()
+		names = imagerows.Families()
 	}
-	var out []measure.Family
+	var out []imagerows.Family
 	for _, n := range names {
-		f, err := measure.FamilyByName(n)
+		f, err := imagerows.FamilyByName(n)
 		if err != nil {
 			return nil, usageErrorf("--vision: %v", err)
 		}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpustack/gguf-parser-go"
+	gguf_parser "github.com/gpustack/gguf-parser-go"
 
 	"github.com/strata-eval/strata-eval/internal/ggufwrite"
 )

@@ -1,0 +1,292 @@
+package tokenize
+
+import (
+	"encoding/base64"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/strata-eval/strata-eval/measure/internal/tokentext"
+)
+
+// countOrdinaryGeneral is countOrdinary without the base64 fast path: its oracle.
+func countOrdinaryGeneral(t *BPETokenizer, text string) int {
+	s := new(bpeScratch)
+	n := 0
+	for p := 0; p < len(text); {
+		end := t.split(text, p)
+		c, _ := t.engine.countPiece(text[p:end], s)
+		n += c
+		p = end
+	}
+	return n
+}
+
+// b64PieceEnd walks b64Trans from p and returns the end of the first piece; ok is false when a
+// byte that decides it (the piece's, or the one after it) is no base64.
+func b64PieceEnd(text string, p int) (end int, ok bool) {
+	state := b64Start
+	for i := p; i < len(text); i++ {
+		class := b64Class[text[i]]
+		if class == b64Other {
+			return i, false
+		}
+		tr := b64Trans[state<<3|class]
+		if tr&b64Boundary != 0 {
+			return i, true
+		}
+		state = tr & 7
+	}
+	return len(text), p < len(text)
+}
+
+// checkB64Pieces holds the state machine to the o200k splitter at every piece start of text,
+// and the count with the fast path to the count without it.
+func checkB64Pieces(t *testing.T, tok *BPETokenizer, text string) {
+	t.Helper()
+	for p := 0; p < len(text); {
+		want := tok.split(text, p)
+		if end, ok := b64PieceEnd(text, p); ok && end != want {
+			t.Fatalf("b64Trans ends the piece of %q at %d at %d, the splitter at %d", text, p, end, want)
+		}
+		p = want
+	}
+	if got, want := tok.countOrdinary(text, new(bpeScratch)), countOrdinaryGeneral(tok, text); got != want {
+		t.Fatalf("count %d with the base64 fast path, %d without (%q)", got, want, text)
+	}
+}
+
+func TestB64PieceEndMatchesSplitter(t *testing.T) {
+	tok := ourTiktoken(t, "o200k_base")
+	if !tok.b64Fast {
+		t.Fatal("o200k_base does not take the base64 fast path")
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	raw := make([]byte, 200_000)
+	for i := range raw {
+		raw[i] = byte(r.Uint32())
+	}
+	enc := base64.StdEncoding.EncodeToString(raw)
+	texts := []string{enc, base64.URLEncoding.EncodeToString(raw[:3000]), `{"data":"` + enc[:5000] + `"}`,
+		"ab's ABc'd 12345 +/+a //A9z/ é\u0301a" + enc[:300] + "日本" + enc[300:600] + "\n" + enc[600:900] + "'s",
+		tokentext.EnglishText(r, 20_000)}
+	// Every string of up to three characters over the alphabet classes and their neighbours.
+	const alpha = "aZ5+/'é \n="
+	for _, a := range alpha {
+		for _, b := range alpha {
+			for _, c := range alpha {
+				texts = append(texts, string(a)+string(b)+string(c), "Ab"+string(a)+string(b)+string(c)+"9")
+			}
+		}
+	}
+	for _, text := range texts {
+		checkB64Pieces(t, tok, text)
+	}
+	for _, name := range []string{"cl100k_base"} {
+		if ourTiktoken(t, name).b64Fast {
+			t.Errorf("%s takes the o200k base64 fast path", name)
+		}
+	}
+}
+
+func FuzzB64Count(f *testing.F) {
+	f.Add("iVBORw0KGgoAAAANSUhEUgAAAAEAAAAB+/9z" + strings.Repeat("Ab1+", 5))
+	f.Add("a'sB日+/+Q==\n12345x")
+	tok := ourTiktoken(f, "o200k_base")
+	f.Fuzz(func(t *testing.T, text string) {
+		checkB64Pieces(t, tok, text)
+	})
+}
+
+// TestB64MergeEqualsMergeScan compares countB64Merge with the general merge on random pieces of
+// every length it takes, on pieces cut from random base64 by the pre-tokenizer, and on pieces
+// of repeated characters and pairs (equal ranks: the leftmost merges first).
+func TestB64MergeEqualsMergeScan(t *testing.T) {
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+	for _, tok := range chunkTokenizers(t) {
+		if !tok.b64Fast {
+			continue
+		}
+		e, s := tok.engine, new(bpeScratch)
+		e.b64Once.Do(e.fillB64Counts)
+		r := rand.New(rand.NewPCG(11, 12))
+		var pieces []string
+		for n := 5; n <= maxB64Merge; n++ {
+			for range 40_000 {
+				b := make([]byte, n)
+				for i := range b {
+					b[i] = alphabet[r.IntN(64)]
+				}
+				pieces = append(pieces, string(b))
+			}
+			for _, unit := range []string{"a", "A", "ab", "Ab", "aB", "+/", "9", "abc", "zzq"} {
+				pieces = append(pieces, strings.Repeat(unit, n)[:n])
+			}
+		}
+		// Every base64 token the merge can meet whole, and with a character either side.
+		for tok := range e.vocab {
+			if len(tok) >= 4 && len(tok) <= maxB64Merge && isB64(tok) {
+				c := string(alphabet[r.IntN(64)])
+				for _, piece := range []string{tok, c + tok, tok + c, c + tok + c} {
+					if len(piece) >= 5 && len(piece) <= maxB64Merge {
+						pieces = append(pieces, piece)
+					}
+				}
+			}
+		}
+		raw := make([]byte, 300_000)
+		for i := range raw {
+			raw[i] = byte(r.Uint32())
+		}
+		enc := base64.StdEncoding.EncodeToString(raw)
+		for p := 0; p < len(enc); {
+			end := tok.split(enc, p)
+			if end-p >= 5 && end-p <= maxB64Merge {
+				pieces = append(pieces, enc[p:end])
+			}
+			p = end
+		}
+		for _, piece := range pieces {
+			want, _ := e.encodePiece(s.out[:0], piece, s)
+			if got := e.countB64Merge(piece); got != len(want) {
+				t.Fatalf("%s: countB64Merge(%q) = %d; merging gives %d tokens", tok.Name(), piece, got, len(want))
+			}
+			s.out = want
+		}
+	}
+}
+
+// TestB64RowsMatchTrans reads every transition back from b64Rows: the next state and boundary
+// of b64Trans for each base64 byte and state, and an empty row for every other byte.
+func TestB64RowsMatchTrans(t *testing.T) {
+	for c := 0; c < 256; c++ {
+		class := b64Class[c]
+		if class == b64Other {
+			if b64Rows[c] != 0 {
+				t.Errorf("byte %#x is no base64 but has row %#x", c, b64Rows[c])
+			}
+			continue
+		}
+		for state := b64Start; state <= b64Digits3; state++ {
+			tr := b64Trans[state<<3|class]
+			field := b64Rows[c] >> (8 * uint(state))
+			if next, boundary := uint8(field&0x38)/8, uint8(field>>6&1); next != tr&7 || boundary != tr>>3 {
+				t.Errorf("byte %q, state %d: row gives %d/%d, b64Trans %d/%d", rune(c), state, next, boundary, tr&7, tr>>3)
+			}
+		}
+	}
+}
+
+// TestB64TokenSetMatchesIndex holds the base64 token set to the index: every token of four to
+// maxB64Token base64 characters is in it with its id, and random spans of those lengths are
+// in it exactly when the index has them (o200k_base and cl100k_base).
+func TestB64TokenSetMatchesIndex(t *testing.T) {
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+	for _, name := range []string{"o200k_base", "cl100k_base"} {
+		e := ourTiktoken(t, name).engine
+		set := newB64TokenSet(e.vocab)
+		tokens := 0
+		for tok, want := range e.vocab {
+			if len(tok) < minB64Token || len(tok) > maxB64Token || !isB64(tok) {
+				continue
+			}
+			tokens++
+			if id, ok := set.get(b64Key(packB64(tok), len(tok))); !ok || uint32(id) != want {
+				t.Fatalf("%s: token %q (id %d) gives %d, %v", name, tok, want, id, ok)
+			}
+		}
+		r := rand.New(rand.NewPCG(21, 22))
+		for range 300_000 {
+			b := make([]byte, minB64Token+r.IntN(maxB64Token-minB64Token+1))
+			for i := range b {
+				b[i] = alphabet[r.IntN(64)]
+			}
+			wantID, want := e.index.lookup(string(b))
+			if id, ok := set.get(b64Key(packB64(string(b)), len(b))); ok != want || ok && uint32(id) != wantID {
+				t.Fatalf("%s: span %q gives %d, %v; the index %d, %v", name, b, id, ok, wantID, want)
+			}
+		}
+		t.Logf("%s: %d base64 tokens of %d to %d characters", name, tokens, minB64Token, maxB64Token)
+	}
+}
+
+// chunkTokenizers are the tokenizers the chunk cut rules are checked against: both tiktoken
+// encodings, and Qwen3 (Qwen2 pre-tokenizer, NFC) when its tokenizer.json was fetched.
+func chunkTokenizers(t *testing.T) []*BPETokenizer {
+	toks := []*BPETokenizer{ourTiktoken(t, "o200k_base"), ourTiktoken(t, "cl100k_base")}
+	if _, err := os.Stat(tokentext.Qwen3TokenizerPath()); err == nil {
+		toks = append(toks, qwen3(t))
+	}
+	return toks
+}
+
+func TestB64ShortCountsEqualMerging(t *testing.T) {
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+	for _, tok := range chunkTokenizers(t) {
+		e, s := tok.engine, new(bpeScratch)
+		checked := 0
+		for i := 0; i < len(alphabet); i++ {
+			for j := 0; j < len(alphabet); j++ {
+				for k := -1; k < len(alphabet); k++ {
+					piece := string([]byte{alphabet[i], alphabet[j]})
+					if k >= 0 {
+						piece += string(alphabet[k])
+					}
+					got, ok := e.countB64Short(piece)
+					want, _ := e.encodePiece(nil, piece, s)
+					if !ok || got != len(want) {
+						t.Fatalf("%s: countB64Short(%q) = %d, %v; merging gives %d tokens", tok.Name(), piece, got, ok, len(want))
+					}
+					checked++
+				}
+			}
+		}
+		if checked != 64*64*65 {
+			t.Fatalf("checked %d pieces", checked)
+		}
+		for _, piece := range []string{"a", "ab=", "a-b", "日", "+\n", "abcd"} {
+			if _, ok := e.countB64Short(piece); ok && len(piece) != 2 && len(piece) != 3 || strings.ContainsAny(piece, "=-\n日") && ok {
+				t.Errorf("%s: countB64Short(%q) answered for a piece outside the table", tok.Name(), piece)
+			}
+		}
+	}
+}
+
+// TestB64FourEqualsMerging compares countB64Four with the merge on every piece of four base64
+// characters (64⁴), for each tokenizer it answers for, and checks it declines any other piece.
+func TestB64FourEqualsMerging(t *testing.T) {
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+	for _, tok := range chunkTokenizers(t) {
+		e, s := tok.engine, new(bpeScratch)
+		if _, ok := e.countB64Four("abcd"); !ok {
+			if e.mode == rankByConcatenation {
+				t.Fatalf("%s: countB64Four declines a tiktoken vocabulary", tok.Name())
+			}
+			continue
+		}
+		buf := make([]byte, 4)
+		checked := 0
+		for code := 0; code < 1<<24; code++ {
+			for i := range buf {
+				buf[i] = alphabet[code>>(18-6*i)&63]
+			}
+			piece := string(buf)
+			got, ok := e.countB64Four(piece)
+			want, _ := e.encodePiece(s.out[:0], piece, s)
+			if !ok || got != len(want) {
+				t.Fatalf("%s: countB64Four(%q) = %d, %v; merging gives %d tokens", tok.Name(), piece, got, ok, len(want))
+			}
+			s.out = want
+			checked++
+		}
+		if checked != 1<<24 {
+			t.Fatalf("checked %d pieces", checked)
+		}
+		for _, piece := range []string{"abc", "abcde", "ab=c", "a-bc", "日a", "ab\nc"} {
+			if _, ok := e.countB64Four(piece); ok {
+				t.Errorf("%s: countB64Four(%q) answered for a piece outside its domain", tok.Name(), piece)
+			}
+		}
+	}
+}

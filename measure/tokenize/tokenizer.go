@@ -1,0 +1,364 @@
+// Package tokenize holds the tokenizers the counts are made with: tiktoken encodings,
+// Hugging Face tokenizer.json and GGUF vocabularies, all as one byte-level BPE with the
+// pre-tokenizer each names, and the fast count of long base64 runs (docs/pipeline.md §13).
+package tokenize
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"unicode/utf8"
+)
+
+// Tokenizer turns text into token ids of one model's vocabulary.
+//
+// Ordinary text (Encode, Count) never produces special tokens: a string such as
+// `<|im_start|>` inside user content is tokenized as the characters it is made of. Framing
+// text written by a chat template (EncodeFraming, CountFraming) recognises the vocabulary's
+// special and added tokens. This is a deliberate choice: content is data, and only the
+// template may emit control tokens (llama.cpp's server does parse specials in content, so a
+// message that quotes a control token costs a few tokens more here than there).
+type Tokenizer interface {
+	// Name identifies the vocabulary: "o200k_base", "cl100k_base", or the file it came from.
+	Name() string
+	// Encode returns the token ids of ordinary text.
+	Encode(text string) []int
+	// Count returns len(Encode(text)) without building the list.
+	Count(text string) int
+	// EncodeFraming returns the token ids of template framing: special tokens are recognised.
+	EncodeFraming(text string) []int
+	// CountFraming returns len(EncodeFraming(text)) without building the list.
+	CountFraming(text string) int
+	// Decode returns the bytes of a token sequence (specials as their text).
+	Decode(ids []int) ([]byte, error)
+	// SpecialID returns the id of a special or added token given by its text.
+	SpecialID(text string) (int, bool)
+}
+
+// Default tokenizer spec of LoadTokenizer.
+const DefaultTokenizer = "o200k_base"
+
+// LoadTokenizer loads a tokenizer from a spec: "o200k_base" (also ""), "cl100k_base", a path
+// to a model `.gguf` file, or a path to a Hugging Face `tokenizer.json` (a directory holding
+// one is accepted too).
+func LoadTokenizer(spec string) (Tokenizer, error) {
+	switch spec {
+	case "", "o200k_base":
+		return asTokenizer(loadTiktoken("o200k_base"))
+	case "cl100k_base":
+		return asTokenizer(loadTiktoken("cl100k_base"))
+	}
+	info, err := os.Stat(spec)
+	if err != nil {
+		return nil, fmt.Errorf("tokenizer %q: not o200k_base, cl100k_base or a readable file: %w", spec, err)
+	}
+	if info.IsDir() {
+		return asTokenizer(LoadHFTokenizer(filepath.Join(spec, "tokenizer.json")))
+	}
+	if strings.EqualFold(filepath.Ext(spec), ".gguf") {
+		return asTokenizer(LoadGGUFTokenizer(spec))
+	}
+	if head, err := readHead(spec, 4); err == nil && string(head) == "GGUF" {
+		return asTokenizer(LoadGGUFTokenizer(spec))
+	}
+	return asTokenizer(LoadHFTokenizer(spec))
+}
+
+// asTokenizer keeps a nil *BPETokenizer from becoming a non-nil interface.
+func asTokenizer(t *BPETokenizer, err error) (Tokenizer, error) {
+	if err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+func readHead(path string, n int) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b := make([]byte, n)
+	m, err := f.Read(b)
+	return b[:m], err
+}
+
+// BPETokenizer is a byte-level BPE tokenizer: a pre-tokenizer, a BPE engine and a table of
+// special tokens. It is safe for concurrent use.
+type BPETokenizer struct {
+	name     string
+	engine   *bpeEngine
+	split    pieceSplitter
+	pretoken string
+	// specials maps special/added token text to its id; specialsByByte indexes them by
+	// first byte, longest first, for framing scans.
+	specials       map[string]uint32
+	specialsByByte [256][]string
+	// normalize is applied to text before splitting (Hugging Face NFC), or nil.
+	normalize func(string) string
+	decoder   [][]byte
+	scratch   sync.Pool
+	// b64Fast says countOrdinary may count runs of base64 with countB64Pieces.
+	b64Fast bool
+	// bos is the text of the BOS token the vocabulary adds to every prompt (a GGUF's
+	// tokenizer.ggml.add_bos_token), or "".
+	bos string
+}
+
+// AddedBOS returns the text of the BOS token the tokenizer adds in front of every prompt, and
+// whether it adds one.
+func (t *BPETokenizer) AddedBOS() (string, bool) { return t.bos, t.bos != "" }
+
+// bpeSpec is what a vocabulary source hands to newBPETokenizer.
+type bpeSpec struct {
+	name            string
+	mode            bpeMode
+	vocab           map[string]uint32 // token bytes → id
+	merges          *u64Table         // left<<32|right → rank<<32|merged id
+	wholePieceFirst bool
+	pretokenizer    string // a pre* name
+	specials        map[string]uint32
+	normalize       func(string) string
+}
+
+func newBPETokenizer(sp bpeSpec) (*BPETokenizer, error) {
+	split, ok := pretokenizerByName(sp.pretokenizer)
+	if !ok {
+		return nil, fmt.Errorf("%s: unknown pre-tokenizer %q", sp.name, sp.pretokenizer)
+	}
+	e := &bpeEngine{mode: sp.mode, vocab: sp.vocab, index: newTokenIndex(sp.vocab), merges: sp.merges, wholePieceFirst: sp.wholePieceFirst}
+	if sp.mode == rankByMergeList && sp.merges == nil {
+		return nil, fmt.Errorf("%s: merge-list BPE without merges", sp.name)
+	}
+	var missing []int
+	for b := 0; b < 256; b++ {
+		id, ok := sp.vocab[string([]byte{byte(b)})]
+		if !ok {
+			missing = append(missing, b)
+			continue
+		}
+		e.byteID[b], e.byteOK[b] = id, true
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("%s: vocabulary is not byte-level: %d single bytes have no token (first: 0x%02x)", sp.name, len(missing), missing[0])
+	}
+	maxID := uint32(0)
+	for _, id := range sp.vocab {
+		maxID = max(maxID, id)
+	}
+	for _, id := range sp.specials {
+		maxID = max(maxID, id)
+	}
+	if maxID > 1<<24 {
+		return nil, fmt.Errorf("%s: token id %d is implausibly large", sp.name, maxID)
+	}
+	t := &BPETokenizer{name: sp.name, engine: e, split: split, pretoken: sp.pretokenizer,
+		specials: sp.specials, normalize: sp.normalize, decoder: make([][]byte, maxID+1)}
+	// Every token's bytes in one allocation, each capped at its end.
+	total := 0
+	for text := range sp.vocab {
+		total += len(text)
+	}
+	all := make([]byte, 0, total)
+	for text, id := range sp.vocab {
+		start := len(all)
+		all = append(all, text...)
+		t.decoder[id] = all[start:len(all):len(all)]
+	}
+	for text, id := range sp.specials {
+		if text == "" {
+			continue
+		}
+		t.decoder[id] = []byte(text)
+		t.specialsByByte[text[0]] = append(t.specialsByByte[text[0]], text)
+	}
+	for i := range t.specialsByByte {
+		l := t.specialsByByte[i]
+		sort.Slice(l, func(a, b int) bool {
+			if len(l[a]) != len(l[b]) {
+				return len(l[a]) > len(l[b])
+			}
+			return l[a] < l[b]
+		})
+	}
+	t.scratch.New = func() any { return new(bpeScratch) }
+	t.b64Fast = t.b64FastPath()
+	return t, nil
+}
+
+// Name identifies the vocabulary.
+func (t *BPETokenizer) Name() string { return t.name }
+
+// Pretokenizer names the pre-tokenizer in use (o200k, cl100k, qwen2, gpt2).
+func (t *BPETokenizer) Pretokenizer() string { return t.pretoken }
+
+// SpecialID returns the id of a special or added token.
+func (t *BPETokenizer) SpecialID(text string) (int, bool) {
+	id, ok := t.specials[text]
+	return int(id), ok
+}
+
+// prepare makes text valid UTF-8 the way tiktoken-go does (each invalid byte becomes U+FFFD)
+// and applies the normaliser.
+func (t *BPETokenizer) prepare(text string) string {
+	text = InvalidBytesAsRune(text)
+	if t.normalize != nil {
+		text = t.normalize(text)
+	}
+	return text
+}
+
+// InvalidBytesAsRune is s with each byte that is not UTF-8 replaced by U+FFFD (one for each
+// byte, unlike strings.ToValidUTF8, which replaces a run of them with one); valid s comes back
+// as it is.
+func InvalidBytesAsRune(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 16)
+	for i := 0; i < len(s); {
+		r, w := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && w == 1 {
+			b.WriteString("\uFFFD")
+		} else {
+			b.WriteString(s[i : i+w])
+		}
+		i += w
+	}
+	return b.String()
+}
+
+// Encode returns the token ids of ordinary text.
+func (t *BPETokenizer) Encode(text string) []int {
+	s := t.scratch.Get().(*bpeScratch)
+	defer t.scratch.Put(s)
+	ids := t.encodeOrdinary(nil, t.prepare(text), s)
+	return widen(ids)
+}
+
+// Count returns the number of tokens of ordinary text; it allocates nothing per token.
+func (t *BPETokenizer) Count(text string) int {
+	s := t.scratch.Get().(*bpeScratch)
+	defer t.scratch.Put(s)
+	return t.countOrdinary(t.prepare(text), s)
+}
+
+// EncodeFraming returns the token ids of framing text, recognising special tokens.
+func (t *BPETokenizer) EncodeFraming(text string) []int {
+	s := t.scratch.Get().(*bpeScratch)
+	defer t.scratch.Put(s)
+	var ids []uint32
+	t.walkFraming(text, func(chunk string, special uint32, isSpecial bool) {
+		if isSpecial {
+			ids = append(ids, special)
+			return
+		}
+		ids = t.encodeOrdinary(ids, t.prepare(chunk), s)
+	})
+	return widen(ids)
+}
+
+// CountFraming returns the number of tokens of framing text, recognising special tokens.
+func (t *BPETokenizer) CountFraming(text string) int {
+	s := t.scratch.Get().(*bpeScratch)
+	defer t.scratch.Put(s)
+	n := 0
+	t.walkFraming(text, func(chunk string, _ uint32, isSpecial bool) {
+		if isSpecial {
+			n++
+			return
+		}
+		n += t.countOrdinary(t.prepare(chunk), s)
+	})
+	return n
+}
+
+// walkFraming calls fn for each run of ordinary text and each special token of text, in
+// order. Special tokens are matched leftmost, longest first.
+func (t *BPETokenizer) walkFraming(text string, fn func(chunk string, id uint32, special bool)) {
+	last := 0
+	for i := 0; i < len(text); i++ {
+		cands := t.specialsByByte[text[i]]
+		if len(cands) == 0 {
+			continue
+		}
+		for _, sp := range cands {
+			if strings.HasPrefix(text[i:], sp) {
+				if last < i {
+					fn(text[last:i], 0, false)
+				}
+				fn(sp, t.specials[sp], true)
+				i += len(sp) - 1
+				last = i + 1
+				break
+			}
+		}
+	}
+	if last < len(text) {
+		fn(text[last:], 0, false)
+	}
+}
+
+// SplitFraming splits framing text into ordinary runs and special tokens, for callers that
+// cache the ordinary runs.
+func (t *BPETokenizer) SplitFraming(text string, fn func(chunk string, special bool)) {
+	t.walkFraming(text, func(chunk string, _ uint32, special bool) { fn(chunk, special) })
+}
+
+func (t *BPETokenizer) encodeOrdinary(dst []uint32, text string, s *bpeScratch) []uint32 {
+	for p := 0; p < len(text); {
+		end := t.split(text, p)
+		dst, _ = t.engine.encodePiece(dst, text[p:end], s)
+		p = end
+	}
+	return dst
+}
+
+func (t *BPETokenizer) countOrdinary(text string, s *bpeScratch) int {
+	n := 0
+	// The base64 fast path is tried where the last piece ended on a base64 byte: in prose it
+	// would stop at once after every word.
+	fast := t.b64Fast
+	for p := 0; p < len(text); {
+		if fast {
+			c, stop := t.engine.countB64Pieces(text, p, s)
+			if n, p = n+c, stop; p == len(text) {
+				break
+			}
+		}
+		end := t.split(text, p)
+		c, _ := t.engine.countPiece(text[p:end], s)
+		n += c
+		p = end
+		fast = t.b64Fast && p < len(text) && b64Class[text[p]] != b64Other && b64Class[text[p-1]] != b64Other
+	}
+	return n
+}
+
+// Decode returns the bytes of a token sequence.
+func (t *BPETokenizer) Decode(ids []int) ([]byte, error) {
+	var out []byte
+	for i, id := range ids {
+		if id < 0 || id >= len(t.decoder) || t.decoder[id] == nil {
+			return out, fmt.Errorf("decode %s: token %d (at %d) is not in the vocabulary", t.name, id, i)
+		}
+		out = append(out, t.decoder[id]...)
+	}
+	return out, nil
+}
+
+func widen(ids []uint32) []int {
+	out := make([]int, len(ids))
+	for i, id := range ids {
+		out[i] = int(id)
+	}
+	return out
+}
+
+// errNotByteLevel is returned for vocabularies this engine cannot run.
+var errNotByteLevel = errors.New("only byte-level BPE vocabularies are supported")

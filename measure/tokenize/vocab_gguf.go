@@ -1,0 +1,168 @@
+package tokenize
+
+import (
+	"fmt"
+	"strings"
+
+	gguf "github.com/gpustack/gguf-parser-go"
+	"github.com/strata-eval/strata-eval/internal/ggufmeta"
+)
+
+// ggufPretokenizers maps llama.cpp's `tokenizer.ggml.pre` names to the pre-tokenizers of this
+// package (names whose regular expressions llama.cpp shares with one implemented here).
+var ggufPretokenizers = map[string]string{
+	"qwen2":            preQwen2,
+	"deepseek-r1-qwen": preQwen2,
+	"megrez":           preQwen2,
+	"llama3":           preCL100K,
+	"llama-v3":         preCL100K,
+	"llama-bpe":        preCL100K,
+	"falcon3":          preCL100K,
+	"gpt-2":            preGPT2,
+	"gpt2":             preGPT2,
+	"phi-2":            preGPT2,
+	"gpt-4o":           preO200K,
+}
+
+// llama.cpp token types (tokenizer.ggml.token_type).
+const (
+	ggufTokenNormal      = 1
+	ggufTokenControl     = 3
+	ggufTokenUserDefined = 4
+)
+
+// LoadGGUFTokenizer loads the tokenizer stored in a model GGUF file: a byte-level BPE
+// (`tokenizer.ggml.model` "gpt2") with `tokenizer.ggml.tokens`, `tokenizer.ggml.merges`,
+// `tokenizer.ggml.pre` and `tokenizer.ggml.token_type`. Control and user-defined tokens are
+// the special tokens (recognised in template framing). Tensor data is never read.
+//
+// Like llama.cpp, no Unicode normalisation is applied (a Hugging Face tokenizer.json of the
+// same model applies NFC, so decomposed accents can count one token differently).
+func LoadGGUFTokenizer(path string) (*BPETokenizer, error) {
+	f, err := ggufmeta.Parse(path)
+	if err != nil {
+		return nil, err
+	}
+	kvs := f.Header.MetadataKV
+	model, err := ggufmeta.String(kvs, "tokenizer.ggml.model")
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if model != "gpt2" {
+		return nil, fmt.Errorf("%s at tokenizer.ggml.model: tokenizer model %q is not supported (%v)", path, model, errNotByteLevel)
+	}
+	preName, err := ggufmeta.String(kvs, "tokenizer.ggml.pre")
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	pre, ok := ggufPretokenizers[preName]
+	if !ok {
+		return nil, fmt.Errorf("%s at tokenizer.ggml.pre: pre-tokenizer %q is not supported (known: qwen2, llama3, llama-bpe, gpt-2, gpt-4o, …)", path, preName)
+	}
+	tokens, merges, types, err := GGUFBPELists(path, kvs)
+	if err != nil {
+		return nil, err
+	}
+	dec := byteLevelDecoder()
+	vocab := make(map[string]uint32, len(tokens))
+	byName := make(map[string]int, len(tokens))
+	specials := map[string]uint32{}
+	for id, tok := range tokens {
+		if types != nil && (types[id] == ggufTokenControl || types[id] == ggufTokenUserDefined) {
+			if tok != "" {
+				specials[tok] = uint32(id)
+			}
+			continue
+		}
+		byName[tok] = id
+		raw, ok := decodeByteLevel(dec, tok)
+		if !ok {
+			if types == nil || types[id] == ggufTokenNormal {
+				return nil, fmt.Errorf("%s at tokenizer.ggml.tokens[%d]: token %q is not in the byte-level alphabet (%v)", path, id, tok, errNotByteLevel)
+			}
+			continue // unknown/unused tokens that are not byte-level never occur in output
+		}
+		vocab[raw] = uint32(id)
+	}
+	pairs := make([][2]string, len(merges))
+	for i, m := range merges {
+		a, b, ok := strings.Cut(m, " ")
+		if !ok {
+			return nil, fmt.Errorf("%s at tokenizer.ggml.merges[%d]: merge %q has no space", path, i, m)
+		}
+		pairs[i] = [2]string{a, b}
+	}
+	table, err := buildMerges(pairs, byName, func(i int) string { return fmt.Sprintf("%s at tokenizer.ggml.merges[%d]", path, i) })
+	if err != nil {
+		return nil, err
+	}
+	t, err := newBPETokenizer(bpeSpec{
+		name:         path,
+		mode:         rankByMergeList,
+		vocab:        vocab,
+		merges:       table,
+		pretokenizer: pre,
+		specials:     specials,
+	})
+	if err != nil {
+		return nil, err
+	}
+	// The BOS llama.cpp adds to every prompt (llama-server tokenizes the rendered prompt with
+	// its special tokens, after taking off a BOS the template wrote itself).
+	if kv, ok := kvs.Get("tokenizer.ggml.add_bos_token"); ok && kv.ValueType == gguf.GGUFMetadataValueTypeBool && kv.ValueBool() {
+		kv, ok := kvs.Get("tokenizer.ggml.bos_token_id")
+		if !ok || kv.ValueType != gguf.GGUFMetadataValueTypeUint32 || int(kv.ValueUint32()) >= len(tokens) {
+			return nil, fmt.Errorf("%s at tokenizer.ggml.bos_token_id: add_bos_token is set but there is no BOS token", path)
+		}
+		t.bos = tokens[kv.ValueUint32()]
+	}
+	return t, nil
+}
+
+// GGUFBPELists reads a BPE vocabulary's tokens, merges and token types (types nil when absent).
+func GGUFBPELists(path string, kvs gguf.GGUFMetadataKVs) (tokens, merges []string, types []int32, err error) {
+	if tokens, err = ggufmeta.Strings(kvs, "tokenizer.ggml.tokens"); err != nil {
+		return nil, nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if merges, err = ggufmeta.Strings(kvs, "tokenizer.ggml.merges"); err != nil {
+		return nil, nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if types, err = ggufTokenTypes(kvs, len(tokens)); err != nil {
+		return nil, nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return tokens, merges, types, nil
+}
+
+// ggufTokenTypes reads tokenizer.ggml.token_type (nil when absent).
+func ggufTokenTypes(kvs gguf.GGUFMetadataKVs, n int) ([]int32, error) {
+	const key = "tokenizer.ggml.token_type"
+	av, ok, err := ggufmeta.Array(kvs, key)
+	if err != nil || !ok {
+		return nil, err
+	}
+	if len(av.Array) != n {
+		return nil, fmt.Errorf("key %s has %d entries for %d tokens", key, len(av.Array), n)
+	}
+	out := make([]int32, n)
+	for i, v := range av.Array {
+		switch x := v.(type) {
+		case int32:
+			out[i] = x
+		case uint32:
+			out[i] = int32(x)
+		case int8:
+			out[i] = int32(x)
+		case uint8:
+			out[i] = int32(x)
+		case int16:
+			out[i] = int32(x)
+		case uint16:
+			out[i] = int32(x)
+		case int64:
+			out[i] = int32(x)
+		default:
+			return nil, fmt.Errorf("key %s[%d] is %T, want an integer", key, i, v)
+		}
+	}
+	return out, nil
+}
