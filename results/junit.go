@@ -125,7 +125,11 @@ func armFailure(c Case, arm string) *JUnitFailure {
 			continue
 		}
 		msg := fmt.Sprintf("prompt of %s tokens does not fit the context of %s", Thousands(int64(a.PromptTokens)), Thousands(int64(a.Context)))
-		return &JUnitFailure{Message: msg, Type: "context", Text: strings.TrimSpace(msg + "\n" + a.Verdict)}
+		text := a.Verdict
+		if text == "" {
+			text = msg
+		}
+		return &JUnitFailure{Message: msg, Type: "context", Text: c.File + ": " + text}
 	}
 	return nil
 }
