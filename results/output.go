@@ -22,10 +22,12 @@ const (
 )
 
 // Output is one output format of a kind of document T: its name (the value of --format), the
-// file it is written to under --out (empty: stdout only) and its writer.
+// file it is written to under --out (empty: stdout only), what it is when the name does not say
+// (for help texts) and its writer.
 type Output[T any] struct {
 	Name  string
 	File  string
+	Help  string
 	Write func(w io.Writer, doc T, o WriteOptions) error
 }
 
@@ -110,11 +112,11 @@ func (outs Outputs[T]) WriteFiles(dir string, doc T) error {
 // stdout takes any of them; --out receives every one that has a file.
 func ReportFormats() Outputs[*Report] {
 	return Outputs[*Report]{
-		{Name: FormatTable, Write: func(w io.Writer, r *Report, o WriteOptions) error { return writeText(w, r, o, false) }},
-		{Name: FormatMarkdown, File: "results.md", Write: func(w io.Writer, r *Report, o WriteOptions) error { return writeText(w, r, o, true) }},
-		{Name: FormatCSV, File: "results.csv", Write: func(w io.Writer, r *Report, _ WriteOptions) error { return WriteCSV(w, r) }},
-		{Name: FormatJSON, File: "results.json", Write: func(w io.Writer, r *Report, _ WriteOptions) error { return WriteJSON(w, r) }},
-		{Name: FormatHTML, File: "report.html", Write: func(w io.Writer, r *Report, _ WriteOptions) error { return WriteHTML(w, r) }},
-		{Name: FormatJUnit, Write: func(w io.Writer, r *Report, _ WriteOptions) error { return WriteJUnit(w, r) }},
+		{Name: FormatTable, Help: "the tables, fitted to the terminal", Write: func(w io.Writer, r *Report, o WriteOptions) error { return writeText(w, r, o, false) }},
+		{Name: FormatMarkdown, File: "results.md", Help: "the tables as Markdown, the summary first", Write: func(w io.Writer, r *Report, o WriteOptions) error { return writeText(w, r, o, true) }},
+		{Name: FormatCSV, File: "results.csv", Help: "one row per case and arm", Write: func(w io.Writer, r *Report, _ WriteOptions) error { return WriteCSV(w, r) }},
+		{Name: FormatJSON, File: "results.json", Help: "every detail (" + Schema + ")", Write: func(w io.Writer, r *Report, _ WriteOptions) error { return WriteJSON(w, r) }},
+		{Name: FormatHTML, File: "report.html", Help: "one self-contained page: the summary, charts, every picture", Write: func(w io.Writer, r *Report, _ WriteOptions) error { return WriteHTML(w, r) }},
+		{Name: FormatJUnit, Help: "JUnit XML for CI: a testcase per case and arm, failing on an error or a prompt over the context", Write: func(w io.Writer, r *Report, _ WriteOptions) error { return WriteJUnit(w, r) }},
 	}
 }

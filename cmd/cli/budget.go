@@ -58,7 +58,7 @@ delta(AGG)), an operator (<, <=, >, >=, ==, !=) and a number with an optional un
 s, %). A malformed budget exits 2 naming its line and column; a crossed budget exits 4.
 
 Metrics [filter keys]:
-`+metricsHelp(), ExitInputs, ExitBudget),
+`+metricsHelp()+"\n"+formatSection(budget.VerdictFormats()), ExitInputs, ExitBudget),
 		Args: wrapArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Results = args

@@ -37,7 +37,9 @@ every case whose figures changed. Repeated timings are compared with the Mann-Wh
 McNemar's test. Cases present in only one file are named on stderr. A folder (a run's --out)
 stands for the results.json in it. --format markdown suits a
 pull-request comment. Exits 5 when correctness regressed significantly, 4 when --budgets is given
-and a budget is crossed (evaluated on NEW, with OLD as the baseline of delta).`, ExitInputs, ExitBudget, ExitRegression),
+and a budget is crossed (evaluated on NEW, with OLD as the baseline of delta).
+
+`+formatSection(compareFormats()), ExitInputs, ExitBudget, ExitRegression),
 		Args: wrapArgs(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Old, opts.New = args[0], args[1]
@@ -106,13 +108,13 @@ func runCompare(ctx context.Context, opts *CompareOptions) error {
 // compareFormats are the output formats of compare.
 func compareFormats() results.Outputs[compareOutput] {
 	return results.Outputs[compareOutput]{
-		{Name: results.FormatTable, Write: func(w io.Writer, out compareOutput, _ results.WriteOptions) error {
+		{Name: results.FormatTable, Help: "the figures per arm, then the changed cases", Write: func(w io.Writer, out compareOutput, _ results.WriteOptions) error {
 			return writeComparison(w, out, false)
 		}},
-		{Name: results.FormatMarkdown, Write: func(w io.Writer, out compareOutput, _ results.WriteOptions) error {
+		{Name: results.FormatMarkdown, Help: "the same as Markdown, for a pull-request comment", Write: func(w io.Writer, out compareOutput, _ results.WriteOptions) error {
 			return writeComparison(w, out, true)
 		}},
-		{Name: results.FormatJSON, Write: func(w io.Writer, out compareOutput, _ results.WriteOptions) error {
+		{Name: results.FormatJSON, Help: "the comparison (" + results.CompareSchema + ")", Write: func(w io.Writer, out compareOutput, _ results.WriteOptions) error {
 			enc := json.NewEncoder(w)
 			enc.SetIndent("", "  ")
 			enc.SetEscapeHTML(false)

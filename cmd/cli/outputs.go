@@ -2,6 +2,8 @@ package cli
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -12,6 +14,20 @@ import (
 // and the help lists them all ("stdout format: table, markdown, csv, json, html or junit").
 func addFormatFlag[T any](f *pflag.FlagSet, p *string, outs results.Outputs[T], help string) {
 	f.StringVar(p, "format", outs.Names()[0], help+": "+outs.List())
+}
+
+// formatSection is the OUTPUT FORMATS section of a command's help: each format of the registry
+// with what it is and the file --out writes it to, when it has one.
+func formatSection[T any](outs results.Outputs[T]) string {
+	var b strings.Builder
+	b.WriteString("OUTPUT FORMATS (--format)")
+	for _, o := range outs {
+		fmt.Fprintf(&b, "\n  %-9s %s", o.Name, o.Help)
+		if o.File != "" {
+			fmt.Fprintf(&b, " (--out: %s)", o.File)
+		}
+	}
+	return b.String()
 }
 
 // checkFormat is a usage error (exit 2) naming the registry's formats when name is not one.

@@ -76,7 +76,9 @@ tokenizer, template, vision family, context and engine, fitted to the terminal's
 $COLUMNS, else 120); --summary prints the summary tables only. --out DIR also writes
 results.json, results.md, results.csv, cases.jsonl (streamed case by case) and report.html (one
 self-contained page: the summary, before/after charts per arm and per case, every picture).
-PATH - reads a recording from stdin.`, ExitInputs),
+PATH - reads a recording from stdin.
+
+`+formatSection(results.ReportFormats()), ExitInputs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Paths = args
 			opts.flags = flagValues(cmd.Flags())

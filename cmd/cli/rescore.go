@@ -31,7 +31,9 @@ func newRescoreCmd(io *IOStreams) *cobra.Command {
 it), judges every recorded answer again with the case's expectation — the one recorded with the
 case, or the entry of --expect (case id or conversation id → {question, scorer, answer}) — and
 prints the report again with the new verdicts and correctness rates. The model is never called.
---out DIR writes results.json, results.md and results.csv.`, ExitInputs),
+--out DIR writes `+outFiles()+`.
+
+`+formatSection(results.ReportFormats()), ExitInputs),
 		Args: wrapArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Results = args[0]

@@ -45,8 +45,10 @@ same inputs: cases de-duplicated by id and put back in input order, problems uni
 summary recomputed; timings are kept per case and the wall time is the longest shard's.
 The runs must agree on tokenizer, template, vision, context, turns, MCP delivery and arms, and
 on the digest of every input they share. When the runs are shards i/n and a shard is missing
-the merge fails unless --partial is given. OUT receives results.json, results.md and
-results.csv (written atomically); the summary tables go to stdout.`, ExitInputs),
+the merge fails unless --partial is given; the summary tables go to stdout.
+OUT receives `+outFiles()+` (written atomically).
+
+`+formatSection(results.ReportFormats()), ExitInputs),
 		Args: wrapArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Paths = args

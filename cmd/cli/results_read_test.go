@@ -31,10 +31,12 @@ func TestUnreadableResults(t *testing.T) {
 		"unknown.json":   `byte 107: member "cases.arms.colour": unknown`,
 	}
 	commands := map[string]func(file string) []string{
-		"results merge": func(f string) []string { return []string{"results", "merge", "-o", path("merged"), path("good.json"), f} },
-		"rescore":       func(f string) []string { return []string{"rescore", f} },
-		"budget check":  func(f string) []string { return []string{"budget", "check", "--budgets", path("budgets.yaml"), f} },
-		"compare":       func(f string) []string { return []string{"compare", path("good.json"), f} },
+		"results merge": func(f string) []string {
+			return []string{"results", "merge", "-o", path("merged"), path("good.json"), f}
+		},
+		"rescore":      func(f string) []string { return []string{"rescore", f} },
+		"budget check": func(f string) []string { return []string{"budget", "check", "--budgets", path("budgets.yaml"), f} },
+		"compare":      func(f string) []string { return []string{"compare", path("good.json"), f} },
 	}
 	for cmd, args := range commands {
 		for file, place := range bad {

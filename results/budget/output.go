@@ -11,10 +11,10 @@ import (
 // the verdict in its own format).
 func VerdictFormats() results.Outputs[Verdict] {
 	return results.Outputs[Verdict]{
-		{Name: results.FormatTable, Write: func(w io.Writer, v Verdict, _ results.WriteOptions) error { return v.writeText(w, false) }},
-		{Name: results.FormatMarkdown, Write: func(w io.Writer, v Verdict, _ results.WriteOptions) error { return v.writeText(w, true) }},
-		{Name: results.FormatJSON, Write: func(w io.Writer, v Verdict, _ results.WriteOptions) error { return v.WriteJSON(w) }},
-		{Name: results.FormatJUnit, Write: func(w io.Writer, v Verdict, _ results.WriteOptions) error { return v.WriteJUnit(w) }},
+		{Name: results.FormatTable, Help: "a row per budget, then the verdict", Write: func(w io.Writer, v Verdict, _ results.WriteOptions) error { return v.writeText(w, false) }},
+		{Name: results.FormatMarkdown, Help: "the same as Markdown", Write: func(w io.Writer, v Verdict, _ results.WriteOptions) error { return v.writeText(w, true) }},
+		{Name: results.FormatJSON, Help: "the verdict (" + VerdictSchema + ")", Write: func(w io.Writer, v Verdict, _ results.WriteOptions) error { return v.WriteJSON(w) }},
+		{Name: results.FormatJUnit, Help: "JUnit XML for CI: a testcase per budget, a crossed one failing with the figure and the bound", Write: func(w io.Writer, v Verdict, _ results.WriteOptions) error { return v.WriteJUnit(w) }},
 	}
 }
 
