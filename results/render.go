@@ -128,11 +128,15 @@ func gateColumn(a ArmCase) string {
 }
 
 // WriteJSON writes the report as indented JSON.
-func WriteJSON(w io.Writer, r *Report) error {
+func WriteJSON(w io.Writer, r *Report) error { return WriteIndentedJSON(w, r) }
+
+// WriteIndentedJSON writes v as the JSON of every output: indented by two spaces, <, > and &
+// left as they are.
+func WriteIndentedJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(r)
+	return enc.Encode(v)
 }
 
 // liveColumns are the CSV columns a live engine fills: the computed count and the difference,

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -115,10 +114,7 @@ func compareFormats() results.Outputs[compareOutput] {
 			return writeComparison(w, out, true)
 		}},
 		{Name: results.FormatJSON, Help: "the comparison (" + results.CompareSchema + ")", Write: func(w io.Writer, out compareOutput, _ results.WriteOptions) error {
-			enc := json.NewEncoder(w)
-			enc.SetIndent("", "  ")
-			enc.SetEscapeHTML(false)
-			return enc.Encode(out)
+			return results.WriteIndentedJSON(w, out)
 		}},
 	}
 }
