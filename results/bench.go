@@ -140,6 +140,20 @@ func nsCell(ns float64) string {
 	return Significant(ns/scale) + " " + name
 }
 
+// FormatGoBench is the Go benchmark format of a bench report, for benchstat.
+const FormatGoBench = "gobench"
+
+// BenchFormats are the output formats of a bench report (bench scan).
+func BenchFormats() Outputs[*BenchReport] {
+	return Outputs[*BenchReport]{
+		{Name: FormatTable, Help: "a row per payload", Write: func(w io.Writer, r *BenchReport, _ WriteOptions) error {
+			return WriteTables(w, []Table{BenchTable(r)}, false)
+		}},
+		{Name: FormatGoBench, Help: "Go benchmark lines, for benchstat old.txt new.txt", Write: func(w io.Writer, r *BenchReport, _ WriteOptions) error { return WriteGoBench(w, r) }},
+		{Name: FormatJSON, Help: "the report (" + BenchSchema + "), for budget check and compare", Write: func(w io.Writer, r *BenchReport, _ WriteOptions) error { return WriteIndentedJSON(w, r) }},
+	}
+}
+
 // WriteGoBench writes a bench report in the Go benchmark format, one line per run, so that
 // `benchstat old.txt new.txt` compares two builds. The scan is BenchmarkScan/<payload> and the
 // reference BenchmarkRead/<payload>; the pictures found are a custom pictures/op metric.

@@ -1,7 +1,6 @@
 package results
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -62,27 +61,6 @@ func DecodeResults(data []byte) (*Results, error) {
 		return nil, errors.New(`/schema: missing; expected "` + Schema + `" or "` + BenchSchema + `"`)
 	}
 	return nil, fmt.Errorf("/schema: %q is not %q or %q", head.Schema, Schema, BenchSchema)
-}
-
-func strictDecode(data []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(v); err != nil {
-		return jsonError(err)
-	}
-	return nil
-}
-
-// jsonError names the place of a JSON error: the byte offset, and the member for a type error.
-func jsonError(err error) error {
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &syn):
-		return fmt.Errorf("byte %d: %v", syn.Offset, err)
-	case errors.As(err, &typ):
-		return fmt.Errorf("byte %d: member %q: %s where %s was expected", typ.Offset, typ.Field, typ.Value, typ.Type)
-	}
-	return err
 }
 
 // decodeCorrectness reads the "correct" member of every case's arms (a boolean, present only

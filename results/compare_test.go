@@ -101,6 +101,12 @@ func TestDecodeResults(t *testing.T) {
 		{"type", `{"schema":"strata-eval/results/v1","cases":[{"id":5}]}`, `member "cases.id": number where string was expected`},
 		{"no schema", `{}`, "/schema: missing"},
 		{"other schema", `{"schema":"x"}`, `/schema: "x" is not`},
+		{"unknown member", `{"schema":"strata-eval/results/v1","cases":[{"id":"a","arms":[{"arm":"after","colour":1}]}]}`,
+			`byte 77: member "cases.arms.colour": unknown`},
+		{"unknown member of an embedded struct", `{"schema":"strata-eval/results/v1","cases":[{"id":"a","arms":[{"arm":"after","pictures":[{"sha256":"x","hue":2}]}]}]}`,
+			`member "cases.arms.pictures.hue": unknown`},
+		{"unknown bench member", `{"schema":"strata-eval/bench/v1","payloads":[{"name":"p"}],"extra":true}`, `member "extra": unknown`},
+		{"trailing data", `{"schema":"strata-eval/results/v1"} {}`, "byte 37: invalid character '{' after top-level value"},
 		{"unnamed payload", `{"schema":"strata-eval/bench/v1","payloads":[{}]}`, "/payloads/0/name: empty"},
 	}
 	for _, tt := range tests {

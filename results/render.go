@@ -12,35 +12,16 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 )
 
-// Output formats of a report.
-const (
-	FormatTable    = "table"
-	FormatMarkdown = "markdown"
-	FormatCSV      = "csv"
-	FormatJSON     = "json"
-)
-
-// Write renders a report in a format: table, markdown, csv or json, tables fitted to
-// DefaultWidth.
+// Write renders a report in a format of ReportFormats, tables fitted to DefaultWidth.
 func Write(w io.Writer, r *Report, format string) error {
 	return WriteWith(w, r, format, WriteOptions{})
 }
 
-// WriteWith renders a report in a format with options: the text forms (table, markdown) start
-// with the run's header and, with Summary, keep only the summary tables; terminal tables are
-// fitted to Width. CSV and JSON keep every detail.
+// WriteWith renders a report in a format of ReportFormats with options: the text forms (table,
+// markdown) start with the run's header and, with Summary, keep only the summary tables;
+// terminal tables are fitted to Width. The other formats keep every detail.
 func WriteWith(w io.Writer, r *Report, format string, o WriteOptions) error {
-	switch format {
-	case FormatTable, "":
-		return writeText(w, r, o, false)
-	case FormatMarkdown:
-		return writeText(w, r, o, true)
-	case FormatCSV:
-		return WriteCSV(w, r)
-	case FormatJSON:
-		return WriteJSON(w, r)
-	}
-	return fmt.Errorf("unknown output format %q (table, markdown, csv, json)", format)
+	return ReportFormats().Write(w, format, r, o)
 }
 
 // WriteTables renders tables as terminal text or as Markdown pipe tables, each under its title.
@@ -147,11 +128,15 @@ func gateColumn(a ArmCase) string {
 }
 
 // WriteJSON writes the report as indented JSON.
-func WriteJSON(w io.Writer, r *Report) error {
+func WriteJSON(w io.Writer, r *Report) error { return WriteIndentedJSON(w, r) }
+
+// WriteIndentedJSON writes v as the JSON of every output: indented by two spaces, <, > and &
+// left as they are.
+func WriteIndentedJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(r)
+	return enc.Encode(v)
 }
 
 // liveColumns are the CSV columns a live engine fills: the computed count and the difference,

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -55,10 +54,11 @@ nanoseconds do (budget: scan_over_read{payload:json_2MB}: p(50) < 2).
 
 Payload classes (--size CLASS=SIZE, sizes in B, KB, MB; 1 MB = 10⁶ bytes):
 `+classHelp.String()+`
---format gobench prints Go benchmark lines (BenchmarkScan/<payload>, BenchmarkRead/<payload>)
-for benchstat old.txt new.txt; --json prints the report (schema strata-eval/bench/v1) for
-budget check and compare. --write-payloads DIR writes each payload's text to DIR/<payload>.txt
-before timing it, to time another implementation on the same bytes.`, ExitInputs),
+--format gobench prints Go benchmark lines (BenchmarkScan/<payload>, BenchmarkRead/<payload>);
+--json is --format json. --write-payloads DIR writes each payload's text to DIR/<payload>.txt
+before timing it, to time another implementation on the same bytes.
+
+`+formatSection(results.BenchFormats()), ExitInputs),
 		Args: wrapArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runBenchScan(cmd.Context(), opts)
@@ -73,7 +73,7 @@ before timing it, to time another implementation on the same bytes.`, ExitInputs
 	f.StringVar(&opts.Benchtime, "benchtime", "100ms", "duration of one run, or a fixed number of ops as Nx")
 	f.IntVar(&opts.Warmup, "warmup", 3, "untimed ops per payload before the runs")
 	f.StringVar(&opts.PayloadDir, "write-payloads", "", "write the text of each payload to this folder as <payload>.txt")
-	f.StringVar(&opts.Format, "format", "table", "output: table, gobench or json")
+	addFormatFlag(f, &opts.Format, results.BenchFormats(), "output")
 	f.BoolVar(&opts.JSON, "json", false, "print the report as JSON (same as --format json)")
 	return c
 }
@@ -82,10 +82,8 @@ func runBenchScan(ctx context.Context, opts *BenchScanOptions) error {
 	if opts.JSON {
 		opts.Format = results.FormatJSON
 	}
-	switch opts.Format {
-	case results.FormatTable, "gobench", results.FormatJSON:
-	default:
-		return usageErrorf("--format must be table, gobench or json, not %q", opts.Format)
+	if err := checkFormat(results.BenchFormats(), opts.Format); err != nil {
+		return err
 	}
 	cfg := opts.Config
 	cfg.ToolVersion, cfg.Notes = Version, opts.IO.ErrOut
@@ -96,7 +94,7 @@ func runBenchScan(ctx context.Context, opts *BenchScanOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := writeBenchReport(opts, report); err != nil {
+	if err := results.BenchFormats().Write(opts.IO.Out, opts.Format, report, results.WriteOptions{}); err != nil {
 		return err
 	}
 	if load != nil {
@@ -106,17 +104,4 @@ func runBenchScan(ctx context.Context, opts *BenchScanOptions) error {
 		return load.Err()
 	}
 	return nil
-}
-
-func writeBenchReport(opts *BenchScanOptions, r *results.BenchReport) error {
-	switch opts.Format {
-	case "gobench":
-		return results.WriteGoBench(opts.IO.Out, r)
-	case results.FormatJSON:
-		enc := json.NewEncoder(opts.IO.Out)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		return enc.Encode(r)
-	}
-	return results.WriteTables(opts.IO.Out, []results.Table{results.BenchTable(r)}, false)
 }

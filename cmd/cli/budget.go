@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -59,7 +58,7 @@ delta(AGG)), an operator (<, <=, >, >=, ==, !=) and a number with an optional un
 s, %). A malformed budget exits 2 naming its line and column; a crossed budget exits 4.
 
 Metrics [filter keys]:
-`+metricsHelp(), ExitInputs, ExitBudget),
+`+metricsHelp()+"\n"+formatSection(budget.VerdictFormats()), ExitInputs, ExitBudget),
 		Args: wrapArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Results = args
@@ -69,7 +68,7 @@ Metrics [filter keys]:
 	f := c.Flags()
 	f.StringVar(&opts.Budgets, "budgets", "budgets.yaml", "budgets file (YAML)")
 	f.StringArrayVar(&opts.Baseline, "baseline", nil, "results file of the baseline run, for delta (repeatable)")
-	f.StringVar(&opts.Format, "format", "table", "output: table, markdown or json")
+	addFormatFlag(f, &opts.Format, budget.VerdictFormats(), "output")
 	f.BoolVar(&opts.JSON, "json", false, "print the verdict as JSON (same as --format json)")
 	return c
 }
@@ -92,10 +91,8 @@ func runBudgetCheck(ctx context.Context, opts *BudgetCheckOptions) error {
 	if opts.JSON {
 		opts.Format = results.FormatJSON
 	}
-	switch opts.Format {
-	case results.FormatTable, results.FormatMarkdown, results.FormatJSON:
-	default:
-		return usageErrorf("--format must be table, markdown or json, not %q", opts.Format)
+	if err := checkFormat(budget.VerdictFormats(), opts.Format); err != nil {
+		return err
 	}
 	file, err := readBudgets(opts.Budgets)
 	if err != nil {
@@ -110,19 +107,10 @@ func runBudgetCheck(ctx context.Context, opts *BudgetCheckOptions) error {
 		return err
 	}
 	v := budget.Evaluate(file, budget.Inputs{Names: opts.Results, Results: current, BaselineNames: opts.Baseline, Baseline: base})
-	if err := writeVerdict(opts.IO, v, opts.Format); err != nil {
+	if err := budget.VerdictFormats().Write(opts.IO.Out, opts.Format, v, results.WriteOptions{}); err != nil {
 		return err
 	}
 	return verdictError(v)
-}
-
-// resultsPath is path, or the results.json inside it when it is a folder (a run's --out), as
-// every command that reads results takes them.
-func resultsPath(path string) string {
-	if info, err := os.Stat(path); err == nil && info.IsDir() {
-		return filepath.Join(path, "results.json")
-	}
-	return path
 }
 
 // readBudgets parses a budgets file; a malformed one is a usage error (exit 2).
@@ -136,49 +124,6 @@ func readBudgets(path string) (*budget.File, error) {
 		return nil, withExitCode(ExitUsage, err)
 	}
 	return f, nil
-}
-
-// readResultsFiles reads results files; one that cannot be read stops the command (exit 3),
-// since budgets on part of a run could pass by accident.
-func readResultsFiles(ctx context.Context, paths []string) ([]*results.Results, error) {
-	var out []*results.Results
-	for _, p := range paths {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		r, err := readResultsFile(p)
-		if err != nil {
-			return nil, withExitCode(ExitInputs, err)
-		}
-		out = append(out, r)
-	}
-	return out, nil
-}
-
-// readResultsFile reads a results.json, or the results.json inside a folder (a run's --out).
-func readResultsFile(path string) (*results.Results, error) {
-	path = resultsPath(path)
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	r, err := results.DecodeResults(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return r, nil
-}
-
-// writeVerdict prints the verdict: a table (or Markdown) and its summary line, or JSON.
-func writeVerdict(io *IOStreams, v budget.Verdict, format string) error {
-	if format == results.FormatJSON {
-		return v.WriteJSON(io.Out)
-	}
-	if err := results.WriteTables(io.Out, []results.Table{v.Table()}, format == results.FormatMarkdown); err != nil {
-		return err
-	}
-	_, err := fmt.Fprintf(io.Out, "\n%s\n", v.Summary())
-	return err
 }
 
 // verdictError is the exit status of a verdict: nil when it passed, exit 4 otherwise.

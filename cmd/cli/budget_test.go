@@ -106,7 +106,7 @@ func TestBudgetCheckUsageErrors(t *testing.T) {
 			`bad.yaml:3:25: unknown aggregation "p95" (did you mean p(95)?)`},
 		{"missing budgets file", []string{"--budgets", filepath.Join(dir, "none.yaml"), res}, ExitUsage, "none.yaml: no such file"},
 		{"no results", []string{"--budgets", bad}, ExitUsage, "requires at least 1 arg"},
-		{"bad format", []string{"--budgets", bad, "--format", "xml", res}, ExitUsage, "--format must be table, markdown or json"},
+		{"bad format", []string{"--budgets", bad, "--format", "xml", res}, ExitUsage, "--format must be table, markdown, json or junit"},
 		{"unreadable results", []string{"--budgets", filepath.Join("..", "..", "budgets.yaml"), garbage}, ExitInputs, "garbage.json: byte 48: unexpected end of JSON input"},
 	}
 	for _, tt := range tests {

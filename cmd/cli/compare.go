@@ -2,9 +2,9 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
@@ -36,7 +36,9 @@ every case whose figures changed. Repeated timings are compared with the Mann-Wh
 McNemar's test. Cases present in only one file are named on stderr. A folder (a run's --out)
 stands for the results.json in it. --format markdown suits a
 pull-request comment. Exits 5 when correctness regressed significantly, 4 when --budgets is given
-and a budget is crossed (evaluated on NEW, with OLD as the baseline of delta).`, ExitInputs, ExitBudget, ExitRegression),
+and a budget is crossed (evaluated on NEW, with OLD as the baseline of delta).
+
+`+formatSection(compareFormats()), ExitInputs, ExitBudget, ExitRegression),
 		Args: wrapArgs(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Old, opts.New = args[0], args[1]
@@ -45,7 +47,7 @@ and a budget is crossed (evaluated on NEW, with OLD as the baseline of delta).`,
 	}
 	f := c.Flags()
 	f.Float64Var(&opts.Alpha, "alpha", 0.05, "significance level of the tests")
-	f.StringVar(&opts.Format, "format", "table", "output: table, markdown or json")
+	addFormatFlag(f, &opts.Format, compareFormats(), "output")
 	f.StringVar(&opts.Budgets, "budgets", "", "budgets file to evaluate on NEW (OLD is the baseline)")
 	return c
 }
@@ -54,13 +56,13 @@ and a budget is crossed (evaluated on NEW, with OLD as the baseline of delta).`,
 type compareOutput struct {
 	*results.Comparison
 	Budget *budget.Verdict `json:"budget,omitempty"`
+	// old and new name the two files (in the Markdown heading).
+	oldName, newName string
 }
 
 func runCompare(ctx context.Context, opts *CompareOptions) error {
-	switch opts.Format {
-	case results.FormatTable, results.FormatMarkdown, results.FormatJSON:
-	default:
-		return usageErrorf("--format must be table, markdown or json, not %q", opts.Format)
+	if err := checkFormat(compareFormats(), opts.Format); err != nil {
+		return err
 	}
 	if !(opts.Alpha > 0 && opts.Alpha < 1) {
 		return usageErrorf("--alpha must be between 0 and 1, not %v", opts.Alpha)
@@ -81,7 +83,7 @@ func runCompare(ctx context.Context, opts *CompareOptions) error {
 	if err != nil {
 		return usageErrorf("%s and %s: %v", opts.Old, opts.New, err)
 	}
-	out := compareOutput{Comparison: cmp}
+	out := compareOutput{Comparison: cmp, oldName: opts.Old, newName: opts.New}
 	if file != nil {
 		v := budget.Evaluate(file, budget.Inputs{Names: []string{opts.New}, Results: []*results.Results{new},
 			BaselineNames: []string{opts.Old}, Baseline: []*results.Results{old}})
@@ -90,7 +92,7 @@ func runCompare(ctx context.Context, opts *CompareOptions) error {
 	for _, w := range results.CompareWarnings(cmp) {
 		fmt.Fprintf(opts.IO.ErrOut, "warning: %s\n", w)
 	}
-	if err := writeComparison(opts, out); err != nil {
+	if err := compareFormats().Write(opts.IO.Out, opts.Format, out, results.WriteOptions{}); err != nil {
 		return err
 	}
 	if cmp.Regressed() {
@@ -102,17 +104,26 @@ func runCompare(ctx context.Context, opts *CompareOptions) error {
 	return nil
 }
 
-func writeComparison(opts *CompareOptions, out compareOutput) error {
-	w := opts.IO.Out
-	if opts.Format == results.FormatJSON {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		return enc.Encode(out)
+// compareFormats are the output formats of compare.
+func compareFormats() results.Outputs[compareOutput] {
+	return results.Outputs[compareOutput]{
+		{Name: results.FormatTable, Help: "the figures per arm, then the changed cases", Write: func(w io.Writer, out compareOutput, _ results.WriteOptions) error {
+			return writeComparison(w, out, false)
+		}},
+		{Name: results.FormatMarkdown, Help: "the same as Markdown, for a pull-request comment", Write: func(w io.Writer, out compareOutput, _ results.WriteOptions) error {
+			return writeComparison(w, out, true)
+		}},
+		{Name: results.FormatJSON, Help: "the comparison (" + results.CompareSchema + ")", Write: func(w io.Writer, out compareOutput, _ results.WriteOptions) error {
+			return results.WriteIndentedJSON(w, out)
+		}},
 	}
-	markdown := opts.Format == results.FormatMarkdown
+}
+
+// writeComparison prints the comparison's tables (as Markdown, under a heading naming the two
+// files and the warnings, for a pull-request comment) and the verdict of --budgets.
+func writeComparison(w io.Writer, out compareOutput, markdown bool) error {
 	if markdown {
-		fmt.Fprintf(w, "## strata-eval compare\n\n`%s` → `%s`\n\n", opts.Old, opts.New)
+		fmt.Fprintf(w, "## strata-eval compare\n\n`%s` → `%s`\n\n", out.oldName, out.newName)
 		if ws := results.CompareWarnings(out.Comparison); len(ws) > 0 {
 			for _, line := range ws {
 				fmt.Fprintf(w, "> ⚠ %s\n", line)
@@ -123,11 +134,13 @@ func writeComparison(opts *CompareOptions, out compareOutput) error {
 	if err := results.WriteTables(w, results.CompareTables(out.Comparison), markdown); err != nil {
 		return err
 	}
-	if out.Budget != nil {
-		fmt.Fprintln(w)
-		if err := writeVerdict(opts.IO, *out.Budget, opts.Format); err != nil {
-			return err
-		}
+	if out.Budget == nil {
+		return nil
 	}
-	return nil
+	format := results.FormatTable
+	if markdown {
+		format = results.FormatMarkdown
+	}
+	fmt.Fprintln(w)
+	return budget.VerdictFormats().Write(w, format, *out.Budget, results.WriteOptions{})
 }

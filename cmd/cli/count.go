@@ -3,7 +3,6 @@ package cli
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -52,7 +51,9 @@ of every picture the model sees, prompt tokens and whether they fit --ctx. The f
 replay reports for the same arm.
 
 For plain text (or with --text), the tokens of the text itself, and of the text sent as one user
-message through the chat template.`, ExitInputs),
+message through the chat template.
+
+`+formatSection(countFormats()), ExitInputs),
 		Args: wrapArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Path = args[0]
@@ -67,7 +68,7 @@ message through the chat template.`, ExitInputs),
 	f.StringVar(&opts.Turns, "turns", "last", "which requests of a conversation: last or all")
 	f.StringVar(&opts.MCPDelivery, "mcp-delivery", replay.MCPAuto, "how MCP results reach the server: structured, stringified or auto")
 	f.BoolVar(&opts.Text, "text", false, "count the input as plain text, even when it is a recording")
-	f.StringVar(&opts.Format, "format", "table", "output: table or json")
+	addFormatFlag(f, &opts.Format, countFormats(), "output")
 	return c
 }
 
@@ -95,8 +96,8 @@ type textCount struct {
 }
 
 func runCount(ctx context.Context, opts *CountOptions) error {
-	if opts.Format != results.FormatTable && opts.Format != results.FormatJSON {
-		return usageErrorf("--format must be table or json, not %q", opts.Format)
+	if err := checkFormat(countFormats(), opts.Format); err != nil {
+		return err
 	}
 	format, err := corpora.ParseFormat(opts.InputFormat)
 	if err != nil {
@@ -179,19 +180,49 @@ func countRequests(ctx context.Context, opts *CountOptions, in io.Reader) error 
 				ImageRows: a.ImageRows, Pictures: seen, PromptTokens: a.PromptTokens, Context: a.Context, Fits: a.Fits})
 		}
 	}
-	if opts.Format == results.FormatJSON {
-		if rows == nil {
-			rows = []countRow{}
-		}
-		if err := writeIndentedJSON(opts.IO.Out, rows); err != nil {
-			return err
-		}
-		return runErr
+	doc := countDoc{report: report, rows: rows}
+	if err := countFormats().Write(opts.IO.Out, opts.Format, doc, results.WriteOptions{Width: opts.IO.TableWidth()}); err != nil {
+		return err
 	}
-	t := results.Table{Title: results.Header(report),
+	return runErr
+}
+
+// countDoc is what count prints: the requests of a recording counted in each arm (report and
+// rows), or a plain text counted (text).
+type countDoc struct {
+	report *results.Report
+	rows   []countRow
+	text   *textCount
+}
+
+// countFormats are the output formats of count.
+func countFormats() results.Outputs[countDoc] {
+	return results.Outputs[countDoc]{
+		{Name: results.FormatTable, Help: "a row per request and arm, fitted to the terminal (a text: one line)", Write: writeCountTable},
+		{Name: results.FormatJSON, Help: "the same figures, a list of requests (a text: one object)", Write: func(w io.Writer, doc countDoc, _ results.WriteOptions) error {
+			if doc.text != nil {
+				return results.WriteIndentedJSON(w, doc.text)
+			}
+			if doc.rows == nil {
+				doc.rows = []countRow{}
+			}
+			return results.WriteIndentedJSON(w, doc.rows)
+		}},
+	}
+}
+
+// writeCountTable prints the counted requests as a table fitted to o.Width, then the problems,
+// or the counts of a text as one line.
+func writeCountTable(w io.Writer, doc countDoc, o results.WriteOptions) error {
+	if tc := doc.text; tc != nil {
+		_, err := fmt.Fprintf(w, "%s tokens (%s characters, tokenizer %s); as one user message with the %s template: %s tokens\n",
+			results.Thousands(int64(tc.Tokens)), results.Thousands(int64(tc.Chars)), tc.Tokenizer, tc.Template, results.Thousands(int64(tc.AsUserMessage)))
+		return err
+	}
+	t := results.Table{Title: results.Header(doc.report),
 		Header: []string{"request", "arm", "messages", "text tokens", "image rows", "pictures seen", "prompt tokens", "fits"},
 		Right:  []bool{false, false, true, true, true, true, true, false}}
-	for _, r := range rows {
+	for _, r := range doc.rows {
 		fits := "yes"
 		if !r.Fits {
 			fits = "no: refused"
@@ -199,13 +230,11 @@ func countRequests(ctx context.Context, opts *CountOptions, in io.Reader) error 
 		t.Rows = append(t.Rows, []string{results.ShortID(r.Case), r.Arm, strconv.Itoa(r.Messages), results.Thousands(int64(r.TextTokens)),
 			results.Thousands(int64(r.ImageRows)), strconv.Itoa(r.Pictures), results.Thousands(int64(r.PromptTokens)), fits})
 	}
-	if len(report.Problems) > 0 {
-		defer results.WriteTables(opts.IO.Out, []results.Table{results.ProblemTable(report)}, false)
+	err := results.WriteTables(w, []results.Table{results.FitTable(t, o.Width, results.TextColumns(t))}, false)
+	if len(doc.report.Problems) > 0 {
+		results.WriteTables(w, []results.Table{results.ProblemTable(doc.report)}, false)
 	}
-	if err := results.WriteTables(opts.IO.Out, []results.Table{results.FitTable(t, opts.IO.TableWidth(), results.TextColumns(t))}, false); err != nil {
-		return err
-	}
-	return runErr
+	return err
 }
 
 // countText counts a plain text with the tokenizer, and as one user message through the template.
@@ -225,18 +254,5 @@ func countText(ctx context.Context, opts *CountOptions, text string) error {
 	}
 	tc := textCount{Tokenizer: opts.Tokenizer, Template: off.TemplateName(), Chars: utf8.RuneCountInString(text),
 		Tokens: off.CountText(text), AsUserMessage: asMessage.PromptTokens}
-	if opts.Format == results.FormatJSON {
-		return writeIndentedJSON(opts.IO.Out, tc)
-	}
-	_, err = fmt.Fprintf(opts.IO.Out, "%s tokens (%s characters, tokenizer %s); as one user message with the %s template: %s tokens\n",
-		results.Thousands(int64(tc.Tokens)), results.Thousands(int64(tc.Chars)), tc.Tokenizer, tc.Template, results.Thousands(int64(tc.AsUserMessage)))
-	return err
-}
-
-// writeIndentedJSON writes v as indented JSON.
-func writeIndentedJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
+	return countFormats().Write(opts.IO.Out, opts.Format, countDoc{text: &tc}, results.WriteOptions{})
 }

@@ -78,7 +78,9 @@ tokenizer, template, vision family, context and engine, fitted to the terminal's
 $COLUMNS, else 120); --summary prints the summary tables only. --out DIR also writes
 results.json, results.md, results.csv, cases.jsonl (streamed case by case) and report.html (one
 self-contained page: the summary, before/after charts per arm and per case, every picture).
-PATH - reads a recording from stdin.`, ExitInputs),
+PATH - reads a recording from stdin.
+
+`+formatSection(results.ReportFormats()), ExitInputs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Paths = args
 			opts.flags = flagValues(cmd.Flags())
@@ -92,8 +94,8 @@ PATH - reads a recording from stdin.`, ExitInputs),
 	f.StringVar(&opts.Config, "config", "", "YAML file defining more arms")
 	f.StringVar(&opts.Turns, "turns", "last", "which requests of a conversation: last or all")
 	f.IntVarP(&opts.Workers, "jobs", "j", 2, "workers (the http engine runs at least --concurrency, so that -j does not cap the requests in flight)")
-	f.StringVar(&opts.Out, "out", "", "folder for results.json, results.md, results.csv, cases.jsonl and report.html")
-	f.StringVar(&opts.Format, "format", "table", "stdout format: table, markdown, csv or json")
+	f.StringVar(&opts.Out, "out", "", "folder for "+outFiles("cases.jsonl"))
+	addFormatFlag(f, &opts.Format, results.ReportFormats(), "stdout format")
 	f.StringVar(&opts.MCPDelivery, "mcp-delivery", replay.MCPAuto, "how MCP results reach the server: structured, stringified or auto")
 	f.StringVar(&opts.Dump, "dump", "", "folder for the request each arm hands the model and its picture records")
 	f.StringSliceVar(&opts.Arms, "arms", nil, "arms to run, in table order (default: before, after, agent, then the config's)")
@@ -162,10 +164,8 @@ func flagValues(fs *pflag.FlagSet) map[string]string {
 
 // validate checks flag values that cobra cannot.
 func (o *ReplayOptions) validate() error {
-	switch o.Format {
-	case results.FormatTable, results.FormatMarkdown, results.FormatCSV, results.FormatJSON:
-	default:
-		return usageErrorf("--format must be table, markdown, csv or json, not %q", o.Format)
+	if err := checkFormat(results.ReportFormats(), o.Format); err != nil {
+		return err
 	}
 	if o.Context < 0 {
 		return usageErrorf("--ctx must not be negative")
@@ -329,18 +329,7 @@ func writeReport(opts *ReplayOptions, r *results.Report, stdout bool) error {
 	if opts.Out == "" {
 		return nil
 	}
-	files := []struct {
-		name   string
-		format string
-	}{{"results.json", results.FormatJSON}, {"results.md", results.FormatMarkdown}, {"results.csv", results.FormatCSV}}
-	for _, f := range files {
-		if err := fsutil.WriteAtomic(filepath.Join(opts.Out, f.name), func(w io.Writer) error {
-			return results.Write(w, r, f.format)
-		}); err != nil {
-			return err
-		}
-	}
-	return fsutil.WriteAtomic(filepath.Join(opts.Out, "report.html"), func(w io.Writer) error { return results.WriteHTML(w, r) })
+	return results.ReportFormats().WriteFiles(opts.Out, r)
 }
 
 // startCPUProfile writes a CPU profile to path until the returned stop is called.

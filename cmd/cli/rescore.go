@@ -2,16 +2,11 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/strata-eval/strata-eval/corpora"
-	"github.com/strata-eval/strata-eval/internal/fsutil"
 	"github.com/strata-eval/strata-eval/measure/score"
 	"github.com/strata-eval/strata-eval/results"
 	"github.com/strata-eval/strata-eval/run"
@@ -36,7 +31,9 @@ func newRescoreCmd(io *IOStreams) *cobra.Command {
 it), judges every recorded answer again with the case's expectation — the one recorded with the
 case, or the entry of --expect (case id or conversation id → {question, scorer, answer}) — and
 prints the report again with the new verdicts and correctness rates. The model is never called.
---out DIR writes results.json, results.md and results.csv.`, ExitInputs),
+--out DIR writes `+outFiles()+`.
+
+`+formatSection(results.ReportFormats()), ExitInputs),
 		Args: wrapArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Results = args[0]
@@ -45,16 +42,14 @@ prints the report again with the new verdicts and correctness rates. The model i
 	}
 	f := c.Flags()
 	f.StringVar(&opts.Expect, "expect", "", "expectations sidecar (JSON or YAML) that replaces the recorded ones")
-	f.StringVar(&opts.Out, "out", "", "folder for results.json, results.md and results.csv")
-	f.StringVar(&opts.Format, "format", "table", "stdout format: table, markdown, csv or json")
+	f.StringVar(&opts.Out, "out", "", "folder for "+outFiles())
+	addFormatFlag(f, &opts.Format, results.ReportFormats(), "stdout format")
 	return c
 }
 
 func runRescore(ctx context.Context, opts *RescoreOptions) error {
-	switch opts.Format {
-	case results.FormatTable, results.FormatMarkdown, results.FormatCSV, results.FormatJSON:
-	default:
-		return usageErrorf("--format must be table, markdown, csv or json, not %q", opts.Format)
+	if err := checkFormat(results.ReportFormats(), opts.Format); err != nil {
+		return err
 	}
 	var expect map[string]corpora.Expectation
 	if opts.Expect != "" {
@@ -63,17 +58,9 @@ func runRescore(ctx context.Context, opts *RescoreOptions) error {
 			return withExitCode(ExitUsage, err)
 		}
 	}
-	path := resultsPath(opts.Results)
-	data, err := os.ReadFile(path)
+	rep, err := readReportFile(opts.Results)
 	if err != nil {
-		return withExitCode(ExitInputs, fmt.Errorf("rescore: %w", err))
-	}
-	var rep results.Report
-	if err := json.Unmarshal(data, &rep); err != nil {
-		return withExitCode(ExitInputs, fmt.Errorf("rescore: %s: %w", path, err))
-	}
-	if rep.Schema != results.Schema {
-		return withExitCode(ExitInputs, fmt.Errorf("rescore: %s: schema %q, want %q", path, rep.Schema, results.Schema))
+		return err
 	}
 	scored := 0
 	for i := range rep.Cases {
@@ -99,22 +86,12 @@ func runRescore(ctx context.Context, opts *RescoreOptions) error {
 		names = append(names, s.Arm)
 	}
 	rep.Summary = results.Summarize(rep.Cases, names)
-	fmt.Fprintf(opts.IO.ErrOut, "strata-eval: rescored %d of %d case(s) from %s\n", scored, len(rep.Cases), path)
-	if err := results.Write(opts.IO.Out, &rep, opts.Format); err != nil {
+	fmt.Fprintf(opts.IO.ErrOut, "strata-eval: rescored %d of %d case(s) from %s\n", scored, len(rep.Cases), results.ResultsPath(opts.Results))
+	if err := results.Write(opts.IO.Out, rep, opts.Format); err != nil {
 		return err
 	}
 	if opts.Out == "" {
 		return nil
 	}
-	if err := fsutil.MkdirAll(opts.Out); err != nil {
-		return err
-	}
-	for name, format := range map[string]string{"results.json": results.FormatJSON, "results.md": results.FormatMarkdown, "results.csv": results.FormatCSV} {
-		if err := fsutil.WriteAtomic(filepath.Join(opts.Out, name), func(w io.Writer) error {
-			return results.Write(w, &rep, format)
-		}); err != nil {
-			return err
-		}
-	}
-	return fsutil.WriteAtomic(filepath.Join(opts.Out, "report.html"), func(w io.Writer) error { return results.WriteHTML(w, &rep) })
+	return results.ReportFormats().WriteFiles(opts.Out, rep)
 }

@@ -2,16 +2,11 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
-	"github.com/strata-eval/strata-eval/internal/fsutil"
 	"github.com/strata-eval/strata-eval/results"
 )
 
@@ -50,16 +45,18 @@ same inputs: cases de-duplicated by id and put back in input order, problems uni
 summary recomputed; timings are kept per case and the wall time is the longest shard's.
 The runs must agree on tokenizer, template, vision, context, turns, MCP delivery and arms, and
 on the digest of every input they share. When the runs are shards i/n and a shard is missing
-the merge fails unless --partial is given. OUT receives results.json, results.md and
-results.csv (written atomically); the summary tables go to stdout.`, ExitInputs),
+the merge fails unless --partial is given; the summary tables go to stdout.
+OUT receives `+outFiles()+` (written atomically).
+
+`+formatSection(results.ReportFormats()), ExitInputs),
 		Args: wrapArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Paths = args
 			return runResultsMerge(cmd.Context(), opts)
 		},
 	}
-	c.Flags().StringVarP(&opts.Out, "out", "o", "", "folder for the merged results.json, results.md and results.csv (required)")
-	c.Flags().StringVar(&opts.Format, "format", results.FormatTable, "stdout format: table, markdown, csv or json")
+	c.Flags().StringVarP(&opts.Out, "out", "o", "", "folder for the merged "+outFiles()+" (required)")
+	addFormatFlag(c.Flags(), &opts.Format, results.ReportFormats(), "stdout format")
 	c.Flags().BoolVar(&opts.Partial, "partial", false, "accept shards i/n with some i missing")
 	return c
 }
@@ -68,10 +65,8 @@ func runResultsMerge(ctx context.Context, opts *MergeOptions) error {
 	if opts.Out == "" {
 		return usageErrorf("results merge needs -o OUT")
 	}
-	switch opts.Format {
-	case results.FormatTable, results.FormatMarkdown, results.FormatCSV, results.FormatJSON:
-	default:
-		return usageErrorf("--format must be table, markdown, csv or json, not %q", opts.Format)
+	if err := checkFormat(results.ReportFormats(), opts.Format); err != nil {
+		return err
 	}
 	var reports []*results.Report
 	for _, p := range opts.Paths {
@@ -80,7 +75,7 @@ func runResultsMerge(ctx context.Context, opts *MergeOptions) error {
 		}
 		r, err := readReportFile(p)
 		if err != nil {
-			return withExitCode(ExitUsage, err)
+			return err
 		}
 		reports = append(reports, r)
 	}
@@ -91,19 +86,7 @@ func runResultsMerge(ctx context.Context, opts *MergeOptions) error {
 	case err != nil:
 		return err
 	}
-	if err := fsutil.MkdirAll(opts.Out); err != nil {
-		return err
-	}
-	for _, f := range []struct{ name, format string }{
-		{"results.json", results.FormatJSON}, {"results.md", results.FormatMarkdown}, {"results.csv", results.FormatCSV},
-	} {
-		if err := fsutil.WriteAtomic(filepath.Join(opts.Out, f.name), func(w io.Writer) error {
-			return results.Write(w, merged, f.format)
-		}); err != nil {
-			return err
-		}
-	}
-	if err := fsutil.WriteAtomic(filepath.Join(opts.Out, "report.html"), func(w io.Writer) error { return results.WriteHTML(w, merged) }); err != nil {
+	if err := results.ReportFormats().WriteFiles(opts.Out, merged); err != nil {
 		return err
 	}
 	if err := results.Write(opts.IO.Out, merged, opts.Format); err != nil {
@@ -113,21 +96,4 @@ func runResultsMerge(ctx context.Context, opts *MergeOptions) error {
 		return withExitCode(ExitInputs, fmt.Errorf("%d problem(s) in the merged runs; the rest was merged", len(merged.Problems)))
 	}
 	return nil
-}
-
-// readReportFile reads a results.json, or the results.json inside a folder.
-func readReportFile(path string) (*results.Report, error) {
-	path = resultsPath(path)
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var r results.Report
-	if err := json.Unmarshal(data, &r); err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	if r.Schema != results.Schema {
-		return nil, fmt.Errorf("read %s: schema %q, want %q", path, r.Schema, results.Schema)
-	}
-	return &r, nil
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"regexp"
 	"strconv"
@@ -41,7 +42,9 @@ replay gives every picture it measures (docs/pipeline.md §10). The llamacpp/ fa
 --mmproj count as the llama.cpp release this tool binds (v0.5.0) does, identical to its
 multimodal library (make rows-oracle); a family modelling another llama.cpp release names
 that range, e.g. llamacpp-b8637..b9492/gemma4. Token limits that llama.cpp refuses to load a
-projector with (--image-min-tokens above the maximum) are refused here with its reason.`, ExitInputs),
+projector with (--image-min-tokens above the maximum) are refused here with its reason.
+
+`+formatSection(rowsFormats()), ExitInputs),
 		Args: wrapArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Pictures = args
@@ -53,7 +56,7 @@ projector with (--image-min-tokens above the maximum) are refused here with its 
 	f.StringVar(&opts.MMProj, "mmproj", "", "projector GGUF (mmproj) that decides image rows, instead of --vision")
 	f.IntVar(&opts.MinTokens, "image-min-tokens", 0, "llama-server --image-min-tokens (0: the projector's default)")
 	f.IntVar(&opts.MaxTokens, "image-max-tokens", 0, "llama-server --image-max-tokens (0: the projector's default)")
-	f.StringVar(&opts.Format, "format", "table", "output: table or json")
+	addFormatFlag(f, &opts.Format, rowsFormats(), "output")
 	return c
 }
 
@@ -70,8 +73,8 @@ type rowsRow struct {
 var sizeArg = regexp.MustCompile(`^(\d+)\s*[xX×]\s*(\d+)$`)
 
 func runRows(ctx context.Context, opts *RowsOptions) error {
-	if opts.Format != results.FormatTable && opts.Format != results.FormatJSON {
-		return usageErrorf("--format must be table or json, not %q", opts.Format)
+	if err := checkFormat(rowsFormats(), opts.Format); err != nil {
+		return err
 	}
 	families, err := opts.families()
 	if err != nil {
@@ -94,9 +97,21 @@ func runRows(ctx context.Context, opts *RowsOptions) error {
 			out = append(out, rowsRow{Picture: arg, Width: w, Height: h, Family: fam.Name, Rows: rows})
 		}
 	}
-	if opts.Format == results.FormatJSON {
-		return writeIndentedJSON(opts.IO.Out, out)
+	return rowsFormats().Write(opts.IO.Out, opts.Format, out, results.WriteOptions{Width: opts.IO.TableWidth()})
+}
+
+// rowsFormats are the output formats of rows.
+func rowsFormats() results.Outputs[[]rowsRow] {
+	return results.Outputs[[]rowsRow]{
+		{Name: results.FormatTable, Help: "a row per picture and family, fitted to the terminal", Write: writeRowsTable},
+		{Name: results.FormatJSON, Help: "the same rows, with every figure of the family", Write: func(w io.Writer, out []rowsRow, _ results.WriteOptions) error {
+			return results.WriteIndentedJSON(w, out)
+		}},
 	}
+}
+
+// writeRowsTable prints the rows as a table fitted to o.Width.
+func writeRowsTable(w io.Writer, out []rowsRow, o results.WriteOptions) error {
 	t := results.Table{Title: "image rows",
 		Header: []string{"picture", "size", "family", "rows", "markers", "total", "resized to", "tiles", "source"},
 		Right:  []bool{false, false, false, true, true, true, false, true, false}}
@@ -112,7 +127,7 @@ func runRows(ctx context.Context, opts *RowsOptions) error {
 		t.Rows = append(t.Rows, []string{r.Picture, fmt.Sprintf("%d×%d", r.Width, r.Height), r.Family,
 			results.Thousands(int64(r.Rows.Rows)), strconv.Itoa(r.Rows.Markers), results.Thousands(int64(r.Rows.Total)), resized, tiles, r.Rows.Source})
 	}
-	return results.WriteTables(opts.IO.Out, []results.Table{results.FitTable(t, opts.IO.TableWidth(), results.TextColumns(t))}, false)
+	return results.WriteTables(w, []results.Table{results.FitTable(t, o.Width, results.TextColumns(t))}, false)
 }
 
 // families resolves --mmproj and --vision.

@@ -172,7 +172,6 @@ func TestShardsMergeEqualSingleRun(t *testing.T) {
 	for _, args := range [][]string{
 		{"results", "merge", shards[0]},
 		{"results", "merge", "-o", merged},
-		{"results", "merge", "-o", merged, filepath.Join(tmp, "nothing-here")},
 	} {
 		if code, _, _ := runCLI(t, args...); code != ExitUsage {
 			t.Errorf("%v: exit %d, want %d", args, code, ExitUsage)

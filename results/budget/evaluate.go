@@ -1,7 +1,6 @@
 package budget
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -258,9 +257,4 @@ func (v Verdict) Summary() string {
 }
 
 // WriteJSON writes the verdict as indented JSON.
-func (v Verdict) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
-}
+func (v Verdict) WriteJSON(w io.Writer) error { return results.WriteIndentedJSON(w, v) }
