@@ -227,7 +227,7 @@ func Read(ctx context.Context, name string, r io.Reader, format Format, e Emitte
 	}
 	var src io.Reader = br
 	switch format {
-	case FormatOpenAIChat, FormatOpenAIResponses, FormatAnthropic:
+	case FormatOpenAIChat, FormatOpenAIResponses, FormatAnthropic, FormatChatbox:
 		if left := bytesLeft(r); left >= 0 {
 			src = &sizedReader{r: br, left: left + int64(br.Buffered())} // the peeked bytes are left too
 		}
@@ -236,7 +236,8 @@ func Read(ctx context.Context, name string, r io.Reader, format Format, e Emitte
 }
 
 // sizedReader is a reader that knows how many bytes are left in it: a reader holding a huge
-// record sizes its buffer once from it (apiLogReader.readLine) instead of growing it.
+// record sizes its buffer once from it (apiLogReader.readLine) instead of growing it, and the
+// Chatbox reader looks for payloads to stream past only in a file that can hold one.
 type sizedReader struct {
 	r    io.Reader
 	left int64 // bytes not yet read through it (an upper bound)
