@@ -192,16 +192,20 @@ func (d *largeDecoder) finish() *LargeBase64 {
 const spillActivate = 8 << 20
 
 // lineSpiller follows the JSON of one long line as it is read and streams the base64 of a
-// "data" or "blob" string member past largeBase64Chars characters through a largeDecoder,
-// writing in its place the marker parseLargeMarker reads back. Only whole strings of base64
-// characters (with `\/` escapes and `\n` / `\r` line breaks) are streamed.
+// "data" or "blob" string member, or of the payload of a base64 data URL in a "url" or
+// "image_url" member (OpenAI image parts), past largeBase64Chars characters through a
+// largeDecoder, writing in its place the marker parseLargeMarker reads back (after the data
+// URL's header). Only whole strings of base64 characters (with `\/` escapes and `\n` / `\r`
+// line breaks) are streamed.
 type lineSpiller struct {
 	// limit is the run length from which a payload is streamed (0: largeBase64Chars).
 	limit int
 
 	inString, escape bool
 	strStart         int  // where the current string's content starts in the line
-	pure             bool // the current string is base64 so far
+	payload          int  // where the current string's payload may start (-1: it holds none)
+	urlHead          bool // the current string is a URL whose header is being read
+	pure             bool // the current string's payload is base64 so far
 	valueKey         string
 	lastString       string // the last short string, a key when a ':' follows
 	expectColon      bool
@@ -257,6 +261,18 @@ func (s *lineSpiller) feed(line, chunk []byte) []byte {
 			s.spill = nil
 			continue
 		}
+		if s.inString && !s.escape && !s.holds(len(line)) {
+			// inside a string that is neither a payload nor a key: copied up to its end
+			j := i
+			for j < len(chunk) && chunk[j] != '"' && chunk[j] != '\\' {
+				j++
+			}
+			line = append(line, chunk[i:j]...)
+			if i = j; i == len(chunk) {
+				break
+			}
+			c = chunk[i]
+		}
 		line = s.step(append(line, c), c)
 	}
 	s.fed += int64(len(chunk))
@@ -311,8 +327,7 @@ func (sr *spillReader) Read(p []byte) (int, error) {
 		}
 		if sr.pos > 0 && sr.pos >= len(sr.out)-sr.pos { // drop what was read, at most as much as is kept moves
 			sr.out = sr.out[:copy(sr.out, sr.out[sr.pos:])]
-			sr.s.dropped += int64(sr.pos)
-			sr.s.strStart -= sr.pos
+			sr.s.drop(sr.pos)
 			sr.pos = 0
 		}
 		n, err := sr.r.Read(sr.in)
@@ -334,10 +349,24 @@ func (sr *spillReader) inputOffset(out int64) int64 {
 	return sr.s.inputOffset(out)
 }
 
+// drop says that the first n bytes of the line were cut off (spillReader).
+func (s *lineSpiller) drop(n int) {
+	s.dropped += int64(n)
+	s.strStart -= n
+	if s.payload >= 0 {
+		s.payload -= n
+	}
+}
+
 // holds says whether the string open in a line of length n must stay in the line: it may
 // yet be streamed past, or be a key (a short string is read back when it ends).
 func (s *lineSpiller) holds(n int) bool {
-	return s.inString && (n-s.strStart <= 16 || s.pure && (s.valueKey == "data" || s.valueKey == "blob"))
+	return s.inString && (n-s.strStart <= 16 || s.urlHead || s.payload >= 0 && s.pure)
+}
+
+// isBase64DataURLHead says whether h is the header of a base64 data URL ("data:…;base64").
+func isBase64DataURLHead(h []byte) bool {
+	return len(h) >= 12 && bytes.EqualFold(h[:5], []byte("data:")) && bytes.EqualFold(h[len(h)-7:], []byte(";base64"))
 }
 
 func (s *lineSpiller) runLimit() int {
@@ -355,24 +384,30 @@ func (s *lineSpiller) step(line []byte, c byte) []byte {
 		case s.escape:
 			s.escape = false
 			if c != '/' {
-				s.pure = false
+				s.pure, s.urlHead = false, false
 			}
 		case c == '\\':
 			s.escape = true
 		case c == '"':
-			s.inString = false
+			s.inString, s.urlHead = false, false
 			s.lastString = ""
 			if content := line[max(s.strStart, 0) : len(line)-1]; s.strStart >= 0 && len(content) <= 16 {
 				s.lastString = string(content)
 			}
 			s.expectColon = true
+		case s.urlHead:
+			if c == ',' && isBase64DataURLHead(line[s.strStart:len(line)-1]) {
+				s.payload, s.pure = len(line), true
+			}
+			if c == ',' || len(line)-s.strStart > 256 {
+				s.urlHead = false
+			}
 		case !isB64Char(c) && c != '=':
 			s.pure = false
 		}
-		if s.pure && !s.escape && c != '"' && (s.valueKey == "data" || s.valueKey == "blob") &&
-			len(line)-s.strStart >= s.runLimit() {
+		if s.pure && s.payload >= 0 && !s.escape && c != '"' && len(line)-s.payload >= s.runLimit() {
 			s.spill = newLargeDecoder()
-			for run := line[s.strStart:]; len(run) > 0; { // without the backslash of each `\/`
+			for run := line[s.payload:]; len(run) > 0; { // without the backslash of each `\/`
 				i := bytes.IndexByte(run, '\\')
 				if i < 0 {
 					s.spill.write(run)
@@ -381,7 +416,7 @@ func (s *lineSpiller) step(line []byte, c byte) []byte {
 				s.spill.write(run[:i])
 				run = run[i+1:]
 			}
-			line = line[:s.strStart]
+			line = line[:s.payload]
 			s.inString = false // the marker and the closing quote end it
 			s.lastString, s.expectColon = "", true
 		}
@@ -390,9 +425,15 @@ func (s *lineSpiller) step(line []byte, c byte) []byte {
 	switch c {
 	case '"':
 		s.inString, s.strStart, s.pure = true, len(line), true
-		s.valueKey = ""
+		s.valueKey, s.payload = "", -1
 		if s.afterColon {
 			s.valueKey = s.pendingKey
+		}
+		switch s.valueKey {
+		case "data", "blob":
+			s.payload = s.strStart
+		case "url", "image_url":
+			s.urlHead = true
 		}
 		s.afterColon, s.expectColon = false, false
 	case ':':

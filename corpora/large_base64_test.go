@@ -148,6 +148,7 @@ func FuzzLineSpiller(f *testing.F) {
 	f.Add([]byte(`{"type":"image","data":"iVBORw0KGgoAAAANSUhEUgAA","x":"y"}`), 3, 5)
 	f.Add([]byte(`{"resource":{"blob":"QUJD\/REVG==","mimeType":"image/png"}}`), 1, 4)
 	f.Add([]byte(`{"data" : "QUJDREVG\nQUJD", "data":["QUJDREVGSEhI"]}`), 7, 4)
+	f.Add([]byte(`{"image_url":{"url":"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAA"},"image_url":"DATA:a;BASE64,QUJDREVG"}`), 5, 6)
 	f.Fuzz(func(t *testing.T, line []byte, step, limit int) {
 		step, limit = 1+abs(step)%61, 4+abs(limit)%64
 		whole := (&lineSpiller{limit: limit}).feed(nil, line)
@@ -159,7 +160,7 @@ func FuzzLineSpiller(f *testing.F) {
 		if !bytes.Equal(cut, whole) {
 			t.Fatalf("chunks of %d give %q, the whole line %q", step, cut, whole)
 		}
-		if !bytes.Contains(line, []byte(`"data"`)) && !bytes.Contains(line, []byte(`"blob"`)) && !bytes.Equal(whole, line) {
+		if !bytes.Contains(line, []byte(`"data"`)) && !bytes.Contains(line, []byte(`"blob"`)) && !bytes.Contains(line, []byte(`url"`)) && !bytes.Equal(whole, line) {
 			t.Fatalf("a line with no payload member changed: %q → %q", line, whole)
 		}
 		if jwValid(line) && s.spill == nil && !jwValid(whole) {

@@ -407,6 +407,9 @@ func (w *armWalk) passImage(p *corpora.Part, msgIndex int, role corpora.Role) co
 	if img.Origin != "" {
 		rec.Source = img.Origin
 	}
+	if img.Large != nil {
+		return w.passLargeImage(p, rec)
+	}
 	pic := w.memo.picture(img.Data) // hashed once for its facts and its check
 	f := pic.describe()
 	rec.SHA256, rec.Width, rec.Height = f.sha256, f.width, f.height
