@@ -254,3 +254,46 @@ func TestChatboxLargePayloadStreamed(t *testing.T) {
 		t.Errorf("the session after the payload at byte %d, want %d (its offset in the file)", got, want)
 	}
 }
+
+// TestAPILogLargeImageStreamed: in an OpenAI chat, Responses or Anthropic request log, an
+// image payload over LargeBase64Bytes in one line (a data URL, a base64 source) is streamed
+// past while the line is read: the image part keeps its size, first bytes and digest, and the
+// rest of the line and the next line are read as usual.
+func TestAPILogLargeImageStreamed(t *testing.T) {
+	data, sum := largePicture(LargeBase64Bytes + 777)
+	b64 := base64.StdEncoding.EncodeToString(data)
+	for _, tt := range []struct {
+		format           Format
+		head, tail, next string
+	}{
+		{FormatOpenAIChat, `{"model":"m","messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"data:image/png;base64,`,
+			`"}},{"type":"text","text":"after"}]}]}` + "\n", `{"model":"m","messages":[{"role":"user","content":"next"}]}`},
+		{FormatOpenAIResponses, `{"model":"m","input":[{"role":"user","content":[{"type":"input_image","image_url":"data:image/png;base64,`,
+			`"},{"type":"input_text","text":"after"}]}]}` + "\n", `{"model":"m","input":"next"}`},
+		{FormatAnthropic, `{"model":"m","max_tokens":8,"messages":[{"role":"user","content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"`,
+			`"}},{"type":"text","text":"after"}]}]}` + "\n", `{"model":"m","max_tokens":8,"messages":[{"role":"user","content":"next"}]}`},
+	} {
+		src := io.MultiReader(strings.NewReader(tt.head), strings.NewReader(b64), strings.NewReader(tt.tail), strings.NewReader(tt.next))
+		var c Collector
+		if err := Read(context.Background(), "log.jsonl", src, tt.format, &c); err != nil {
+			t.Fatal(err)
+		}
+		if len(c.Conversations) != 2 || len(c.Problems) != 0 {
+			t.Fatalf("%s: %d conversations, problems %v", tt.format, len(c.Conversations), c.Problems)
+		}
+		parts := c.Conversations[0].Messages[0].Parts
+		if len(parts) != 2 || parts[0].Image == nil || parts[1].Text != "after" {
+			t.Fatalf("%s: parts %+v", tt.format, parts)
+		}
+		img := parts[0].Image
+		if img.Data != nil || img.Large == nil {
+			t.Fatalf("%s: the payload was held (%d bytes)", tt.format, len(img.Data))
+		}
+		if l := img.Large; l.Bytes != int64(len(data)) || l.SHA256 != hex.EncodeToString(sum[:]) || !bytes.Equal(l.Head, data[:LargeHeadBytes]) || l.Err != "" {
+			t.Errorf("%s: kept %d bytes, sha256 %s, err %q", tt.format, l.Bytes, l.SHA256, l.Err)
+		}
+		if got := len(c.Conversations[0].Messages[0].Raw); got > 2*LargeHeadBytes {
+			t.Errorf("%s: the message as kept is %d bytes", tt.format, got)
+		}
+	}
+}
