@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"io"
+	"runtime"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -262,17 +263,10 @@ func TestChatboxLargePayloadStreamed(t *testing.T) {
 func TestAPILogLargeImageStreamed(t *testing.T) {
 	data, sum := largePicture(LargeBase64Bytes + 777)
 	b64 := base64.StdEncoding.EncodeToString(data)
-	for _, tt := range []struct {
-		format           Format
-		head, tail, next string
-	}{
-		{FormatOpenAIChat, `{"model":"m","messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"data:image/png;base64,`,
-			`"}},{"type":"text","text":"after"}]}]}` + "\n", `{"model":"m","messages":[{"role":"user","content":"next"}]}`},
-		{FormatOpenAIResponses, `{"model":"m","input":[{"role":"user","content":[{"type":"input_image","image_url":"data:image/png;base64,`,
-			`"},{"type":"input_text","text":"after"}]}]}` + "\n", `{"model":"m","input":"next"}`},
-		{FormatAnthropic, `{"model":"m","max_tokens":8,"messages":[{"role":"user","content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"`,
-			`"}},{"type":"text","text":"after"}]}]}` + "\n", `{"model":"m","max_tokens":8,"messages":[{"role":"user","content":"next"}]}`},
-	} {
+	for _, tt := range largeRecordings {
+		if tt.format == FormatMCPJSONL || tt.format == FormatChatbox {
+			continue // TestLargePayloadStreamed, TestChatboxLargePayloadStreamed
+		}
 		src := io.MultiReader(strings.NewReader(tt.head), strings.NewReader(b64), strings.NewReader(tt.tail), strings.NewReader(tt.next))
 		var c Collector
 		if err := Read(context.Background(), "log.jsonl", src, tt.format, &c); err != nil {
@@ -294,6 +288,58 @@ func TestAPILogLargeImageStreamed(t *testing.T) {
 		}
 		if got := len(c.Conversations[0].Messages[0].Raw); got > 2*LargeHeadBytes {
 			t.Errorf("%s: the message as kept is %d bytes", tt.format, got)
+		}
+	}
+}
+
+// largeRecordings are one recording per format that streams a payload past: the JSON before
+// and after a tool's (or user's) picture in one line, and what follows the line.
+var largeRecordings = []struct {
+	format           Format
+	head, tail, next string
+}{
+	{FormatOpenAIChat, `{"model":"m","messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"data:image/png;base64,`,
+		`"}},{"type":"text","text":"after"}]}]}` + "\n", `{"model":"m","messages":[{"role":"user","content":"next"}]}`},
+	{FormatOpenAIResponses, `{"model":"m","input":[{"role":"user","content":[{"type":"input_image","image_url":"data:image/png;base64,`,
+		`"},{"type":"input_text","text":"after"}]}]}` + "\n", `{"model":"m","input":"next"}`},
+	{FormatAnthropic, `{"model":"m","max_tokens":8,"messages":[{"role":"user","content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"`,
+		`"}},{"type":"text","text":"after"}]}]}` + "\n", `{"model":"m","max_tokens":8,"messages":[{"role":"user","content":"next"}]}`},
+	{FormatMCPJSONL, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"shot","arguments":{}}}` + "\n" +
+		`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"image","mimeType":"image/png","data":"`, `"}]}}` + "\n", ""},
+	{FormatChatbox, `{"session:s1":{"id":"s1","name":"Shots","type":"chat","messages":[{"id":"u1","role":"user","contentParts":[{"type":"text","text":"shot"}]},` +
+		`{"id":"a1","role":"assistant","contentParts":[{"type":"tool-call","state":"result","toolCallId":"c1","toolName":"shot","args":{},` +
+		`"result":{"content":[{"type":"image","mimeType":"image/png","data":"`, `"}]}}]}]}}`, ""},
+}
+
+// TestLargePayloadMemoryFlat: in every format that streams a payload past, what a read
+// allocates does not grow with the payload past the size from which it is streamed: 40 MB more
+// of base64 cost less than 4 MB more (the bound of BenchmarkHugeLine's 1 GB line, at a size
+// for the unit tests).
+func TestLargePayloadMemoryFlat(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads 270 MB of base64 per format")
+	}
+	small, _ := largePicture(LargeBase64Bytes + 1<<20)
+	big, _ := largePicture(LargeBase64Bytes + 31<<20)
+	payloads := []string{base64.StdEncoding.EncodeToString(small), base64.StdEncoding.EncodeToString(big)}
+	for _, rec := range largeRecordings {
+		var allocs [2]uint64
+		for i, b64 := range payloads {
+			src := io.MultiReader(strings.NewReader(rec.head), strings.NewReader(b64), strings.NewReader(rec.tail), strings.NewReader(rec.next))
+			var c Collector
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			err := Read(context.Background(), "chatbox-exported-data.json", src, rec.format, &c)
+			runtime.ReadMemStats(&after)
+			if err != nil || len(c.Problems) != 0 || len(c.Conversations) == 0 {
+				t.Fatalf("%s: %v, problems %v", rec.format, err, c.Problems)
+			}
+			allocs[i] = after.TotalAlloc - before.TotalAlloc
+		}
+		t.Logf("%s: %d, %d", rec.format, allocs[0], allocs[1])
+		if grew := int64(allocs[1]) - int64(allocs[0]); grew > 4<<20 {
+			t.Errorf("%s: 40 MB more of base64 allocated %d bytes more (%d, %d)", rec.format, grew, allocs[0], allocs[1])
 		}
 	}
 }
