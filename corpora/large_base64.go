@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"hash"
+	"io"
 	"strconv"
 	"strings"
 )
@@ -191,16 +192,20 @@ func (d *largeDecoder) finish() *LargeBase64 {
 const spillActivate = 8 << 20
 
 // lineSpiller follows the JSON of one long line as it is read and streams the base64 of a
-// "data" or "blob" string member past largeBase64Chars characters through a largeDecoder,
-// writing in its place the marker parseLargeMarker reads back. Only whole strings of base64
-// characters (with `\/` escapes and `\n` / `\r` line breaks) are streamed.
+// "data" or "blob" string member, or of the payload of a base64 data URL in a "url" or
+// "image_url" member (OpenAI image parts), past largeBase64Chars characters through a
+// largeDecoder, writing in its place the marker parseLargeMarker reads back (after the data
+// URL's header). Only whole strings of base64 characters (with `\/` escapes and `\n` / `\r`
+// line breaks) are streamed.
 type lineSpiller struct {
 	// limit is the run length from which a payload is streamed (0: largeBase64Chars).
 	limit int
 
 	inString, escape bool
 	strStart         int  // where the current string's content starts in the line
-	pure             bool // the current string is base64 so far
+	payload          int  // where the current string's payload may start (-1: it holds none)
+	urlHead          bool // the current string is a URL whose header is being read
+	pure             bool // the current string's payload is base64 so far
 	valueKey         string
 	lastString       string // the last short string, a key when a ':' follows
 	expectColon      bool
@@ -209,7 +214,17 @@ type lineSpiller struct {
 
 	spill       *largeDecoder
 	spillEscape bool
+
+	// fed is the number of input bytes fed before the current chunk and dropped the number of
+	// output bytes cut from the front of the line (spillReader); shifts lists where each
+	// streamed payload's marker ends, in output and in input bytes.
+	fed, dropped int64
+	shifts       []spillShift
 }
+
+// spillShift pairs the end of a payload's stand-in in the output of a lineSpiller with the
+// end of the payload in its input (both at the closing quote).
+type spillShift struct{ out, in int64 }
 
 // feed appends chunk to line, streaming past what it must, and returns the line.
 func (s *lineSpiller) feed(line, chunk []byte) []byte {
@@ -241,13 +256,117 @@ func (s *lineSpiller) feed(line, chunk []byte) []byte {
 				continue
 			}
 			line = append(line, largeMarker(s.spill.finish())...)
+			s.shifts = append(s.shifts, spillShift{out: s.dropped + int64(len(line)), in: s.fed + int64(i)})
 			line = append(line, '"')
 			s.spill = nil
 			continue
 		}
+		if s.inString && !s.escape && !s.holds(len(line)) {
+			// inside a string that is neither a payload nor a key: copied up to its end
+			j := i
+			for j < len(chunk) && chunk[j] != '"' && chunk[j] != '\\' {
+				j++
+			}
+			line = append(line, chunk[i:j]...)
+			if i = j; i == len(chunk) {
+				break
+			}
+			c = chunk[i]
+		}
 		line = s.step(append(line, c), c)
 	}
+	s.fed += int64(len(chunk))
 	return line
+}
+
+// inputOffset maps an offset in the spiller's output to the offset of the same byte in its
+// input (a byte after a streamed payload's stand-in sits further on in the input).
+func (s *lineSpiller) inputOffset(out int64) int64 {
+	for i := len(s.shifts) - 1; i >= 0; i-- {
+		if sh := s.shifts[i]; sh.out <= out {
+			return out - sh.out + sh.in
+		}
+	}
+	return out
+}
+
+// spillReader reads JSON text from r with every large base64 payload (see lineSpiller)
+// replaced by its stand-in, holding no more than the JSON string being read: the reader of a
+// document that may carry a payload of any size in one line (a Chatbox backup) reads through
+// it, and finds such a payload as LargeBase64 where the MCP line readers do.
+type spillReader struct {
+	r   io.Reader
+	s   lineSpiller
+	in  []byte
+	out []byte // spilled output; out[pos:] not yet read
+	pos int
+	err error
+}
+
+func newSpillReader(r io.Reader) *spillReader {
+	return &spillReader{r: r, in: make([]byte, 64<<10)}
+}
+
+// Read gives the spilled text, up to the start of a string that may still be streamed past.
+func (sr *spillReader) Read(p []byte) (int, error) {
+	for {
+		// Everything before an open string is final; the open string stays while the spiller
+		// may yet cut it where a payload starts or read it as a key (at the end of the input it
+		// goes as it is).
+		ready := len(sr.out)
+		if sr.s.holds(len(sr.out)) && sr.err == nil {
+			ready = sr.s.strStart
+		}
+		if ready > sr.pos {
+			n := copy(p, sr.out[sr.pos:ready])
+			sr.pos += n
+			return n, nil
+		}
+		if sr.err != nil {
+			return 0, sr.err
+		}
+		if sr.pos > 0 && sr.pos >= len(sr.out)-sr.pos { // drop what was read, at most as much as is kept moves
+			sr.out = sr.out[:copy(sr.out, sr.out[sr.pos:])]
+			sr.s.drop(sr.pos)
+			sr.pos = 0
+		}
+		n, err := sr.r.Read(sr.in)
+		sr.out = sr.s.feed(sr.out, sr.in[:n])
+		sr.err = err
+		if sr.s.spill != nil && cap(sr.out) > 1<<20 && cap(sr.out) > 4*len(sr.out) {
+			// the buffer that held the payload's start is not kept while the rest streams by
+			sr.out = append(make([]byte, 0, len(sr.out)+64<<10), sr.out...)
+		}
+	}
+}
+
+// inputOffset maps an offset in what Read gave to the offset in r (a nil spillReader gives r
+// as it is).
+func (sr *spillReader) inputOffset(out int64) int64 {
+	if sr == nil {
+		return out
+	}
+	return sr.s.inputOffset(out)
+}
+
+// drop says that the first n bytes of the line were cut off (spillReader).
+func (s *lineSpiller) drop(n int) {
+	s.dropped += int64(n)
+	s.strStart -= n
+	if s.payload >= 0 {
+		s.payload -= n
+	}
+}
+
+// holds says whether the string open in a line of length n must stay in the line: it may
+// yet be streamed past, or be a key (a short string is read back when it ends).
+func (s *lineSpiller) holds(n int) bool {
+	return s.inString && (n-s.strStart <= 16 || s.urlHead || s.payload >= 0 && s.pure)
+}
+
+// isBase64DataURLHead says whether h is the header of a base64 data URL ("data:…;base64").
+func isBase64DataURLHead(h []byte) bool {
+	return len(h) >= 12 && bytes.EqualFold(h[:5], []byte("data:")) && bytes.EqualFold(h[len(h)-7:], []byte(";base64"))
 }
 
 func (s *lineSpiller) runLimit() int {
@@ -265,25 +384,39 @@ func (s *lineSpiller) step(line []byte, c byte) []byte {
 		case s.escape:
 			s.escape = false
 			if c != '/' {
-				s.pure = false
+				s.pure, s.urlHead = false, false
 			}
 		case c == '\\':
 			s.escape = true
 		case c == '"':
-			s.inString = false
+			s.inString, s.urlHead = false, false
 			s.lastString = ""
-			if content := line[s.strStart : len(line)-1]; len(content) <= 16 {
+			if content := line[max(s.strStart, 0) : len(line)-1]; s.strStart >= 0 && len(content) <= 16 {
 				s.lastString = string(content)
 			}
 			s.expectColon = true
+		case s.urlHead:
+			if c == ',' && isBase64DataURLHead(line[s.strStart:len(line)-1]) {
+				s.payload, s.pure = len(line), true
+			}
+			if c == ',' || len(line)-s.strStart > 256 {
+				s.urlHead = false
+			}
 		case !isB64Char(c) && c != '=':
 			s.pure = false
 		}
-		if s.pure && !s.escape && c != '"' && (s.valueKey == "data" || s.valueKey == "blob") &&
-			len(line)-s.strStart >= s.runLimit() {
+		if s.pure && s.payload >= 0 && !s.escape && c != '"' && len(line)-s.payload >= s.runLimit() {
 			s.spill = newLargeDecoder()
-			s.spill.write(bytes.ReplaceAll(line[s.strStart:], []byte(`\/`), []byte("/")))
-			line = line[:s.strStart]
+			for run := line[s.payload:]; len(run) > 0; { // without the backslash of each `\/`
+				i := bytes.IndexByte(run, '\\')
+				if i < 0 {
+					s.spill.write(run)
+					break
+				}
+				s.spill.write(run[:i])
+				run = run[i+1:]
+			}
+			line = line[:s.payload]
 			s.inString = false // the marker and the closing quote end it
 			s.lastString, s.expectColon = "", true
 		}
@@ -292,9 +425,15 @@ func (s *lineSpiller) step(line []byte, c byte) []byte {
 	switch c {
 	case '"':
 		s.inString, s.strStart, s.pure = true, len(line), true
-		s.valueKey = ""
+		s.valueKey, s.payload = "", -1
 		if s.afterColon {
 			s.valueKey = s.pendingKey
+		}
+		switch s.valueKey {
+		case "data", "blob":
+			s.payload = s.strStart
+		case "url", "image_url":
+			s.urlHead = true
 		}
 		s.afterColon, s.expectColon = false, false
 	case ':':
@@ -307,4 +446,25 @@ func (s *lineSpiller) step(line []byte, c byte) []byte {
 		s.expectColon, s.afterColon = false, false
 	}
 	return line
+}
+
+// recordedLen is the length a JSON value had in its file: len(raw), with the base64 characters
+// of each payload streamed past (LargeBase64.Chars) in place of its stand-in.
+func recordedLen(raw []byte) int64 {
+	n := int64(len(raw))
+	start := []byte(`\u0000` + largeMarkerPrefix()[1:])
+	for {
+		i := bytes.Index(raw, start)
+		if i < 0 {
+			return n
+		}
+		end := bytes.IndexByte(raw[i:], '"')
+		if end < 0 {
+			return n
+		}
+		if l, ok := parseLargeMarker("\x00" + string(raw[i+6:i+end])); ok {
+			n += l.Chars - int64(end)
+		}
+		raw = raw[i+end:]
+	}
 }

@@ -7,8 +7,10 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"io"
+	"runtime"
 	"strings"
 	"testing"
+	"testing/iotest"
 )
 
 // largePayloadReader streams an MCP transcript whose result line carries n bytes of a seeded
@@ -33,16 +35,21 @@ func largePayloadReader(data []byte, escaped, claudeLog bool) io.Reader {
 			base64.StdEncoding.EncodeToString(data[:1000])+`"}}]}}`+suffix+"\n"))
 }
 
-// TestLargePayloadStreamed: a picture whose decoded size is over LargeBase64Bytes in one JSON
-// line is streamed past while the line is read: its size, first bytes and digest are kept, and
-// the rest of the line is read as usual (peak memory: BenchmarkHugeLine in cmd/cli).
-func TestLargePayloadStreamed(t *testing.T) {
-	data := make([]byte, LargeBase64Bytes+12345)
+// largePicture returns n bytes that start as a PNG and follow a pattern, and their sha256.
+func largePicture(n int) ([]byte, [sha256.Size]byte) {
+	data := make([]byte, n)
 	copy(data, "\x89PNG\r\n\x1a\n")
 	for i := 8; i < len(data); i++ {
 		data[i] = byte(i*7 + i>>9)
 	}
-	sum := sha256.Sum256(data)
+	return data, sha256.Sum256(data)
+}
+
+// TestLargePayloadStreamed: a picture whose decoded size is over LargeBase64Bytes in one JSON
+// line is streamed past while the line is read: its size, first bytes and digest are kept, and
+// the rest of the line is read as usual (peak memory: BenchmarkHugeLine in cmd/cli).
+func TestLargePayloadStreamed(t *testing.T) {
+	data, sum := largePicture(LargeBase64Bytes + 12345)
 	for _, tt := range []struct{ escaped, claudeLog bool }{{false, false}, {true, false}, {false, true}} {
 		escaped := tt.escaped
 		format := FormatMCPJSONL
@@ -142,6 +149,7 @@ func FuzzLineSpiller(f *testing.F) {
 	f.Add([]byte(`{"type":"image","data":"iVBORw0KGgoAAAANSUhEUgAA","x":"y"}`), 3, 5)
 	f.Add([]byte(`{"resource":{"blob":"QUJD\/REVG==","mimeType":"image/png"}}`), 1, 4)
 	f.Add([]byte(`{"data" : "QUJDREVG\nQUJD", "data":["QUJDREVGSEhI"]}`), 7, 4)
+	f.Add([]byte(`{"image_url":{"url":"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAA"},"image_url":"DATA:a;BASE64,QUJDREVG"}`), 5, 6)
 	f.Fuzz(func(t *testing.T, line []byte, step, limit int) {
 		step, limit = 1+abs(step)%61, 4+abs(limit)%64
 		whole := (&lineSpiller{limit: limit}).feed(nil, line)
@@ -153,11 +161,185 @@ func FuzzLineSpiller(f *testing.F) {
 		if !bytes.Equal(cut, whole) {
 			t.Fatalf("chunks of %d give %q, the whole line %q", step, cut, whole)
 		}
-		if !bytes.Contains(line, []byte(`"data"`)) && !bytes.Contains(line, []byte(`"blob"`)) && !bytes.Equal(whole, line) {
+		if !bytes.Contains(line, []byte(`"data"`)) && !bytes.Contains(line, []byte(`"blob"`)) && !bytes.Contains(line, []byte(`url"`)) && !bytes.Equal(whole, line) {
 			t.Fatalf("a line with no payload member changed: %q → %q", line, whole)
 		}
 		if jwValid(line) && s.spill == nil && !jwValid(whole) {
 			t.Fatalf("valid JSON %q became %q", line, whole)
 		}
 	})
+}
+
+// FuzzSpillReader: read through a spillReader in reads of any size, a document comes out as the
+// spiller writes it whole, and every byte outside a payload's stand-in maps back to the same
+// byte of the input (inputOffset).
+func FuzzSpillReader(f *testing.F) {
+	f.Add([]byte(`{"a":[{"type":"image","data":"iVBORw0KGgoAAAANSUhEUgAA"},{"data":"QUJDREVGR0hJSktM","x":"tail"}]}`), 3, 5)
+	f.Add([]byte(`{"resource":{"blob":"QUJD\/REVG==","mimeType":"image/png"}, "k":"a long string that is no key"}`), 1, 4)
+	f.Fuzz(func(t *testing.T, doc []byte, step, limit int) {
+		step, limit = 1+abs(step)%61, 4+abs(limit)%64
+		whole := (&lineSpiller{limit: limit}).feed(nil, doc)
+		sr := newSpillReader(iotest.OneByteReader(bytes.NewReader(doc)))
+		sr.s.limit = limit
+		var got []byte
+		buf := make([]byte, step)
+		for {
+			n, err := sr.Read(buf)
+			got = append(got, buf[:n]...)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !bytes.Equal(got, whole) {
+			t.Fatalf("read in %d-byte reads: %q, the spiller whole: %q", step, got, whole)
+		}
+		marker := []byte(`\u0000` + largeMarkerPrefix()[1:])
+		for o := 0; o < len(got); o++ {
+			if bytes.HasPrefix(got[o:], marker) { // skip the stand-in, up to its closing quote
+				o += bytes.IndexByte(got[o:], '"')
+			}
+			if in := sr.inputOffset(int64(o)); in >= int64(len(doc)) || doc[in] != got[o] {
+				t.Fatalf("output byte %d (%q) maps to input byte %d of %q", o, got[o], in, doc)
+			}
+		}
+	})
+}
+
+// TestChatboxLargePayloadStreamed: a Chatbox backup whose tool result carries a picture over
+// LargeBase64Bytes is read without holding it: the block keeps its size, first bytes and
+// digest, the sessions after it are read with the offsets of the file, and a conversation's
+// size is that of its messages in the file.
+func TestChatboxLargePayloadStreamed(t *testing.T) {
+	data, sum := largePicture(LargeBase64Bytes + 4321)
+	b64 := base64.StdEncoding.EncodeToString(data)
+	msg := func(id, parts string) string {
+		return `{"id":"` + id + `","role":"assistant","contentParts":[` + parts + `]}`
+	}
+	big := msg("a1", `{"type":"tool-call","state":"result","toolCallId":"c1","toolName":"shot","args":{},`+
+		`"result":{"content":[{"type":"text","text":"the screen"},{"type":"image","mimeType":"image/png","data":"`+b64+`"}]}}`)
+	user := `{"id":"u1","role":"user","contentParts":[{"type":"text","text":"take a screenshot"}]}`
+	second := `"session:s2":{"id":"s2","name":"Later","type":"chat","messages":[` + user + `]}`
+	doc := `{"session:s1":{"id":"s1","name":"Shots","type":"chat","messages":[` + user + `,` + big + `]},` + second + `}`
+	var c Collector
+	if err := Read(context.Background(), "chatbox-exported-data.json", strings.NewReader(doc), FormatChatbox, &c); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Conversations) != 2 || len(c.Problems) != 0 {
+		t.Fatalf("%d conversations, problems %v", len(c.Conversations), c.Problems)
+	}
+	first := c.Conversations[0]
+	var res *CallToolResult
+	for _, m := range first.Messages {
+		for _, p := range m.Parts {
+			if p.ToolResult != nil {
+				res = p.ToolResult.MCP
+			}
+		}
+	}
+	if res == nil || len(res.Content) != 2 || res.Content[1].Large == nil || res.Content[1].Data != "" {
+		t.Fatalf("the picture was not streamed past: %+v", res)
+	}
+	if l := res.Content[1].Large; l.Bytes != int64(len(data)) || l.SHA256 != hex.EncodeToString(sum[:]) || !bytes.Equal(l.Head, data[:LargeHeadBytes]) || l.Err != "" {
+		t.Errorf("kept %d bytes, sha256 %s, err %q", l.Bytes, l.SHA256, l.Err)
+	}
+	if want := int64(strings.Index(doc, second) - 1 - len(`{"session:s1":`)); first.Bytes != want {
+		t.Errorf("conversation bytes %d, want %d (the session as recorded)", first.Bytes, want)
+	}
+	if got, want := first.Source.Offset, int64(len(`{"session:s1"`)); got != want {
+		t.Errorf("the first session at byte %d, want %d", got, want)
+	}
+	if got, want := c.Conversations[1].Source.Offset, int64(strings.Index(doc, second)+len(`"session:s2"`)); got != want {
+		t.Errorf("the session after the payload at byte %d, want %d (its offset in the file)", got, want)
+	}
+}
+
+// TestAPILogLargeImageStreamed: in an OpenAI chat, Responses or Anthropic request log, an
+// image payload over LargeBase64Bytes in one line (a data URL, a base64 source) is streamed
+// past while the line is read: the image part keeps its size, first bytes and digest, and the
+// rest of the line and the next line are read as usual.
+func TestAPILogLargeImageStreamed(t *testing.T) {
+	data, sum := largePicture(LargeBase64Bytes + 777)
+	b64 := base64.StdEncoding.EncodeToString(data)
+	for _, tt := range largeRecordings {
+		if tt.format == FormatMCPJSONL || tt.format == FormatChatbox {
+			continue // TestLargePayloadStreamed, TestChatboxLargePayloadStreamed
+		}
+		src := io.MultiReader(strings.NewReader(tt.head), strings.NewReader(b64), strings.NewReader(tt.tail), strings.NewReader(tt.next))
+		var c Collector
+		if err := Read(context.Background(), "log.jsonl", src, tt.format, &c); err != nil {
+			t.Fatal(err)
+		}
+		if len(c.Conversations) != 2 || len(c.Problems) != 0 {
+			t.Fatalf("%s: %d conversations, problems %v", tt.format, len(c.Conversations), c.Problems)
+		}
+		parts := c.Conversations[0].Messages[0].Parts
+		if len(parts) != 2 || parts[0].Image == nil || parts[1].Text != "after" {
+			t.Fatalf("%s: parts %+v", tt.format, parts)
+		}
+		img := parts[0].Image
+		if img.Data != nil || img.Large == nil {
+			t.Fatalf("%s: the payload was held (%d bytes)", tt.format, len(img.Data))
+		}
+		if l := img.Large; l.Bytes != int64(len(data)) || l.SHA256 != hex.EncodeToString(sum[:]) || !bytes.Equal(l.Head, data[:LargeHeadBytes]) || l.Err != "" {
+			t.Errorf("%s: kept %d bytes, sha256 %s, err %q", tt.format, l.Bytes, l.SHA256, l.Err)
+		}
+		if got := len(c.Conversations[0].Messages[0].Raw); got > 2*LargeHeadBytes {
+			t.Errorf("%s: the message as kept is %d bytes", tt.format, got)
+		}
+	}
+}
+
+// largeRecordings are one recording per format that streams a payload past: the JSON before
+// and after a tool's (or user's) picture in one line, and what follows the line.
+var largeRecordings = []struct {
+	format           Format
+	head, tail, next string
+}{
+	{FormatOpenAIChat, `{"model":"m","messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"data:image/png;base64,`,
+		`"}},{"type":"text","text":"after"}]}]}` + "\n", `{"model":"m","messages":[{"role":"user","content":"next"}]}`},
+	{FormatOpenAIResponses, `{"model":"m","input":[{"role":"user","content":[{"type":"input_image","image_url":"data:image/png;base64,`,
+		`"},{"type":"input_text","text":"after"}]}]}` + "\n", `{"model":"m","input":"next"}`},
+	{FormatAnthropic, `{"model":"m","max_tokens":8,"messages":[{"role":"user","content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"`,
+		`"}},{"type":"text","text":"after"}]}]}` + "\n", `{"model":"m","max_tokens":8,"messages":[{"role":"user","content":"next"}]}`},
+	{FormatMCPJSONL, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"shot","arguments":{}}}` + "\n" +
+		`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"image","mimeType":"image/png","data":"`, `"}]}}` + "\n", ""},
+	{FormatChatbox, `{"session:s1":{"id":"s1","name":"Shots","type":"chat","messages":[{"id":"u1","role":"user","contentParts":[{"type":"text","text":"shot"}]},` +
+		`{"id":"a1","role":"assistant","contentParts":[{"type":"tool-call","state":"result","toolCallId":"c1","toolName":"shot","args":{},` +
+		`"result":{"content":[{"type":"image","mimeType":"image/png","data":"`, `"}]}}]}]}}`, ""},
+}
+
+// TestLargePayloadMemoryFlat: in every format that streams a payload past, what a read
+// allocates does not grow with the payload past the size from which it is streamed: 40 MB more
+// of base64 cost less than 4 MB more (the bound of BenchmarkHugeLine's 1 GB line, at a size
+// for the unit tests).
+func TestLargePayloadMemoryFlat(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads 270 MB of base64 per format")
+	}
+	small, _ := largePicture(LargeBase64Bytes + 1<<20)
+	big, _ := largePicture(LargeBase64Bytes + 31<<20)
+	payloads := []string{base64.StdEncoding.EncodeToString(small), base64.StdEncoding.EncodeToString(big)}
+	for _, rec := range largeRecordings {
+		var allocs [2]uint64
+		for i, b64 := range payloads {
+			src := io.MultiReader(strings.NewReader(rec.head), strings.NewReader(b64), strings.NewReader(rec.tail), strings.NewReader(rec.next))
+			var c Collector
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			err := Read(context.Background(), "chatbox-exported-data.json", src, rec.format, &c)
+			runtime.ReadMemStats(&after)
+			if err != nil || len(c.Problems) != 0 || len(c.Conversations) == 0 {
+				t.Fatalf("%s: %v, problems %v", rec.format, err, c.Problems)
+			}
+			allocs[i] = after.TotalAlloc - before.TotalAlloc
+		}
+		t.Logf("%s: %d, %d", rec.format, allocs[0], allocs[1])
+		if grew := int64(allocs[1]) - int64(allocs[0]); grew > 4<<20 {
+			t.Errorf("%s: 40 MB more of base64 allocated %d bytes more (%d, %d)", rec.format, grew, allocs[0], allocs[1])
+		}
+	}
 }

@@ -174,9 +174,12 @@ const (
 
 // Image is a picture whose bytes are in the recording.
 type Image struct {
-	Data         []byte `json:"-"`                       // decoded bytes
-	DeclaredType string `json:"declared_type,omitempty"` // the label the client gave (never trusted)
-	Origin       Origin `json:"origin"`
+	Data []byte `json:"-"` // decoded bytes
+	// Large stands for Data when the base64 was streamed past while reading (over
+	// LargeBase64Bytes decoded): Data is then nil.
+	Large        *LargeBase64 `json:"large,omitempty"`
+	DeclaredType string       `json:"declared_type,omitempty"` // the label the client gave (never trusted)
+	Origin       Origin       `json:"origin"`
 	// Encoding says how the bytes were carried: "data-url", "base64" (a bare base64 field).
 	Encoding string `json:"encoding,omitempty"`
 	// Detail is an OpenAI image_url detail setting, if any.

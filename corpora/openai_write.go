@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"io"
 	"strings"
 )
@@ -171,6 +172,9 @@ func (d *chatDumper) message(m *Message) {
 
 // image writes an image_url part whose URL is the picture's data URL.
 func (d *chatDumper) image(img *Image) {
+	if img.Large != nil && d.err == nil { // its bytes were not kept
+		d.err = fmt.Errorf("an image of %d bytes was read past, not kept: it cannot be written", img.Large.Bytes)
+	}
 	mime := SniffImage(img.Data)
 	if mime == "" {
 		mime = strings.ToLower(strings.TrimSpace(strings.SplitN(img.DeclaredType, ";", 2)[0]))

@@ -3,6 +3,7 @@ package corpora
 import (
 	"bytes"
 	"context"
+	"io"
 	"strings"
 	"testing"
 )
@@ -32,5 +33,16 @@ func TestWriteOpenAIMessageReasoningContent(t *testing.T) {
 	}
 	if strings.Contains(out, "not read by llama-server") {
 		t.Errorf("a \"reasoning\" key written: %s", out)
+	}
+}
+
+// TestWriteOpenAIChatLargeImage: an image whose bytes were streamed past while reading cannot
+// be written back; the writer says so instead of writing an empty data URL.
+func TestWriteOpenAIChatLargeImage(t *testing.T) {
+	msgs := []Message{{Role: RoleUser, Parts: []Part{{Kind: PartImage, Image: &Image{DeclaredType: "image/png",
+		Large: &LargeBase64{Chars: 80_000_000, Bytes: 60_000_000}}}}}}
+	err := WriteOpenAIChat(io.Discard, msgs)
+	if err == nil || !strings.Contains(err.Error(), "60000000 bytes was read past") {
+		t.Errorf("err = %v", err)
 	}
 }

@@ -35,19 +35,28 @@ func sniffChatbox(f fileHead) bool {
 // Pointer from the document root (/session:<id>/messages/3/contentParts/1/result/content/0).
 func readChatbox(ctx context.Context, name string, r io.Reader, e Emitter) error {
 	src := &chatboxErrReader{r: r}
+	// A backup is one line: a tool's picture too large to keep (LargeBase64Bytes) is streamed
+	// past, as in an MCP transcript, so the decoder never holds it. A file too short to hold
+	// one is read as it is.
+	var spilled *spillReader
 	dec := json.NewDecoder(src)
+	if sr, ok := r.(*sizedReader); !ok || sr.left >= largeBase64Chars {
+		spilled = newSpillReader(src)
+		dec = json.NewDecoder(spilled)
+	}
+	offset := func() int64 { return spilled.inputOffset(dec.InputOffset()) }
 	rd := &chatboxReader{name: name, e: e, titles: map[string]string{}, ids: map[string]int{}}
 	fail := func(err error) error {
 		if src.err != nil {
-			return &ReadError{Loc: Location{File: name, Offset: dec.InputOffset()}, Err: fmt.Errorf("read: %w", src.err)}
+			return &ReadError{Loc: Location{File: name, Offset: offset()}, Err: fmt.Errorf("read: %w", src.err)}
 		}
 		if err == io.EOF {
 			err = io.ErrUnexpectedEOF
 		}
-		off := dec.InputOffset()
+		off := offset()
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
-			off = se.Offset
+			off = spilled.inputOffset(se.Offset)
 		}
 		e.Problem(&ReadError{Loc: Location{File: name, Offset: off}, Err: fmt.Errorf("the Chatbox backup is not valid JSON (at byte %d; conversations before it were read): %w", off, err)})
 		return nil
@@ -62,14 +71,14 @@ func readChatbox(ctx context.Context, name string, r io.Reader, e Emitter) error
 	}
 	for dec.More() {
 		if err := ctx.Err(); err != nil {
-			return &ReadError{Loc: Location{File: name, Offset: dec.InputOffset()}, Err: err}
+			return &ReadError{Loc: Location{File: name, Offset: offset()}, Err: err}
 		}
 		tok, err := dec.Token()
 		if err != nil {
 			return fail(err)
 		}
 		key, _ := tok.(string)
-		loc := Location{File: name, Offset: dec.InputOffset()}.Child(key)
+		loc := Location{File: name, Offset: offset()}.Child(key)
 		switch {
 		case strings.HasPrefix(key, "session:"):
 			var raw json.RawMessage
@@ -221,7 +230,7 @@ func (rd *chatboxReader) session(raw json.RawMessage, loc Location, keyID string
 		return nil
 	}
 	w := rd.newSessionWalk(sess, loc)
-	if err := w.emit(w.baseID, w.title, w.main, w.main.messages, loc, int64(len(raw)), w.main.notes); err != nil {
+	if err := w.emit(w.baseID, w.title, w.main, w.main.messages, loc, recordedLen(raw), w.main.notes); err != nil {
 		return err
 	}
 	if err := w.threads(); err != nil {
@@ -471,7 +480,7 @@ func (rd *chatboxReader) convertList(raws []json.RawMessage, loc Location) *chat
 	l := &chatboxList{}
 	counts := map[string]int{}
 	for i, raw := range raws {
-		l.bytes += int64(len(raw))
+		l.bytes += recordedLen(raw)
 		mloc := loc.Child(i)
 		var m chatboxMessage
 		if err := json.Unmarshal(raw, &m); err != nil {

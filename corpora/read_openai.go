@@ -88,7 +88,9 @@ func (e *apiLineTooLongError) Error() string {
 // unused capacity is never written, so never resident). When the input says how many bytes
 // are left (a regular file: sizedReader) and the line is past apiMaxScratch, or the rest is
 // at most 8 times what is read, the buffer is made once of that size (capped at the record
-// cap), so a huge line is copied once and held once.
+// cap), so a huge line is copied once and held once. A line past spillActivate is followed as
+// JSON (lineSpiller, in place): an image payload over LargeBase64Bytes is streamed past and a
+// stand-in kept, and a buffer left mostly empty by that is not kept.
 func (rd *apiLogReader) readLine(br *bufio.Reader) ([]byte, error) {
 	chunk, err := br.ReadSlice('\n')
 	if !errors.Is(err, bufio.ErrBufferFull) {
@@ -98,9 +100,11 @@ func (rd *apiLogReader) readLine(br *bufio.Reader) ([]byte, error) {
 		return append([]byte(nil), chunk...), err
 	}
 	buf := rd.lineScratch[:0]
-	rd.lineScratch = nil // given back below when it stays the scratch
+	rd.lineScratch = nil     // given back below when it stays the scratch
+	total := 0               // bytes of the line read
+	var spiller *lineSpiller // set once the line is long enough to hold a large payload
 	for {
-		if len(buf)+len(chunk) > rd.maxRecord {
+		if total += len(chunk); total > rd.maxRecord {
 			for errors.Is(err, bufio.ErrBufferFull) {
 				_, err = br.ReadSlice('\n')
 			}
@@ -123,12 +127,27 @@ func (rd *apiLogReader) readLine(br *bufio.Reader) ([]byte, error) {
 			copy(grown, buf)
 			buf = grown
 		}
-		buf = append(buf, chunk...)
+		switch {
+		case spiller != nil:
+			buf = spiller.feed(buf, chunk)
+		case len(buf)+len(chunk) > spillActivate:
+			// From here on the line is followed as JSON, and an image's payload over
+			// LargeBase64Bytes is streamed past (as in an MCP transcript).
+			// In place: the spiller never writes past what it has read.
+			spiller = &lineSpiller{}
+			buf = spiller.feed(spiller.feed(buf[:0], buf), chunk)
+		default:
+			buf = append(buf, chunk...)
+		}
 		if errors.Is(err, bufio.ErrBufferFull) {
 			chunk, err = br.ReadSlice('\n')
 			continue
 		}
-		if cap(buf) > apiOwnLine {
+		if spiller != nil && cap(buf) > apiOwnLine && cap(buf) > 4*len(buf) {
+			// a payload was streamed past: the buffer sized for the whole line is not kept
+			return append(make([]byte, 0, len(buf)), buf...), err
+		}
+		if cap(buf) > apiOwnLine || spiller != nil {
 			return buf, err
 		}
 		rd.lineScratch = buf[:0]
@@ -471,6 +490,9 @@ func (p *apiParse) imageURL(urlNode jwNode, origin Origin, detail string) (Part,
 		return Part{}, rerr
 	}
 	if d, ok := jwParseDataURL(u); ok {
+		if l, ok := parseLargeMarker(string(d.Payload)); ok && d.Base64 {
+			return p.largeImage(urlNode, l, &Image{DeclaredType: d.MediaType, Origin: origin, Encoding: "data-url", Detail: detail}, "image data URL", "undecodable data URL")
+		}
 		data, err := d.decode()
 		if err != nil {
 			p.problems = append(p.problems, urlNode.errorf("image data URL: %v", err))
@@ -493,6 +515,9 @@ func (p *apiParse) base64Image(dataNode jwNode, mediaType string, origin Origin)
 	if rerr != nil {
 		return Part{}, rerr
 	}
+	if l, ok := parseLargeMarker(string(b)); ok {
+		return p.largeImage(dataNode, l, &Image{DeclaredType: mediaType, Origin: origin, Encoding: "base64"}, "image data", "undecodable base64 image")
+	}
 	data, err := jwDecodeBase64(b)
 	if err != nil {
 		p.problems = append(p.problems, dataNode.errorf("image data: %v", err))
@@ -500,6 +525,18 @@ func (p *apiParse) base64Image(dataNode jwNode, mediaType string, origin Origin)
 	}
 	img := &Image{Data: data, DeclaredType: mediaType, Origin: origin, Encoding: "base64"}
 	return Part{Kind: PartImage, Image: img, Loc: dataNode.loc}, nil
+}
+
+// largeImage is the image part of a payload streamed past while the line was read (l): img
+// with l standing for its bytes, or, when l cannot be decoded, a located problem (what: the
+// field) and an opaque part (note).
+func (p *apiParse) largeImage(n jwNode, l *LargeBase64, img *Image, what, note string) (Part, *ReadError) {
+	if l.Err != "" {
+		p.problems = append(p.problems, n.errorf("%s: %s", what, l.Err))
+		return p.opaqueNoted(n, note), nil
+	}
+	img.Large = l
+	return Part{Kind: PartImage, Image: img, Loc: n.loc}, nil
 }
 
 // apiTextPart returns a text part, or false for an empty string.

@@ -26,26 +26,51 @@ type Emitter interface {
 type ReaderFunc func(ctx context.Context, name string, r io.Reader, e Emitter) error
 
 // formatSpec is one format strata-eval reads: its name, how a file of it looks (each reader's
-// file owns its sniff) and its reader.
+// file owns its sniff), its reader and its properties.
 type formatSpec struct {
 	format Format
 	sniff  func(f fileHead) bool
 	read   ReaderFunc
+	// sized: the reader is given a sizedReader when the input knows its size (a huge record
+	// is read into one buffer of the size left, or a payload is looked for only where one fits).
+	sized bool
+	// stringifiesMCP: the client that records this format ran MCP itself and sent each MCP
+	// result to the model as the string it made of it (ToolResult.Text), as a Vercel-AI-SDK
+	// client does; the replay's "auto" MCP delivery follows it.
+	stringifiesMCP bool
 }
 
 // formatTable is the one table of formats, in the order detection tries them: the first whose
-// sniff says yes is the file's format. Formats, ReaderFor, ParseFormat and Detect all read it.
+// sniff says yes is the file's format. Formats, ReaderFor, ParseFormat, Detect, Read and
+// StringifiesMCP all read it.
 func formatTable() []formatSpec {
 	return []formatSpec{
-		{FormatHTTPRR, sniffHTTPRR, readHTTPRR},
-		{FormatChatbox, sniffChatbox, readChatbox},
-		{FormatClaudeDesktopLog, sniffClaudeDesktopLog, readClaudeDesktopLog},
-		{FormatMCPInspector, sniffMCPInspector, readMCPInspector},
-		{FormatMCPJSONL, sniffMCPJSONL, readMCPJSONL},
-		{FormatOpenAIResponses, sniffOpenAIResponses, readOpenAIResponses},
-		{FormatAnthropic, sniffAnthropic, readAnthropic},
-		{FormatOpenAIChat, sniffOpenAIChat, readOpenAIChat},
+		{format: FormatHTTPRR, sniff: sniffHTTPRR, read: readHTTPRR},
+		{format: FormatChatbox, sniff: sniffChatbox, read: readChatbox, sized: true, stringifiesMCP: true},
+		{format: FormatClaudeDesktopLog, sniff: sniffClaudeDesktopLog, read: readClaudeDesktopLog},
+		{format: FormatMCPInspector, sniff: sniffMCPInspector, read: readMCPInspector},
+		{format: FormatMCPJSONL, sniff: sniffMCPJSONL, read: readMCPJSONL},
+		{format: FormatOpenAIResponses, sniff: sniffOpenAIResponses, read: readOpenAIResponses, sized: true},
+		{format: FormatAnthropic, sniff: sniffAnthropic, read: readAnthropic, sized: true},
+		{format: FormatOpenAIChat, sniff: sniffOpenAIChat, read: readOpenAIChat, sized: true},
 	}
+}
+
+// specOf returns the table's entry for f (false for a format it does not hold).
+func specOf(f Format) (formatSpec, bool) {
+	for _, spec := range formatTable() {
+		if spec.format == f {
+			return spec, true
+		}
+	}
+	return formatSpec{}, false
+}
+
+// StringifiesMCP says whether the client that records format f sends an MCP result to the
+// model as the string it made of it (ToolResult.Text), not as its blocks.
+func StringifiesMCP(f Format) bool {
+	spec, _ := specOf(f)
+	return spec.stringifiesMCP
 }
 
 // Formats lists every format in the order detection tries them.
@@ -59,10 +84,8 @@ func Formats() []Format {
 
 // ReaderFor returns the reader of a format.
 func ReaderFor(f Format) (ReaderFunc, error) {
-	for _, spec := range formatTable() {
-		if spec.format == f {
-			return spec.read, nil
-		}
+	if spec, ok := specOf(f); ok {
+		return spec.read, nil
 	}
 	return nil, fmt.Errorf("unknown format %q (known: %s)", f, FormatList())
 }
@@ -221,22 +244,23 @@ func Read(ctx context.Context, name string, r io.Reader, format Format, e Emitte
 			return &ReadError{Loc: Location{File: name}, Err: err}
 		}
 	}
-	read, err := ReaderFor(format)
-	if err != nil {
+	spec, ok := specOf(format)
+	if !ok {
+		_, err := ReaderFor(format)
 		return &ReadError{Loc: Location{File: name}, Err: err}
 	}
 	var src io.Reader = br
-	switch format {
-	case FormatOpenAIChat, FormatOpenAIResponses, FormatAnthropic:
+	if spec.sized {
 		if left := bytesLeft(r); left >= 0 {
 			src = &sizedReader{r: br, left: left + int64(br.Buffered())} // the peeked bytes are left too
 		}
 	}
-	return read(ctx, name, src, redactingEmitter{e})
+	return spec.read(ctx, name, src, redactingEmitter{e})
 }
 
 // sizedReader is a reader that knows how many bytes are left in it: a reader holding a huge
-// record sizes its buffer once from it (apiLogReader.readLine) instead of growing it.
+// record sizes its buffer once from it (apiLogReader.readLine) instead of growing it, and the
+// Chatbox reader looks for payloads to stream past only in a file that can hold one.
 type sizedReader struct {
 	r    io.Reader
 	left int64 // bytes not yet read through it (an upper bound)

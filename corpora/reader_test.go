@@ -70,29 +70,48 @@ func TestDetectOrder(t *testing.T) {
 	}
 }
 
-// TestFormatsDocListsTheDetectionOrder keeps docs/formats.md's detection order that of the table.
-func TestFormatsDocListsTheDetectionOrder(t *testing.T) {
-	doc, err := os.ReadFile(filepath.Join("..", "docs", "formats.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, after, ok := strings.Cut(string(doc), "Detection tries the formats in this order and takes the first that matches:")
-	if !ok {
-		t.Fatal("docs/formats.md does not state the detection order")
-	}
-	list, _, _ := strings.Cut(after, "(")
-	var named []string
-	for _, f := range strings.Split(list, "`") {
-		if f = strings.TrimSpace(f); f != "" && f != "," {
-			named = append(named, f)
-		}
-	}
+// TestDocsListTheDetectionOrder keeps the detection order that docs/formats.md and
+// docs/decisions.md write out that of the table.
+func TestDocsListTheDetectionOrder(t *testing.T) {
 	var want []string
 	for _, f := range Formats() {
 		want = append(want, string(f))
 	}
-	if strings.Join(named, " ") != strings.Join(want, " ") {
-		t.Errorf("docs/formats.md lists %v, the table %v", named, want)
+	for _, tt := range []struct{ page, lead string }{
+		{"formats.md", "Detection tries the formats in this order and takes the first that matches:"},
+		{"decisions.md", "tried in this order:"},
+	} {
+		doc, err := os.ReadFile(filepath.Join("..", "docs", tt.page))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, after, ok := strings.Cut(string(doc), tt.lead)
+		if !ok {
+			t.Fatalf("docs/%s does not state the detection order (%q)", tt.page, tt.lead)
+		}
+		list, _, _ := strings.Cut(after, "(")
+		var named []string
+		for _, f := range strings.Split(list, "`") {
+			if f = strings.TrimSpace(f); f != "" && f != "," {
+				named = append(named, f)
+			}
+		}
+		if strings.Join(named, " ") != strings.Join(want, " ") {
+			t.Errorf("docs/%s lists %v, the table %v", tt.page, named, want)
+		}
+	}
+}
+
+// TestFormatProperties: the table says which formats' clients stringify MCP results (the
+// replay's auto delivery): Chatbox's alone.
+func TestFormatProperties(t *testing.T) {
+	for _, f := range Formats() {
+		if got, want := StringifiesMCP(f), f == FormatChatbox; got != want {
+			t.Errorf("StringifiesMCP(%s) = %v", f, got)
+		}
+	}
+	if StringifiesMCP("no-such-format") {
+		t.Error("an unknown format stringifies MCP results")
 	}
 }
 

@@ -15,7 +15,8 @@ const (
 	// MCPStringified: the client ran MCP and sent the result as the tool message's string
 	// (ToolResult.Text, as a Vercel-AI-SDK client such as Chatbox does); docs/pipeline.md §4 applies to it.
 	MCPStringified = "stringified"
-	// MCPAuto: stringified for Chatbox recordings that carry the string, structured otherwise.
+	// MCPAuto: stringified for recordings of a client that stringifies MCP results
+	// (corpora.StringifiesMCP: Chatbox) and carry the string, structured otherwise.
 	MCPAuto = "auto"
 )
 
@@ -266,7 +267,7 @@ func (w *armWalk) toolResult(p *corpora.Part, msgIndex int, msgName string) rend
 		if opt.ToolName == "" {
 			opt.ToolName = msgName
 		}
-		stringified := w.delivery == MCPStringified || (w.delivery == MCPAuto && w.format == corpora.FormatChatbox)
+		stringified := w.delivery == MCPStringified || (w.delivery == MCPAuto && corpora.StringifiesMCP(w.format))
 		if stringified && w.streamedPast(tr.MCP, msgIndex) {
 			stringified = false
 		}
@@ -406,6 +407,9 @@ func (w *armWalk) passImage(p *corpora.Part, msgIndex int, role corpora.Role) co
 	img := p.Image
 	if img.Origin != "" {
 		rec.Source = img.Origin
+	}
+	if img.Large != nil {
+		return w.passLargeImage(p, rec)
 	}
 	pic := w.memo.picture(img.Data) // hashed once for its facts and its check
 	f := pic.describe()

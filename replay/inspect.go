@@ -99,7 +99,7 @@ func InspectConversation(c *corpora.Conversation, minRun int) (PictureCounts, []
 				if p.Image.Origin == corpora.OriginUser {
 					n.UserAttachments++
 				}
-				sites = append(sites, pictureSite(p.Image.Data, p.Loc, "image-part", p.Image.Origin))
+				sites = append(sites, imagePartSite(p.Image, p.Loc))
 			case corpora.PartReference:
 				n.Unavailable++
 			case corpora.PartToolResult:
@@ -121,7 +121,7 @@ func InspectConversation(c *corpora.Conversation, minRun int) (PictureCounts, []
 						scanText(tp.Text, tp.Loc)
 					case corpora.PartImage:
 						n.ToolImageParts++
-						sites = append(sites, pictureSite(tp.Image.Data, tp.Loc, "image-part", tp.Image.Origin))
+						sites = append(sites, imagePartSite(tp.Image, tp.Loc))
 					case corpora.PartReference:
 						n.Unavailable++
 					}
@@ -130,6 +130,18 @@ func InspectConversation(c *corpora.Conversation, minRun int) (PictureCounts, []
 		}
 	}
 	return n, sites
+}
+
+// imagePartSite is the site of an image part: of its bytes, or of what was kept of a payload
+// streamed past while reading (judged as the replay judges it).
+func imagePartSite(img *corpora.Image, loc corpora.Location) PictureSite {
+	if img.Large == nil {
+		return pictureSite(img.Data, loc, "image-part", img.Origin)
+	}
+	var rec PictureRecord
+	largeImageRecord(&rec, img)
+	return PictureSite{Where: loc, Kind: "image-part", Origin: img.Origin, Type: rec.Type, Bytes: rec.Bytes,
+		SHA256: rec.SHA256, Problem: largeImageVerdict(img.Large).Error()}
 }
 
 // pictureSite is the site of a picture whose bytes are known.
