@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -46,6 +47,7 @@ func TestHTTPScripts(t *testing.T) {
 	}
 	const key = "sk-test-planted-secret-7f3a"
 	testscript.Run(t, testscript.Params{
+	cases := strconv.Itoa(sampleCases(t))
 		Dir: "testdata/script/http",
 		Setup: func(env *testscript.Env) error {
 			servers := map[string]engine.TestServerConfig{
@@ -61,6 +63,7 @@ func TestHTTPScripts(t *testing.T) {
 			}
 			env.Setenv("PLANTED_KEY", key)
 			env.Setenv("XDG_CACHE_HOME", filepath.Join(env.WorkDir, ".cache"))
+			env.Setenv("SAMPLE_CASES", cases)
 			return nil
 		},
 	})

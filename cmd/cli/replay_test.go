@@ -21,15 +21,7 @@ func replayJSON(t *testing.T, args ...string) (*results.Report, []byte) {
 	if code := Run(context.Background(), args, &IOStreams{Out: &out, ErrOut: &errOut}); code != ExitOK {
 		t.Fatalf("replay %v: exit %d: %s", args, code, errOut.String())
 	}
-	raw, err := os.ReadFile(filepath.Join(dir, "results.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var r results.Report
-	if err := json.Unmarshal(raw, &r); err != nil {
-		t.Fatal(err)
-	}
-	return &r, raw
+	return readResultsJSON(t, filepath.Join(dir, "results.json"))
 }
 
 // TestReplayDeterministic: the same inputs and flags give the same results.json apart from
