@@ -129,11 +129,11 @@ func resultsPath(path string) string {
 func readBudgets(path string) (*budget.File, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, withExitCode(ExitUsage, fmt.Errorf("budgets: %w", err))
+		return nil, usageError(fmt.Errorf("budgets: %w", err))
 	}
 	f, err := budget.Parse(path, data)
 	if err != nil {
-		return nil, withExitCode(ExitUsage, err)
+		return nil, usageError(err)
 	}
 	return f, nil
 }

@@ -290,7 +290,7 @@ func (o *ReplayOptions) runConfig() (run.Config, error) {
 	}
 	off, err := engine.NewOffline(offCfg)
 	if err != nil {
-		return run.Config{}, withExitCode(ExitUsage, err)
+		return run.Config{}, usageError(err)
 	}
 	eng, err := newEngine(o, off)
 	if err != nil {
@@ -302,7 +302,7 @@ func (o *ReplayOptions) runConfig() (run.Config, error) {
 		Notes: o.IO.ErrOut, ToolVersion: Version, Flags: o.flags, Now: o.now}
 	if o.Live.Expect != "" {
 		if cfg.Expect, err = measure.LoadExpectations(o.Live.Expect); err != nil {
-			return run.Config{}, withExitCode(ExitUsage, err)
+			return run.Config{}, usageError(err)
 		}
 	}
 	if cfg.Shard, err = run.ParseShard(o.Shard); err != nil {

@@ -60,7 +60,7 @@ func runRescore(ctx context.Context, opts *RescoreOptions) error {
 	if opts.Expect != "" {
 		var err error
 		if expect, err = measure.LoadExpectations(opts.Expect); err != nil {
-			return withExitCode(ExitUsage, err)
+			return usageError(err)
 		}
 	}
 	path := resultsPath(opts.Results)
@@ -90,7 +90,7 @@ func runRescore(ctx context.Context, opts *RescoreOptions) error {
 		}
 		c.Question, c.Expected, c.Scorer = exp.Question, exp.Answer, exp.Scorer
 		if err := run.ScoreArms(c, exp); err != nil {
-			return withExitCode(ExitUsage, err)
+			return usageError(err)
 		}
 		scored++
 	}

@@ -80,7 +80,7 @@ func runResultsMerge(ctx context.Context, opts *MergeOptions) error {
 		}
 		r, err := readReportFile(p)
 		if err != nil {
-			return withExitCode(ExitUsage, err)
+			return usageError(err)
 		}
 		reports = append(reports, r)
 	}

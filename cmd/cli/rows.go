@@ -89,7 +89,7 @@ func runRows(ctx context.Context, opts *RowsOptions) error {
 		for _, fam := range families {
 			rows, err := measure.ImageRows(fam, w, h, measure.RowOptions{MinTokens: opts.MinTokens, MaxTokens: opts.MaxTokens})
 			if err != nil {
-				return withExitCode(ExitUsage, fmt.Errorf("%s: %w", arg, err))
+				return usageError(fmt.Errorf("%s: %w", arg, err))
 			}
 			out = append(out, rowsRow{Picture: arg, Width: w, Height: h, Family: fam.Name, Rows: rows})
 		}
@@ -123,7 +123,7 @@ func (o *RowsOptions) families() ([]measure.Family, error) {
 		}
 		f, err := measure.LoadProjector(o.MMProj)
 		if err != nil {
-			return nil, withExitCode(ExitUsage, err)
+			return nil, usageError(err)
 		}
 		return []measure.Family{f}, nil
 	}
