@@ -9,64 +9,6 @@ import (
 	"testing"
 )
 
-// sampleRun replays the embedded sample corpus into dir/results.json with the given extra
-// flags and makes its timings and run-specific config deterministic: every tool message of
-// a case scans in (case index + 1) × base nanoseconds, plus jitter by message. Correct, when
-// not nil, sets each arm's "correct" member (as a live-model run records it) by case index.
-func sampleRun(t *testing.T, dir string, base int64, correct func(caseIndex int, arm string) *bool, flags ...string) string {
-	t.Helper()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	args := append([]string{"replay", "--format", "json", "--out", dir}, flags...)
-	if code, _, stderr := runCLI(t, args...); code != ExitOK {
-		t.Fatalf("replay exit %d: %s", code, stderr)
-	}
-	path := filepath.Join(dir, "results.json")
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var doc map[string]any
-	if err := json.Unmarshal(data, &doc); err != nil {
-		t.Fatal(err)
-	}
-	cfg := doc["config"].(map[string]any)
-	cfg["flags"] = map[string]any{}
-	cfg["tool_version"] = "test"
-	timings := doc["timings"].(map[string]any)
-	timings["wall_nanos"] = 1e9
-	if cases, ok := timings["cases"].([]any); ok {
-		for i, c := range cases {
-			tc := c.(map[string]any)
-			ns, _ := tc["scan_nanos"].([]any)
-			for j := range ns {
-				ns[j] = base*int64(i+1) + int64(j*7)
-			}
-		}
-	}
-	if correct != nil {
-		for i, c := range doc["cases"].([]any) {
-			for _, a := range c.(map[string]any)["arms"].([]any) {
-				arm := a.(map[string]any)
-				if v := correct(i, arm["arm"].(string)); v != nil {
-					arm["correct"] = *v
-				}
-			}
-		}
-	}
-	out, err := json.MarshalIndent(doc, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, out, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
-func boolPtr(b bool) *bool { return &b }
-
 // comparePair writes the old and new runs of the compare goldens: new has a larger context
 // (so before no longer refuses the headline), scans 1.5× slower, and the after arm answers
 // every other case wrong that it answered right before (a significant regression).

@@ -3,6 +3,8 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/strata-eval/strata-eval/run"
@@ -35,5 +37,26 @@ func TestUsageErrorsAreOneKind(t *testing.T) {
 	}
 	if code := exitCode(withExitCode(ExitBudget, errors.New("crossed"))); code != ExitBudget {
 		t.Errorf("a budget error exits %d", code)
+	}
+}
+
+// TestMissingPathExitsThree: a path that does not exist is a located problem; the other inputs
+// are replayed and reported, and the exit code is 3, as docs/exit-codes.md says.
+func TestMissingPathExitsThree(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "gone.json")
+	sample := "../../corpora/samples/openai-chat-chatbox-screenshot.json"
+	code, out, errOut := runCLI(t, "replay", "--summary", missing, sample)
+	if code != ExitInputs {
+		t.Fatalf("exit %d, want %d\n%s", code, ExitInputs, errOut)
+	}
+	if !strings.Contains(out, "inputs that could not be read") || !strings.Contains(out, missing) {
+		t.Errorf("stdout does not name the missing path:\n%s", out)
+	}
+	if !strings.Contains(out, "1,002") { // the sample's picture rows: the other input was replayed
+		t.Errorf("the other input was not replayed:\n%s", out)
+	}
+	code, out, errOut = runCLI(t, "corpus", "inspect", missing, sample)
+	if code != ExitInputs || !strings.Contains(out, "openai-chat-chatbox-screenshot.json") {
+		t.Errorf("corpus inspect: exit %d, want %d with the other input listed\n%s%s", code, ExitInputs, out, errOut)
 	}
 }
