@@ -6,7 +6,7 @@ FUZZTIME  ?= 10s
 BENCHTIME ?= 1s
 COUNT     ?= 1
 
-.PHONY: all build run test test-deps llama-libs llama-server test-llama-server ollama test-ollama unit ci-replay bench bench-scale bench-ab scale-same bench-hugeline bench-ratio rows-oracle fuzz lint generate clean
+.PHONY: all build run test test-deps llama-libs llama-server test-llama-server ollama test-ollama unit ci-replay bench bench-scale bench-ab scale-same bench-hugeline bench-ratio rows-oracle fuzz lint generate update-expected clean
 
 all: build
 
@@ -118,6 +118,12 @@ lint:
 
 generate:
 	$(GO) generate ./...
+
+## update-expected: after a change to the sample corpus (a new sample in internal/gensamples), regenerate
+## the corpus and every figure it ripples into: budgets.yaml, the golden files of cmd/cli, the
+## budgets example of docs/budgets.md and the console blocks of README.md and docs/.
+update-expected:
+	@GO=$(GO) bash internal/scripts/update-expected.sh
 
 clean:
 	rm -rf bin $(CACHE)

@@ -286,6 +286,26 @@ type Request struct {
 	Messages []Message
 }
 
+// CountImageParts counts the image parts of the messages, inside tool results too.
+func CountImageParts(msgs []Message) int {
+	n := 0
+	var walk func(ps []Part)
+	walk = func(ps []Part) {
+		for _, p := range ps {
+			switch {
+			case p.Kind == PartImage && p.Image != nil:
+				n++
+			case p.Kind == PartToolResult && p.ToolResult != nil:
+				walk(p.ToolResult.Parts)
+			}
+		}
+	}
+	for _, m := range msgs {
+		walk(m.Parts)
+	}
+	return n
+}
+
 // ID is the stable case id of the request: the conversation id and, after "@", the number of
 // messages the request carries.
 func (r Request) ID() string {

@@ -25,6 +25,15 @@ type ImageCount struct {
 	Rows          imagerows.Rows
 }
 
+// PromptTokens counts the prompt tokens of a request with e: what a test server that counts
+// as e does answers (internal/testserver).
+func PromptTokens(e Engine) func(ctx context.Context, msgs []corpora.Message, tools []corpora.ToolDef) (int, error) {
+	return func(ctx context.Context, msgs []corpora.Message, tools []corpora.ToolDef) (int, error) {
+		c, err := e.Count(ctx, msgs, tools)
+		return c.PromptTokens, err
+	}
+}
+
 // Engine counts the prompt of a request as the model receives it.
 type Engine interface {
 	// Name identifies the engine in reports.

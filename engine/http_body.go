@@ -209,24 +209,7 @@ func flattenToolResults(m corpora.Message) corpora.Message {
 }
 
 // countPictures counts image parts, inside tool results too.
-func countPictures(msgs []corpora.Message) int {
-	n := 0
-	var walk func(ps []corpora.Part)
-	walk = func(ps []corpora.Part) {
-		for _, p := range ps {
-			switch {
-			case p.Kind == corpora.PartImage && p.Image != nil:
-				n++
-			case p.Kind == corpora.PartToolResult && p.ToolResult != nil:
-				walk(p.ToolResult.Parts)
-			}
-		}
-	}
-	for _, m := range msgs {
-		walk(m.Parts)
-	}
-	return n
-}
+func countPictures(msgs []corpora.Message) int { return corpora.CountImageParts(msgs) }
 
 // withoutPictures returns the messages with every image part taken out (the rest shared).
 func withoutPictures(msgs []corpora.Message) []corpora.Message {

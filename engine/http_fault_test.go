@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/strata-eval/strata-eval/internal/testserver"
 )
 
 // faultConfig is an engine configuration with deadlines short enough for tests.
@@ -30,13 +32,13 @@ func TestFaultsNeverGiveAWrongCount(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, fault := range Faults {
-		if fault == FaultPropsBusy {
+	for _, fault := range testserver.Faults {
+		if fault == testserver.FaultPropsBusy {
 			continue // TestPropsRetried
 		}
 		t.Run(fault, func(t *testing.T) {
 			t.Parallel()
-			srv, err := NewFaultServer(FaultServerConfig{Server: TestServerConfig{Counter: off, InputTokens: true}, Fault: fault, RestartAfter: 500 * time.Millisecond})
+			srv, err := testserver.NewFaultServer(testserver.FaultConfig{Server: testserver.Config{Counter: PromptTokens(off), InputTokens: true}, Fault: fault, RestartAfter: 500 * time.Millisecond})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -77,7 +79,7 @@ func TestFaultsNeverGiveAWrongCount(t *testing.T) {
 				}
 			}
 			switch fault {
-			case FaultRestart:
+			case testserver.FaultRestart:
 				// the server came back within the wait: the counts are right
 				for i, err := range errs {
 					if err != nil {
@@ -107,7 +109,7 @@ func TestFaultsNeverGiveAWrongCount(t *testing.T) {
 
 // TestRedirectNamesBothURLs: a redirect is an error naming the endpoint and where it points.
 func TestRedirectNamesBothURLs(t *testing.T) {
-	srv, err := NewFaultServer(FaultServerConfig{Server: TestServerConfig{Counter: newOffline(t), InputTokens: true}, Fault: FaultRedirect307})
+	srv, err := testserver.NewFaultServer(testserver.FaultConfig{Server: testserver.Config{Counter: PromptTokens(newOffline(t)), InputTokens: true}, Fault: testserver.FaultRedirect307})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,8 +125,8 @@ func TestRedirectNamesBothURLs(t *testing.T) {
 // TestInvalidCountsNotCached: -5, 10^15 and a missing count are errors naming the endpoint,
 // and none is cached.
 func TestInvalidCountsNotCached(t *testing.T) {
-	for _, fault := range []string{FaultNegativeCount, FaultHugeCount, FaultMissingCount} {
-		srv, err := NewFaultServer(FaultServerConfig{Server: TestServerConfig{Counter: newOffline(t), InputTokens: true}, Fault: fault})
+	for _, fault := range []string{testserver.FaultNegativeCount, testserver.FaultHugeCount, testserver.FaultMissingCount} {
+		srv, err := testserver.NewFaultServer(testserver.FaultConfig{Server: testserver.Config{Counter: PromptTokens(newOffline(t)), InputTokens: true}, Fault: fault})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -145,7 +147,7 @@ func TestInvalidCountsNotCached(t *testing.T) {
 // so with an error (the run stops unless --ctx is given) instead of no context. A server of
 // another kind (405, a web page) has no /props, which is no error.
 func TestPropsRetried(t *testing.T) {
-	srv, err := NewFaultServer(FaultServerConfig{Server: TestServerConfig{Counter: newOffline(t), InputTokens: true, Props: true, Context: 4096}, Fault: FaultPropsBusy})
+	srv, err := testserver.NewFaultServer(testserver.FaultConfig{Server: testserver.Config{Counter: PromptTokens(newOffline(t)), InputTokens: true, Props: true, Context: 4096}, Fault: testserver.FaultPropsBusy})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +183,7 @@ func TestPropsRetried(t *testing.T) {
 // TestLongWaitIsSaid: a request that waits long is said on Notes, and a server that does not
 // answer /health either is given up within seconds, before the generation deadline.
 func TestLongWaitIsSaid(t *testing.T) {
-	srv, err := NewFaultServer(FaultServerConfig{Server: TestServerConfig{Counter: newOffline(t), InputTokens: true}, Fault: FaultNeverAnswer})
+	srv, err := testserver.NewFaultServer(testserver.FaultConfig{Server: testserver.Config{Counter: PromptTokens(newOffline(t)), InputTokens: true}, Fault: testserver.FaultNeverAnswer})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +217,9 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 // case, not a server fault, and however many there are the circuit stays closed.
 func TestBadRequestIsTheCase(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusBadRequest, map[string]any{"error": map[string]any{"code": 400, "message": "invalid image"}})
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		w.Write([]byte(`{"error": {"code": 400, "message": "invalid image"}}`))
 	}))
 	defer srv.Close()
 	h, _ := NewHTTP(faultConfig(srv.URL, nil))
@@ -230,7 +234,7 @@ func TestBadRequestIsTheCase(t *testing.T) {
 // TestSlowServerCompletes: a server slow to answer, but there (its /health answered, a 404
 // included), is waited for: the wait is said, and the answer comes.
 func TestSlowServerCompletes(t *testing.T) {
-	srv := NewTestServer(TestServerConfig{Counter: newOffline(t), Delay: 1200 * time.Millisecond})
+	srv := testserver.New(testserver.Config{Counter: PromptTokens(newOffline(t)), Delay: 1200 * time.Millisecond})
 	defer srv.Close()
 	var notes strings.Builder
 	cfg := faultConfig(srv.URL, nil)

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/strata-eval/strata-eval/internal/testserver"
 	"github.com/strata-eval/strata-eval/replay"
 )
 
@@ -16,7 +17,7 @@ import (
 // is counted as before.
 func TestNoPicturesIsNotRetried(t *testing.T) {
 	off := newOffline(t)
-	srv := NewTestServer(TestServerConfig{Counter: off, InputTokens: true, NoPictures: true})
+	srv := testserver.New(testserver.Config{Counter: PromptTokens(off), InputTokens: true, NoPictures: true})
 	defer srv.Close()
 	h, err := NewHTTP(HTTPConfig{Endpoints: []string{srv.URL}, Backoff: time.Second})
 	if err != nil {
@@ -82,9 +83,9 @@ func TestPermanentServerErrorIsNotRetried(t *testing.T) {
 // sent or waiting out retries; a second endpoint that is still there takes the requests.
 func TestServerGoneFailsFast(t *testing.T) {
 	off := newOffline(t)
-	alive := NewTestServer(TestServerConfig{Counter: off, InputTokens: true})
+	alive := testserver.New(testserver.Config{Counter: PromptTokens(off), InputTokens: true})
 	defer alive.Close()
-	dead := NewTestServer(TestServerConfig{Counter: off, InputTokens: true})
+	dead := testserver.New(testserver.Config{Counter: PromptTokens(off), InputTokens: true})
 	deadURL := dead.URL
 	dead.Close()
 	req := sampleRequest(t, "openai-chat-text-only.json")

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/strata-eval/strata-eval/corpora"
+	"github.com/strata-eval/strata-eval/internal/testserver"
 )
 
 func readResponse(t *testing.T, name string) []byte {
@@ -214,7 +215,7 @@ func TestRetries(t *testing.T) {
 
 // TestCancel: a cancelled context stops a request in flight.
 func TestCancel(t *testing.T) {
-	srv := NewTestServer(TestServerConfig{Counter: newOffline(t), Delay: 5 * time.Second})
+	srv := testserver.New(testserver.Config{Counter: PromptTokens(newOffline(t)), Delay: 5 * time.Second})
 	defer srv.Close()
 	h, _ := NewHTTP(HTTPConfig{Endpoints: []string{srv.URL}})
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
@@ -230,7 +231,7 @@ func TestCancel(t *testing.T) {
 // in an endpoint URL is redacted.
 func TestAPIKeyNeverInErrors(t *testing.T) {
 	const key = "sk-planted-9d8c"
-	srv := NewTestServer(TestServerConfig{Counter: newOffline(t), APIKey: "other"})
+	srv := testserver.New(testserver.Config{Counter: PromptTokens(newOffline(t)), APIKey: "other"})
 	defer srv.Close()
 	url := strings.Replace(srv.URL, "http://", "http://user:hunter2@", 1)
 	h, err := NewHTTP(HTTPConfig{Endpoints: []string{url}, Getenv: func(string) string { return key }})

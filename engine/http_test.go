@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/strata-eval/strata-eval/corpora"
+	"github.com/strata-eval/strata-eval/internal/testserver"
 	"github.com/strata-eval/strata-eval/replay"
 )
 
@@ -63,7 +64,7 @@ func TestHTTPCountMatchesOffline(t *testing.T) {
 		{"usage of a one-token completion", false, CountUsage},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := NewTestServer(TestServerConfig{Counter: off, InputTokens: tc.inputTokens, Timings: true})
+			srv := testserver.New(testserver.Config{Counter: PromptTokens(off), InputTokens: tc.inputTokens, Timings: true})
 			defer srv.Close()
 			h, err := NewHTTP(HTTPConfig{Endpoints: []string{srv.URL + "/v1"}, Model: "qwen3-vl"})
 			if err != nil {

@@ -22,8 +22,9 @@ const (
 
 // ClientSideFunc is the client side of a gate arm (docs/pipeline.md §6–§8): it returns the
 // messages as they leave the client, the records of the pictures it handled, and the lane the
-// gate took. It must not modify msgs.
-type ClientSideFunc func(ctx context.Context, msgs []corpora.Message, s Settings) ([]corpora.Message, []PictureRecord, *GateDecision, error)
+// gate took. cat is the arm's parsed catalog (nil: none), shared by every request of the arm.
+// It must modify neither msgs nor cat.
+type ClientSideFunc func(ctx context.Context, msgs []corpora.Message, s Settings, cat *Catalog) ([]corpora.Message, []PictureRecord, *GateDecision, error)
 
 // Applier applies arms to requests.
 type Applier struct {
@@ -58,8 +59,12 @@ func (ap Applier) Apply(ctx context.Context, arm Arm, req corpora.Request) (*Res
 		if ap.ClientSide == nil {
 			return nil, fmt.Errorf("arm %s: client side %q needs the gate, and none is wired", arm.Name, s.Client)
 		}
-		var err error
-		msgs, clientRecords, res.Gate, err = ap.ClientSide(ctx, msgs, s)
+		// an arm built in code, never through ParseArms or LoadCatalogs, reads its catalog here
+		cat, err := arm.loadCatalog()
+		if err != nil {
+			return nil, fmt.Errorf("arm %s: client side: %w", arm.Name, err)
+		}
+		msgs, clientRecords, res.Gate, err = ap.ClientSide(ctx, msgs, s, cat)
 		if err != nil {
 			return nil, fmt.Errorf("arm %s: client side: %w", arm.Name, err)
 		}

@@ -344,7 +344,7 @@ func TestApplyGate(t *testing.T) {
 		t.Errorf("a gate arm without a client side: err %v", err)
 	}
 	called := false
-	ap := Applier{ClientSide: func(ctx context.Context, msgs []corpora.Message, s Settings) ([]corpora.Message, []PictureRecord, *GateDecision, error) {
+	ap := Applier{ClientSide: func(ctx context.Context, msgs []corpora.Message, s Settings, _ *Catalog) ([]corpora.Message, []PictureRecord, *GateDecision, error) {
 		called = true
 		out := append([]corpora.Message(nil), msgs...)
 		// The gate turns message 3 into a real image part.

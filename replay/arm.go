@@ -66,16 +66,53 @@ const (
 	OutcomeText     = records.OutcomeText
 )
 
-// Arm is a named pipeline configuration: a records.Arm with the methods that apply it.
-type Arm records.Arm
+// Arm is a named pipeline configuration: a records.Arm with the methods that apply it and, for
+// an arm that names a catalog, the catalog parsed when the arm was built.
+type Arm struct {
+	Name     string   `yaml:"name" json:"name"`
+	Settings Settings `yaml:",inline" json:"settings"`
+	// catalog is Settings.Catalog parsed once (nil: no catalog, or not loaded yet); every
+	// request of the arm reads it, read-only, from any worker.
+	catalog *Catalog
+}
 
 // ArmRecords returns the arms as a report records them.
 func ArmRecords(arms []Arm) []records.Arm {
 	out := make([]records.Arm, len(arms))
 	for i, a := range arms {
-		out[i] = records.Arm(a)
+		out[i] = records.Arm{Name: a.Name, Settings: a.Settings}
 	}
 	return out
+}
+
+// LoadCatalogs reads and parses the catalog of every arm that names one and has not loaded it
+// yet (arms read from an arms file load theirs when they are built), so that each arm's
+// requests share one parsed catalog. The error names the arm and the file.
+func LoadCatalogs(arms []Arm) error {
+	for i := range arms {
+		if _, err := arms[i].loadCatalog(); err != nil {
+			return fmt.Errorf("arm %s: %w", arms[i].Name, err)
+		}
+	}
+	return nil
+}
+
+// loadCatalog returns the arm's parsed catalog, reading Settings.Catalog when the arm holds
+// none of that path (nil when the arm names no catalog).
+func (a *Arm) loadCatalog() (*Catalog, error) {
+	path := a.Settings.Catalog
+	if path == "" {
+		return nil, nil
+	}
+	if a.catalog != nil && a.catalog.Path == path {
+		return a.catalog, nil
+	}
+	cat, err := LoadCatalog(path)
+	if err != nil {
+		return nil, err
+	}
+	a.catalog = cat
+	return cat, nil
 }
 
 // BuiltinArms returns the arms every replay knows: before, after and agent (docs/pipeline.md §2.2).

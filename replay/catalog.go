@@ -107,7 +107,7 @@ type ProviderProfile struct {
 	// (a nil list: every model).
 	ToolMediaByAPIMode map[string][]string
 	// Aggregator says the provider routes vendor/model slugs to other vendors, whose profiles are
-	// consulted too (the source's openrouter rule, #111441).
+	// consulted too (the source's openrouter rule, NousResearch/hermes-agent#111441).
 	Aggregator bool
 }
 

@@ -36,16 +36,8 @@ const agentResourceMaxBytes = 50 << 20
 // lane attaches up to 4 of the first 16 pictures after preparation as image blocks that follow
 // the JSON text and a header. In the text lane the pixels are gone and only the MEDIA: lines
 // remain. Other messages are returned unchanged; the input is never modified. The server side
-// (the lift) runs on the result.
-func AgentClientSide(ctx context.Context, msgs []corpora.Message, s Settings) ([]corpora.Message, []PictureRecord, *GateDecision, error) {
-	var cat *Catalog
-	if s.Catalog != "" {
-		c, err := LoadCatalog(s.Catalog)
-		if err != nil {
-			return nil, nil, nil, fmt.Errorf("agent client side: %w", err)
-		}
-		cat = c
-	}
+// (the lift) runs on the result. cat is the arm's parsed catalog (nil: none); it is only read.
+func AgentClientSide(ctx context.Context, msgs []corpora.Message, s Settings, cat *Catalog) ([]corpora.Message, []PictureRecord, *GateDecision, error) {
 	decision := Decide(s, cat)
 	opts := PrepareOptions{EmbedTargetBytes: s.EmbedTargetBytes}
 	out := make([]corpora.Message, len(msgs))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -45,7 +46,7 @@ func TestAgentClientSideNative(t *testing.T) {
 	msgs := mcpToolMessages(t)
 	origFirstText := msgs[1].Parts[0].ToolResult.MCP.Content[0].Text
 	s := Settings{Client: ClientGate, ImageInputMode: "auto", Provider: "anthropic", Model: "claude-opus-4-5", SupportsVision: true}
-	out, recs, gate, err := AgentClientSide(context.Background(), msgs, s)
+	out, recs, gate, err := AgentClientSide(context.Background(), msgs, s, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +117,7 @@ func TestAgentClientSideTextLane(t *testing.T) {
 		{Client: ClientGate, ImageInputMode: "text", Provider: "anthropic", Model: "m", SupportsVision: true},
 		{Client: ClientGate, ImageInputMode: "auto", Provider: "anthropic", Model: "unknown-alias"},
 	} {
-		out, recs, gate, err := AgentClientSide(context.Background(), msgs, s)
+		out, recs, gate, err := AgentClientSide(context.Background(), msgs, s, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -145,7 +146,7 @@ func TestAgentClientSideOther(t *testing.T) {
 		{Role: corpora.RoleTool, Parts: []corpora.Part{{Kind: corpora.PartText, Text: "plain tool text"}}},
 		{Role: corpora.RoleTool, Parts: []corpora.Part{{Kind: corpora.PartToolResult, ToolResult: &corpora.ToolResult{MCP: res}}}},
 	}
-	out, _, _, err := AgentClientSide(context.Background(), msgs, Settings{Client: ClientGate})
+	out, _, _, err := AgentClientSide(context.Background(), msgs, Settings{Client: ClientGate}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,13 +156,62 @@ func TestAgentClientSideOther(t *testing.T) {
 	if got := out[1].Parts[0].ToolResult.MCP.Content[0].Text; got != `{"error": "boom again"}` {
 		t.Errorf("error result %q", got)
 	}
-	// A bad catalog is an error naming the file.
-	bad := filepath.Join(t.TempDir(), "cat.yaml")
-	if err := os.WriteFile(bad, []byte("nope: 1\n"), 0o644); err != nil {
+}
+
+// TestArmCatalogReadOnce: a gate arm reads and parses its catalog once, when it is built
+// (ParseArms, or LoadCatalogs for an arm built in code), and its requests share that catalog
+// from concurrent workers: a catalog file made unreadable garbage afterwards changes nothing.
+func TestArmCatalogReadOnce(t *testing.T) {
+	dir := t.TempDir()
+	catPath := filepath.Join(dir, "cat.yaml")
+	writeCatalog := func(text string) {
+		t.Helper()
+		if err := os.WriteFile(catPath, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeCatalog("providers:\n  local:\n    models:\n      vlm: true\n")
+	parsed, err := ParseArms(filepath.Join(dir, "arms.yaml"),
+		[]byte("- name: gated\n  client: gate\n  provider: local\n  model: vlm\n  catalog: cat.yaml\n"))
+	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, _, err := AgentClientSide(context.Background(), msgs, Settings{Catalog: bad}); err == nil || !strings.Contains(err.Error(), "cat.yaml:1") {
+	arms := append(parsed, Arm{Name: "coded", Settings: Settings{Client: ClientGate, Server: ServerLift,
+		ImageInputMode: ModeAuto, Provider: "local", Model: "vlm", Catalog: catPath}})
+	if err := LoadCatalogs(arms); err != nil {
+		t.Fatal(err)
+	}
+	writeCatalog("nope: 1\n") // a re-read would fail on this
+	req := corpora.Request{Conversation: &corpora.Conversation{ID: "c"}, Messages: mcpToolMessages(t)}
+	ap := Applier{ClientSide: AgentClientSide}
+	errs := make(chan error, 16)
+	for w := 0; w < cap(errs); w++ {
+		go func() {
+			arm := arms[w%len(arms)]
+			res, err := ap.Apply(context.Background(), arm, req)
+			switch {
+			case err != nil:
+				errs <- err
+			case res.Gate.Lane != LaneNative || !strings.Contains(res.Gate.Reason, "catalog "+catPath):
+				errs <- fmt.Errorf("arm %s: lane %s (%s), want native by the catalog", arm.Name, res.Gate.Lane, res.Gate.Reason)
+			default:
+				errs <- nil
+			}
+		}()
+	}
+	for range cap(errs) {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	// An arm built in code and never loaded reads its catalog as it applies: the bad one is an
+	// error naming the file and the place.
+	fresh := Arm{Name: "unloaded", Settings: arms[1].Settings}
+	if _, err := ap.Apply(context.Background(), fresh, req); err == nil || !strings.Contains(err.Error(), "cat.yaml:1") {
 		t.Errorf("bad catalog: %v", err)
+	}
+	if err := LoadCatalogs([]Arm{fresh}); err == nil || !strings.Contains(err.Error(), "arm unloaded") {
+		t.Errorf("LoadCatalogs of a bad catalog: %v", err)
 	}
 }
 

@@ -56,6 +56,9 @@ func armKeys() map[string]bool {
 	walk = func(t reflect.Type) {
 		for i := 0; i < t.NumField(); i++ {
 			f := t.Field(i)
+			if !f.IsExported() {
+				continue
+			}
 			tag := f.Tag.Get("yaml")
 			name, opts, _ := strings.Cut(tag, ",")
 			if strings.Contains(opts, "inline") {
@@ -149,7 +152,8 @@ func ParseArms(name string, data []byte) ([]Arm, error) {
 }
 
 // validateArm checks an arm's settings and fills the defaults (client recorded, server lift,
-// mode auto for the gate); it resolves a relative catalog path and reads the catalog.
+// mode auto for the gate); it resolves a relative catalog path and reads and parses the
+// catalog, which the arm keeps for its requests.
 func validateArm(a *Arm, file string) error {
 	if a.Name == "" {
 		return fmt.Errorf("name is missing")
@@ -204,7 +208,7 @@ func validateArm(a *Arm, file string) error {
 		if !filepath.IsAbs(s.Catalog) {
 			s.Catalog = filepath.Join(filepath.Dir(file), s.Catalog)
 		}
-		if _, err := LoadCatalog(s.Catalog); err != nil {
+		if _, err := a.loadCatalog(); err != nil {
 			return err
 		}
 	}

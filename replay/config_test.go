@@ -3,9 +3,34 @@ package replay
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/strata-eval/strata-eval/records"
 )
+
+// TestArmMirrorsRecordsArm: Arm has the exported fields of records.Arm, with the same types
+// and tags, so that ArmRecords and the arms file lose nothing a record holds.
+func TestArmMirrorsRecordsArm(t *testing.T) {
+	var exported []reflect.StructField
+	at := reflect.TypeOf(Arm{})
+	for i := 0; i < at.NumField(); i++ {
+		if f := at.Field(i); f.IsExported() {
+			exported = append(exported, f)
+		}
+	}
+	rt := reflect.TypeOf(records.Arm{})
+	if len(exported) != rt.NumField() {
+		t.Fatalf("Arm has %d exported fields, records.Arm %d", len(exported), rt.NumField())
+	}
+	for i, f := range exported {
+		r := rt.Field(i)
+		if f.Name != r.Name || f.Type != r.Type || f.Tag != r.Tag {
+			t.Errorf("field %d: Arm has %s %s %q, records.Arm %s %s %q", i, f.Name, f.Type, f.Tag, r.Name, r.Type, r.Tag)
+		}
+	}
+}
 
 func TestLoadArms(t *testing.T) {
 	dir := t.TempDir()

@@ -49,7 +49,7 @@ func TestDecideTable(t *testing.T) {
 		wantLane string
 		reason   string // a fragment of the reason
 	}{
-		{"explicit aux wins over a vision model (#24015)",
+		{"explicit aux wins over a vision model (NousResearch/hermes-agent#24015)",
 			Settings{ImageInputMode: "auto", Provider: "anthropic", Model: "claude-opus-4-5",
 				AuxiliaryVision: map[string]any{"provider": "openrouter", "model": "google/gemini-2.5-flash"}},
 			LaneText, "explicit auxiliary.vision"},
@@ -103,7 +103,7 @@ func TestDecideTable(t *testing.T) {
 		{"opencode-go supports_vision false closes the gate",
 			Settings{ImageInputMode: "auto", Provider: "opencode-go", Model: "fixture-vision-model", APIMode: "codex_responses", SupportsVision: false},
 			LaneText, "cannot see"},
-		{"aggregator vendor veto: openrouter + xiaomi/mimo-v2.5 (#111441)",
+		{"aggregator vendor veto: openrouter + xiaomi/mimo-v2.5 (NousResearch/hermes-agent#111441)",
 			Settings{ImageInputMode: "native", Provider: "openrouter", Model: "xiaomi/mimo-v2.5"},
 			LaneText, "xiaomi provider profile rejects"},
 		{"native on a provider off the whitelist without a declaration",

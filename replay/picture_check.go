@@ -282,7 +282,8 @@ func (r *pngIDATReader) Read(p []byte) (int, error) {
 
 // validateGIFData inflates every frame's LZW data without keeping it: each frame must hold at
 // least the pixels its descriptor declares. A frame claimed but with no data at all after a
-// complete one ends the picture, as decoders treat it (docs/pipeline.md §4.6, #124509).
+// complete one ends the picture, as decoders treat it (docs/pipeline.md §4.6,
+// NousResearch/hermes-agent#124509).
 func validateGIFData(data []byte) error {
 	frame := 0
 	return walkGIF(data, func(f gifFrame) error {

@@ -13,6 +13,7 @@ import (
 	"github.com/strata-eval/strata-eval/corpora"
 	"github.com/strata-eval/strata-eval/engine"
 	"github.com/strata-eval/strata-eval/internal/testimages"
+	"github.com/strata-eval/strata-eval/internal/testserver"
 	"github.com/strata-eval/strata-eval/replay"
 	"github.com/strata-eval/strata-eval/results"
 )
@@ -201,7 +202,7 @@ func TestHostilePicturesEveryPath(t *testing.T) {
 // no problem of the inputs names it.
 func TestArmErrorsKeptAndCommonSummary(t *testing.T) {
 	off := offlineForTest(t)
-	srv := engine.NewTestServer(engine.TestServerConfig{Counter: off, Context: 262144,
+	srv := testserver.New(testserver.Config{Counter: engine.PromptTokens(off), Context: 262144,
 		Prepare: func(ctx context.Context, req corpora.Request) ([]corpora.Message, error) {
 			for _, m := range req.Messages {
 				for _, p := range m.Parts {

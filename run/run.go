@@ -119,6 +119,11 @@ func Run(ctx context.Context, cfg Config) (*results.Report, error) {
 	if cfg.Notes == nil {
 		cfg.Notes = io.Discard
 	}
+	// every arm's catalog parsed once, shared by its requests (the caller's arms untouched)
+	cfg.Arms = append([]replay.Arm(nil), cfg.Arms...)
+	if err := replay.LoadCatalogs(cfg.Arms); err != nil {
+		return nil, asUsage(err)
+	}
 	now := cfg.Now
 	if now == nil {
 		now = time.Now

@@ -47,7 +47,7 @@ several are combined, e.g. shards; a folder, a run's --out, stands for its resul
 evaluates every budget of the budgets file:
 
   budgets:
-    prompt_tokens{arm:after}: sum <= 31000
+    prompt_tokens{arm:after}: sum <= 30942
     refused{arm:before}: sum == 2
     pictures{arm:after,outcome:lifted}: sum == 7
     scan_over_read{payload:json_2MB}: p(50) < 2
@@ -117,11 +117,11 @@ func runBudgetCheck(ctx context.Context, opts *BudgetCheckOptions) error {
 func readBudgets(path string) (*budget.File, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, withExitCode(ExitUsage, fmt.Errorf("budgets: %w", err))
+		return nil, usageError(fmt.Errorf("budgets: %w", err))
 	}
 	f, err := budget.Parse(path, data)
 	if err != nil {
-		return nil, withExitCode(ExitUsage, err)
+		return nil, usageError(err)
 	}
 	return f, nil
 }

@@ -2,73 +2,16 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
-// sampleRun replays the embedded sample corpus into dir/results.json with the given extra
-// flags and makes its timings and run-specific config deterministic: every tool message of
-// a case scans in (case index + 1) × base nanoseconds, plus jitter by message. Correct, when
-// not nil, sets each arm's "correct" member (as a live-model run records it) by case index.
-func sampleRun(t *testing.T, dir string, base int64, correct func(caseIndex int, arm string) *bool, flags ...string) string {
-	t.Helper()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	args := append([]string{"replay", "--format", "json", "--out", dir}, flags...)
-	if code, _, stderr := runCLI(t, args...); code != ExitOK {
-		t.Fatalf("replay exit %d: %s", code, stderr)
-	}
-	path := filepath.Join(dir, "results.json")
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var doc map[string]any
-	if err := json.Unmarshal(data, &doc); err != nil {
-		t.Fatal(err)
-	}
-	cfg := doc["config"].(map[string]any)
-	cfg["flags"] = map[string]any{}
-	cfg["tool_version"] = "test"
-	timings := doc["timings"].(map[string]any)
-	timings["wall_nanos"] = 1e9
-	if cases, ok := timings["cases"].([]any); ok {
-		for i, c := range cases {
-			tc := c.(map[string]any)
-			ns, _ := tc["scan_nanos"].([]any)
-			for j := range ns {
-				ns[j] = base*int64(i+1) + int64(j*7)
-			}
-		}
-	}
-	if correct != nil {
-		for i, c := range doc["cases"].([]any) {
-			for _, a := range c.(map[string]any)["arms"].([]any) {
-				arm := a.(map[string]any)
-				if v := correct(i, arm["arm"].(string)); v != nil {
-					arm["correct"] = *v
-				}
-			}
-		}
-	}
-	out, err := json.MarshalIndent(doc, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, out, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
-func boolPtr(b bool) *bool { return &b }
-
 // comparePair writes the old and new runs of the compare goldens: new has a larger context
 // (so before no longer refuses the headline), scans 1.5× slower, and the after arm answers
-// 9 of the 18 cases wrong that it answered right before (a significant regression).
+// every other case wrong that it answered right before (a significant regression).
 func comparePair(t *testing.T) (dir, old, new string) {
 	dir = t.TempDir()
 	old = sampleRun(t, filepath.Join(dir, "old"), 1000, func(i int, arm string) *bool { return boolPtr(true) })
@@ -94,13 +37,18 @@ func TestCompareGolden(t *testing.T) {
 			golden(t, tt.golden, []byte(strings.ReplaceAll(stdout, dir, "$DIR")))
 		})
 	}
-	// The same comparison reads the figures the golden holds.
+	// Without --format the comparison is the table the golden holds: the refusal gone, the case
+	// that was refused, the slower scans, the answers that turned wrong.
 	_, stdout, _ := runCLI(t, "compare", old, new)
-	for _, want := range []string{
-		"│ before │ refused           │         2 │         0 │ -2 (-100.0%) │", "openai-chat-chatbox-screenshot.json#0@6", "+49.9% (p=0.004 n=26+26)",
-		"pass→fail", "regressed",
-	} {
-		if !strings.Contains(stdout, strings.TrimPrefix(want, "| ")) {
+	table, err := os.ReadFile(filepath.Join("testdata", "golden", "compare.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.ReplaceAll(stdout, dir, "$DIR"); got != string(table) && !*update {
+		t.Errorf("compare without --format differs from compare.txt:\n%s", got)
+	}
+	for _, want := range []string{"openai-chat-chatbox-screenshot.json#0@6", "-100.0%", " (p=", "pass→fail", "regressed"} {
+		if !strings.Contains(stdout, want) {
 			t.Errorf("compare output lacks %q", want)
 		}
 	}
@@ -126,10 +74,10 @@ func TestCompareExitCodes(t *testing.T) {
 		{"regression wins over budgets", []string{"compare", "--budgets", budgets, old, new}, ExitRegression,
 			[]string{"refused{arm:before}: delta == 0", "CROSSED"}, []string{"correctness regressed"}},
 		{"budget crossed", []string{"compare", "--budgets", budgets, "--alpha", "0.001", old, new}, ExitBudget,
-			[]string{"-2 (2 → 0)"}, []string{"1 budget crossed"}},
+			[]string{fmt.Sprintf("-%d (%[1]d → 0)", armSummary(t, old, "before").Refused)}, []string{"1 budget crossed"}},
 		{"budget holds", []string{"compare", "--budgets", budgets, old, same}, ExitOK, []string{"all 1 budgets hold"}, nil},
 		{"unpaired cases", []string{"compare", old, partial}, ExitOK, []string{"figures over 3 paired cases"},
-			[]string{"warning: the runs cover different cases: 15 only in the old run, 0 only in the new", "warning: only in the old run: "}},
+			[]string{fmt.Sprintf("warning: the runs cover different cases: %d only in the old run, 0 only in the new", sampleCases(t)-3), "warning: only in the old run: "}},
 		{"bad alpha", []string{"compare", "--alpha", "2", old, new}, ExitUsage, nil, []string{"--alpha must be between 0 and 1"}},
 		{"one file", []string{"compare", old}, ExitUsage, nil, []string{"accepts 2 arg(s)"}},
 		{"missing file", []string{"compare", old, filepath.Join(dir, "nope.json")}, ExitInputs, nil, []string{"nope.json: no such file"}},

@@ -245,7 +245,7 @@ func countText(ctx context.Context, opts *CountOptions, text string) error {
 	}
 	off, err := engine.NewOffline(offCfg)
 	if err != nil {
-		return withExitCode(ExitUsage, err)
+		return usageError(err)
 	}
 	msg := corpora.Message{Role: corpora.RoleUser, Parts: []corpora.Part{{Kind: corpora.PartText, Text: text}}}
 	asMessage, err := off.Count(ctx, []corpora.Message{msg}, nil)

@@ -132,7 +132,7 @@ func newHTTPEngine(o *ReplayOptions) (*engine.HTTP, error) {
 	}
 	h, err := engine.NewHTTP(cfg)
 	if err != nil {
-		return nil, withExitCode(ExitUsage, err)
+		return nil, usageError(err)
 	}
 	return h, nil
 }

@@ -40,7 +40,8 @@ func exitSection(codes ...int) string {
 	return b.String()
 }
 
-// ExitError carries an exit code with an error; the message is printed once, on stderr.
+// exitError carries an exit code other than a usage error's with an error (a usage error is
+// a *run.UsageError, whichever package finds it); the message is printed once, on stderr.
 type exitError struct {
 	code int
 	err  error
@@ -49,17 +50,29 @@ type exitError struct {
 func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
-// withExitCode attaches an exit code to err (nil stays nil).
+// withExitCode attaches an exit code to err (nil stays nil); ExitUsage makes a usage error.
 func withExitCode(code int, err error) error {
 	if err == nil {
 		return nil
 	}
+	if code == ExitUsage {
+		return usageError(err)
+	}
 	return &exitError{code: code, err: err}
+}
+
+// usageError makes err a usage error (exit 2): a *run.UsageError, the one mechanism for them
+// (nil stays nil).
+func usageError(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &run.UsageError{Err: err}
 }
 
 // usageErrorf returns a usage error (exit 2).
 func usageErrorf(format string, args ...any) error {
-	return withExitCode(ExitUsage, fmt.Errorf(format, args...))
+	return usageError(fmt.Errorf(format, args...))
 }
 
 // exitCode maps an error to the process exit code, in one place.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/strata-eval/strata-eval/engine"
 	"github.com/strata-eval/strata-eval/internal/llamaserver"
+	"github.com/strata-eval/strata-eval/internal/testserver"
 	"github.com/strata-eval/strata-eval/internal/tinymodel"
 	"github.com/strata-eval/strata-eval/results"
 )
@@ -85,8 +86,8 @@ func errLines(stderr string) []string {
 // the figures of a clean run.
 func TestFaultyServer(t *testing.T) {
 	off := testOffline(t)
-	server := engine.TestServerConfig{Counter: off, InputTokens: true, Props: true, Context: 8192}
-	clean := engine.NewTestServer(server)
+	server := testserver.Config{Counter: engine.PromptTokens(off), InputTokens: true, Props: true, Context: 8192}
+	clean := testserver.New(server)
 	defer clean.Close()
 	code, _, stderr, want := replayFault(t, t.TempDir(), clean.URL)
 	if code != ExitOK || want == nil || len(want.Cases) != len(faultSamples) {
@@ -95,10 +96,10 @@ func TestFaultyServer(t *testing.T) {
 	wantFigures := figures(want)
 	// the faults run four at a time (most of their time is waiting), each a subtest for its
 	// report
-	problems := make([][]string, len(engine.Faults))
+	problems := make([][]string, len(testserver.Faults))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 4)
-	for i, fault := range engine.Faults {
+	for i, fault := range testserver.Faults {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -108,7 +109,7 @@ func TestFaultyServer(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	for i, fault := range engine.Faults {
+	for i, fault := range testserver.Faults {
 		t.Run(fault, func(t *testing.T) {
 			for _, p := range problems[i] {
 				t.Error(p)
@@ -119,10 +120,10 @@ func TestFaultyServer(t *testing.T) {
 
 // faultProblems replays against a server injecting fault, then resumes against it healed,
 // and returns what went wrong.
-func faultProblems(t *testing.T, server engine.TestServerConfig, fault string, wantFigures map[string]string) []string {
+func faultProblems(t *testing.T, server testserver.Config, fault string, wantFigures map[string]string) []string {
 	var out []string
 	fail := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
-	srv, err := engine.NewFaultServer(engine.FaultServerConfig{Server: server, Fault: fault, After: 3, RestartAfter: 500 * time.Millisecond})
+	srv, err := testserver.NewFaultServer(testserver.FaultConfig{Server: server, Fault: fault, After: 3, RestartAfter: 500 * time.Millisecond})
 	if err != nil {
 		return []string{err.Error()}
 	}
@@ -132,7 +133,7 @@ func faultProblems(t *testing.T, server engine.TestServerConfig, fault string, w
 	code, stdout, stderr, r := replayFault(t, dir, srv.URL)
 	took := time.Since(start)
 	wantCode := ExitError
-	if fault == engine.FaultRestart {
+	if fault == testserver.FaultRestart {
 		wantCode = ExitOK
 	}
 	if code != wantCode || took > 15*time.Second {
@@ -154,7 +155,7 @@ func faultProblems(t *testing.T, server engine.TestServerConfig, fault string, w
 	if measured == 0 && stdout != "" {
 		fail("nothing measured, yet stdout:\n%s", stdout)
 	}
-	if code != ExitOK && fault != engine.FaultPropsBusy && (!strings.Contains(stderr, "--resume") || !strings.Contains(stderr, "measured")) {
+	if code != ExitOK && fault != testserver.FaultPropsBusy && (!strings.Contains(stderr, "--resume") || !strings.Contains(stderr, "measured")) {
 		fail("the error does not say how many cases were measured, nor how to resume:\n%s", stderr)
 	}
 	if n := len(srv.Other.Requests()); n != 0 {
@@ -175,8 +176,8 @@ func faultProblems(t *testing.T, server engine.TestServerConfig, fault string, w
 // TestPropsUnreadableNeedsCtx: a /props that answers 429 and 503 every time stops the run
 // (nothing printed on stdout) unless --ctx gives the context, which a warning then says is used.
 func TestPropsUnreadableNeedsCtx(t *testing.T) {
-	srv, err := engine.NewFaultServer(engine.FaultServerConfig{Server: engine.TestServerConfig{Counter: testOffline(t), InputTokens: true, Props: true, Context: 8192},
-		Fault: engine.FaultPropsBusy})
+	srv, err := testserver.NewFaultServer(testserver.FaultConfig{Server: testserver.Config{Counter: engine.PromptTokens(testOffline(t)), InputTokens: true, Props: true, Context: 8192},
+		Fault: testserver.FaultPropsBusy})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +195,7 @@ func TestPropsUnreadableNeedsCtx(t *testing.T) {
 // TestResumeKeepsOneContext: resuming with a context other than the one the cases were
 // measured with is refused (exit 2), naming both.
 func TestResumeKeepsOneContext(t *testing.T) {
-	srv := engine.NewTestServer(engine.TestServerConfig{Counter: testOffline(t), InputTokens: true})
+	srv := testserver.New(testserver.Config{Counter: engine.PromptTokens(testOffline(t)), InputTokens: true})
 	defer srv.Close()
 	dir := t.TempDir()
 	if code, _, stderr, _ := replayFault(t, dir, srv.URL, "--ctx", "32768"); code != ExitOK {

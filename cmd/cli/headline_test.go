@@ -3,40 +3,13 @@ package cli
 import (
 	"bytes"
 	"context"
-	"flag"
 	"os"
 	"path/filepath"
 	"testing"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files of the CLI tests")
-
 // qwen3Tokenizer is where `make test-deps` puts the real Qwen3 tokenizer.json.
 const qwen3Tokenizer = "../../.cache/qwen3/package/models/tokenizer.json"
-
-// golden compares got with testdata/golden/name (or the absolute path name), rewriting it with -update. On a mismatch
-// it writes name.got beside it for inspection.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := name
-	if !filepath.IsAbs(path) {
-		path = filepath.Join("testdata", "golden", name)
-	}
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden file: %v (run go test -update)", err)
-	}
-	if !bytes.Equal(got, want) {
-		os.WriteFile(path+".got", got, 0o644)
-		t.Errorf("%s differs from the golden file; see %s.got", name, path)
-	}
-}
 
 // TestHeadlineGolden reproduces docs/pipeline.md §1: the Chatbox-style stringified tool message
 // with a 1.5 MB PNG, a 262,144-token context, the Qwen3 tokenizer and a Qwen-VL family.

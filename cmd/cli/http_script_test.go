@@ -3,12 +3,14 @@ package cli
 import (
 	"context"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/strata-eval/strata-eval/corpora"
 	"github.com/strata-eval/strata-eval/engine"
+	"github.com/strata-eval/strata-eval/internal/testserver"
 	"github.com/strata-eval/strata-eval/replay"
 )
 
@@ -45,21 +47,23 @@ func TestHTTPScripts(t *testing.T) {
 		t.Fatal(err)
 	}
 	const key = "sk-test-planted-secret-7f3a"
+	cases := strconv.Itoa(sampleCases(t))
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script/http",
 		Setup: func(env *testscript.Env) error {
-			servers := map[string]engine.TestServerConfig{
-				"ENDPOINT":       {Counter: off, Context: 262144, InputTokens: true, Props: true, Timings: true, APIKey: key, Answer: visionAnswer},
-				"ENDPOINT2":      {Counter: off, Context: 262144, InputTokens: true, Props: true, Timings: true, APIKey: key, Answer: visionAnswer},
-				"LIFT_ENDPOINT":  {Counter: off, Context: 262144, InputTokens: true, APIKey: key, Prepare: liftLikeAfter, Answer: visionAnswer},
-				"FLAKY_ENDPOINT": {Counter: off, Context: 262144, APIKey: key, FailFirst: 2, Answer: visionAnswer},
+			servers := map[string]testserver.Config{
+				"ENDPOINT":       {Counter: engine.PromptTokens(off), Context: 262144, InputTokens: true, Props: true, Timings: true, APIKey: key, Answer: visionAnswer},
+				"ENDPOINT2":      {Counter: engine.PromptTokens(off), Context: 262144, InputTokens: true, Props: true, Timings: true, APIKey: key, Answer: visionAnswer},
+				"LIFT_ENDPOINT":  {Counter: engine.PromptTokens(off), Context: 262144, InputTokens: true, APIKey: key, Prepare: liftLikeAfter, Answer: visionAnswer},
+				"FLAKY_ENDPOINT": {Counter: engine.PromptTokens(off), Context: 262144, APIKey: key, FailFirst: 2, Answer: visionAnswer},
 			}
 			for name, cfg := range servers {
-				srv := engine.NewTestServer(cfg)
+				srv := testserver.New(cfg)
 				env.Defer(srv.Close)
 				env.Setenv(name, srv.URL)
 			}
 			env.Setenv("PLANTED_KEY", key)
+			env.Setenv("SAMPLE_CASES", cases)
 			env.Setenv("XDG_CACHE_HOME", filepath.Join(env.WorkDir, ".cache"))
 			return nil
 		},

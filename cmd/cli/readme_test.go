@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/strata-eval/strata-eval/engine"
+	"github.com/strata-eval/strata-eval/internal/testserver"
 	"github.com/strata-eval/strata-eval/results"
 )
 
@@ -161,7 +162,7 @@ func TestREADMECommands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := engine.NewTestServer(engine.TestServerConfig{Counter: off, Context: 262144, InputTokens: true, Props: true, Timings: true, Answer: visionAnswer})
+	srv := testserver.New(testserver.Config{Counter: engine.PromptTokens(off), Context: 262144, InputTokens: true, Props: true, Timings: true, Answer: visionAnswer})
 	defer srv.Close()
 
 	dir := t.TempDir()

@@ -76,7 +76,7 @@ func runRecordHTTP(ctx context.Context, opts *RecordHTTPOptions) error {
 		},
 	})
 	if errors.Is(err, recorder.ErrNotRecording) {
-		return withExitCode(ExitUsage, err)
+		return usageError(err)
 	}
 	if err != nil {
 		return err

@@ -27,6 +27,7 @@ import (
 	"github.com/strata-eval/strata-eval/corpora"
 	"github.com/strata-eval/strata-eval/engine"
 	"github.com/strata-eval/strata-eval/internal/testimages"
+	"github.com/strata-eval/strata-eval/internal/testserver"
 	"github.com/strata-eval/strata-eval/internal/tinymodel"
 	"github.com/strata-eval/strata-eval/results"
 )
@@ -311,14 +312,14 @@ func checkReplayOfRecording(t *testing.T, r *results.Report, recorded map[string
 // counts exactly what the server reported while recording, and the screenshot is lifted.
 func TestRecordHTTPThenReplay(t *testing.T) {
 	const key = "sk-record-test-0123456789"
-	srv := engine.NewTestServer(engine.TestServerConfig{Counter: testOffline(t), Timings: true, APIKey: key})
+	srv := testserver.New(testserver.Config{Counter: engine.PromptTokens(testOffline(t)), Timings: true, APIKey: key})
 	defer srv.Close()
 	upstream := httptest.NewServer(sseAdapter(t, srv.URL))
 	defer upstream.Close()
 	trace, reported := recordAgent(t, upstream.URL, key, true)
 	recorded := recordedUsage(t, trace, reported)
 
-	replaySrv := engine.NewTestServer(engine.TestServerConfig{Counter: testOffline(t), Timings: true})
+	replaySrv := testserver.New(testserver.Config{Counter: engine.PromptTokens(testOffline(t)), Timings: true})
 	defer replaySrv.Close()
 	code, stderr, r := replayLive(t, t.TempDir(), "--engine", "http", "--endpoint", replaySrv.URL, "--no-cache", trace)
 	if code != ExitOK || r == nil {

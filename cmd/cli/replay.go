@@ -292,7 +292,7 @@ func (o *ReplayOptions) runConfig() (run.Config, error) {
 	}
 	off, err := engine.NewOffline(offCfg)
 	if err != nil {
-		return run.Config{}, withExitCode(ExitUsage, err)
+		return run.Config{}, usageError(err)
 	}
 	eng, err := newEngine(o, off)
 	if err != nil {
@@ -304,7 +304,7 @@ func (o *ReplayOptions) runConfig() (run.Config, error) {
 		Notes: o.IO.ErrOut, ToolVersion: Version, Flags: o.flags, Now: o.now}
 	if o.Live.Expect != "" {
 		if cfg.Expect, err = score.LoadExpectations(o.Live.Expect); err != nil {
-			return run.Config{}, withExitCode(ExitUsage, err)
+			return run.Config{}, usageError(err)
 		}
 	}
 	if cfg.Shard, err = run.ParseShard(o.Shard); err != nil {

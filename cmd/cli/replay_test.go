@@ -12,26 +12,6 @@ import (
 	"github.com/strata-eval/strata-eval/results"
 )
 
-// replayJSON runs replay with args and --out into a fresh folder and returns results.json.
-func replayJSON(t *testing.T, args ...string) (*results.Report, []byte) {
-	t.Helper()
-	dir := t.TempDir()
-	var out, errOut bytes.Buffer
-	args = append([]string{"replay", "--format", "csv", "--out", dir}, args...)
-	if code := Run(context.Background(), args, &IOStreams{Out: &out, ErrOut: &errOut}); code != ExitOK {
-		t.Fatalf("replay %v: exit %d: %s", args, code, errOut.String())
-	}
-	raw, err := os.ReadFile(filepath.Join(dir, "results.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var r results.Report
-	if err := json.Unmarshal(raw, &r); err != nil {
-		t.Fatal(err)
-	}
-	return &r, raw
-}
-
 // TestReplayDeterministic: the same inputs and flags give the same results.json apart from
 // the timings section (and the --out flag that names a different folder).
 func TestReplayDeterministic(t *testing.T) {
@@ -119,5 +99,63 @@ func TestCatalogReasonInEveryOutput(t *testing.T) {
 				t.Errorf("%s lacks %q", name, want)
 			}
 		}
+	}
+}
+
+// TestUnknownFormatNamesTheFlag: a file whose format cannot be told is a problem (exit 3) whose
+// message names the flag the command has, --input-format, in replay and in corpus inspect; the
+// flag then reads the file.
+func TestUnknownFormatNamesTheFlag(t *testing.T) {
+	dir := t.TempDir()
+	notes := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(notes, []byte("a note, not a recording\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"replay", notes}, {"corpus", "inspect", notes}} {
+		code, out, errOut := runCLI(t, args...)
+		if code != ExitInputs {
+			t.Errorf("%v: exit %d, want %d\n%s", args, code, ExitInputs, errOut)
+		}
+		out += errOut
+		if !strings.Contains(out, "--input-format") || strings.Contains(out, "use --format") {
+			t.Errorf("%v: the error does not name --input-format:\n%s", args, out)
+		}
+	}
+	sample := "../../corpora/samples/openai-chat-tiny-png.json"
+	for _, args := range [][]string{{"replay", "--input-format", "openai-chat", sample}, {"corpus", "inspect", "--input-format", "openai-chat", sample}} {
+		if code, _, errOut := runCLI(t, args...); code != ExitOK {
+			t.Errorf("%v: exit %d\n%s", args, code, errOut)
+		}
+	}
+}
+
+// TestEmbedTargetClampedInReplay: an arms file with embed_target_bytes: 1000 replays (exit 0)
+// with the budget clamped to 65,536, which the results' config block shows.
+func TestEmbedTargetClampedInReplay(t *testing.T) {
+	dir := t.TempDir()
+	config := filepath.Join(dir, "arms.yaml")
+	if err := os.WriteFile(config, []byte("arms:\n  - {name: small, client: gate, embed_target_bytes: 1000}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, _ := replayJSON(t, "--config", config, "--arms", "small", "../../corpora/samples/chatbox-exported-data-2026-11-30.json")
+	if got := r.Config.Arms[0].Settings.EmbedTargetBytes; got != 65536 {
+		t.Errorf("embed_target_bytes in the report: %d, want 65536", got)
+	}
+	attached := 0
+	for _, c := range r.Cases {
+		for _, p := range c.Arms[0].Pictures {
+			if p.Outcome != "attached" || p.Resized == nil || p.Resized.FromWidth != 1280 {
+				continue
+			}
+			attached++
+			// the 1280×800 screenshot does not fit 64 KiB as it is: it is made smaller (with the
+			// default 256 KiB it keeps its size)
+			if p.Resized.ToWidth >= 1280 {
+				t.Errorf("attached picture not fitted to 65,536 bytes: %+v", p.Resized)
+			}
+		}
+	}
+	if attached == 0 {
+		t.Error("the small arm attached no 1280×800 picture")
 	}
 }

@@ -55,7 +55,7 @@ func runRescore(ctx context.Context, opts *RescoreOptions) error {
 	if opts.Expect != "" {
 		var err error
 		if expect, err = score.LoadExpectations(opts.Expect); err != nil {
-			return withExitCode(ExitUsage, err)
+			return usageError(err)
 		}
 	}
 	rep, err := readReportFile(opts.Results)
@@ -77,7 +77,7 @@ func runRescore(ctx context.Context, opts *RescoreOptions) error {
 		}
 		c.Question, c.Expected, c.Scorer = exp.Question, exp.Answer, exp.Scorer
 		if err := run.ScoreArms(c, exp); err != nil {
-			return withExitCode(ExitUsage, err)
+			return usageError(err)
 		}
 		scored++
 	}

@@ -92,7 +92,7 @@ func runRows(ctx context.Context, opts *RowsOptions) error {
 		for _, fam := range families {
 			rows, err := imagerows.ImageRows(fam, w, h, imagerows.RowOptions{MinTokens: opts.MinTokens, MaxTokens: opts.MaxTokens})
 			if err != nil {
-				return withExitCode(ExitUsage, fmt.Errorf("%s: %w", arg, err))
+				return usageError(fmt.Errorf("%s: %w", arg, err))
 			}
 			out = append(out, rowsRow{Picture: arg, Width: w, Height: h, Family: fam.Name, Rows: rows})
 		}
@@ -138,7 +138,7 @@ func (o *RowsOptions) families() ([]imagerows.Family, error) {
 		}
 		f, err := imagerows.LoadProjector(o.MMProj)
 		if err != nil {
-			return nil, withExitCode(ExitUsage, err)
+			return nil, usageError(err)
 		}
 		return []imagerows.Family{f}, nil
 	}

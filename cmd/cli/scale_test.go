@@ -71,22 +71,6 @@ func dirBytes(tb testing.TB, dir string) int64 {
 	return n
 }
 
-// runCLI runs strata-eval in-process and returns its exit code, stdout and stderr.
-func runCLI(t *testing.T, args ...string) (int, string, string) {
-	t.Helper()
-	return runCLIIn(t, "", args...)
-}
-
-// readReport reads dir/results.json.
-func readReport(t *testing.T, dir string) *results.Report {
-	t.Helper()
-	r, err := readReportFile(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
-
 // sameResults fails the test when two reports differ in anything but timings and the flags
 // that name where they were written.
 func sameResults(t *testing.T, got, want *results.Report) {

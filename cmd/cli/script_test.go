@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"os"
+	"strconv"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -27,6 +28,11 @@ func (w withoutColumns) Run() int {
 }
 
 // TestScripts runs the end-to-end CLI scripts in testdata/script through the binary.
+// $SAMPLE_CASES is the number of cases of the sample corpus.
 func TestScripts(t *testing.T) {
-	testscript.Run(t, testscript.Params{Dir: "testdata/script"})
+	cases := strconv.Itoa(sampleCases(t))
+	testscript.Run(t, testscript.Params{Dir: "testdata/script", Setup: func(env *testscript.Env) error {
+		env.Setenv("SAMPLE_CASES", cases)
+		return nil
+	}})
 }

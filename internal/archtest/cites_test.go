@@ -56,3 +56,41 @@ func exists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
 }
+
+// bareIssue matches an issue or pull-request number that names no repository: "#" and digits
+// after a space or a bracket.
+var bareIssue = regexp.MustCompile(`(^|[\s(\[])#[0-9]{3,}\b`)
+
+// TestIssueReferencesNameTheRepository: a reference to an issue or pull request in the code or
+// the docs names its repository (NousResearch/hermes-agent#111441), so that a reader can find it.
+func TestIssueReferencesNameTheRepository(t *testing.T) {
+	root := filepath.Join("..", "..")
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); path != root && (name == "testdata" || name == "samples" || strings.HasPrefix(name, ".") || name == "node_modules") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, ".md") {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for i, line := range strings.Split(string(src), "\n") {
+			if m := bareIssue.FindString(line); m != "" {
+				rel, _ := filepath.Rel(root, path)
+				t.Errorf("%s:%d: %q names no repository (write owner/name%s)", rel, i+1, strings.TrimSpace(m), strings.TrimLeft(m, " \t(["))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

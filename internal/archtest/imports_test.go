@@ -37,7 +37,9 @@ var barred = map[string][]string{
 
 // helperImports lists the product packages an internal/ helper may import; a helper not
 // listed imports none (helpers are leaves under every floor).
-var helperImports = map[string][]string{}
+var helperImports = map[string][]string{
+	"internal/testserver": {"corpora"}, // reads what it serves with the project's own reader
+}
 
 // testOnly lists internal/ helpers that the shipped binary must not link: only tests and the
 // generators (helperUsers) may import them.
@@ -46,6 +48,7 @@ var testOnly = map[string][]string{
 	"internal/llamaserver":  {"internal/ollamaserver"},
 	"internal/ollamaserver": nil,
 	"internal/tinyproj":     nil,
+	"internal/testserver":   nil,
 }
 
 // TestImportsPointOneWay walks every package of the module and fails on an import of its

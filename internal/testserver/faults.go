@@ -1,4 +1,4 @@
-package engine
+package testserver
 
 import (
 	"bytes"
@@ -37,10 +37,10 @@ var Faults = []string{FaultRedirect302, FaultRedirect307, FaultNegativeCount, Fa
 	FaultPropsBusy, FaultNeverAnswer, FaultTrickle, FaultCloseEmpty, Fault500, Fault429, FaultInvalidJSON,
 	FaultTruncated, FaultHugeHeader, FaultHugeBody, FaultRestart}
 
-// FaultServerConfig configures a FaultServer.
-type FaultServerConfig struct {
+// FaultConfig configures a FaultServer.
+type FaultConfig struct {
 	// Server is the healthy server's configuration (its Counter is required).
-	Server TestServerConfig
+	Server Config
 	// Fault is the fault injected (one of Faults).
 	Fault string
 	// After is how many POST requests are answered healthily before the fault begins.
@@ -49,16 +49,16 @@ type FaultServerConfig struct {
 	RestartAfter time.Duration
 }
 
-// FaultServer is a TestServer that injects one fault, for the tests of how the http engine
+// FaultServer is a Server that injects one fault, for the tests of how the http engine
 // and a run behave against a faulty server. The fault can be turned off (Heal) so that the
 // same URL then answers healthily, as a server fixed and a run resumed.
 type FaultServer struct {
 	URL string
 	// Other is the host the redirects point to; it counts what it receives.
-	Other *TestServer
+	Other *Server
 
-	cfg     FaultServerConfig
-	healthy *TestServer
+	cfg     FaultConfig
+	healthy *Server
 	posts   atomic.Int64
 	healed  atomic.Bool
 	faulted atomic.Int64
@@ -70,9 +70,9 @@ type FaultServer struct {
 }
 
 // NewFaultServer starts a FaultServer on loopback; Close stops it.
-func NewFaultServer(cfg FaultServerConfig) (*FaultServer, error) {
-	f := &FaultServer{cfg: cfg, healthy: NewTestServer(cfg.Server), stop: make(chan struct{})}
-	f.Other = NewTestServer(TestServerConfig{Counter: cfg.Server.Counter, InputTokens: true, Props: true, Context: 1 << 20})
+func NewFaultServer(cfg FaultConfig) (*FaultServer, error) {
+	f := &FaultServer{cfg: cfg, healthy: New(cfg.Server), stop: make(chan struct{})}
+	f.Other = New(Config{Counter: cfg.Server.Counter, InputTokens: true, Props: true, Context: 1 << 20})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		f.healthy.Close()
@@ -97,7 +97,7 @@ func (f *FaultServer) Heal() { f.healed.Store(true) }
 func (f *FaultServer) Faulted() int { return int(f.faulted.Load()) }
 
 // Healthy is the server that answers healthily (its Requests count what reached it).
-func (f *FaultServer) Healthy() *TestServer { return f.healthy }
+func (f *FaultServer) Healthy() *Server { return f.healthy }
 
 // Close stops the server, the healthy one behind it and the redirect target.
 func (f *FaultServer) Close() {

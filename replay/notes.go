@@ -2,6 +2,9 @@ package replay
 
 import "github.com/strata-eval/strata-eval/internal/thousands"
 
+// The texts a server leaves in a message where a picture was: placeholders and notes, and the
+// reasons they give.
+
 // Reasons given in "[image omitted: …]" notes.
 const (
 	ReasonNoVisionEncoder = "the model has no vision encoder"

@@ -1,4 +1,4 @@
-package engine
+package testserver
 
 import (
 	"bytes"
@@ -15,11 +15,15 @@ import (
 	"github.com/strata-eval/strata-eval/corpora"
 )
 
-// TestServerConfig configures a TestServer.
-type TestServerConfig struct {
-	// Counter counts every request the server receives (real tokens and image rows: the
-	// offline engine, or the in-process llama.cpp engine). Required.
-	Counter Engine
+// Counter counts the prompt tokens of a request as the server's model would:
+// engine.PromptTokens of an engine (the offline engine, or the in-process llama.cpp engine).
+type Counter func(ctx context.Context, msgs []corpora.Message, tools []corpora.ToolDef) (int, error)
+
+// Config configures a Server.
+type Config struct {
+	// Counter counts every request the server receives (real tokens and image rows).
+	// Required.
+	Counter Counter
 	// Context is the server's context size: a longer prompt gets llama.cpp's 400
 	// exceed_context_size_error (0: no limit).
 	Context int
@@ -57,12 +61,12 @@ type TestServerConfig struct {
 	ApplyTemplate func(msgs []corpora.Message, tools []corpora.ToolDef) (string, error)
 }
 
-// TestServer is an OpenAI-compatible server on loopback for tests: it reads each request
+// Server is an OpenAI-compatible server on loopback for tests: it reads each request
 // with the project's own OpenAI reader, counts it with a real engine and answers with usage
 // (and llama.cpp timings) as llama.cpp's server does.
-type TestServer struct {
+type Server struct {
 	*httptest.Server
-	cfg TestServerConfig
+	cfg Config
 
 	mu       sync.Mutex
 	requests map[string]int
@@ -74,9 +78,9 @@ type TestServer struct {
 	dying                 sync.Once
 }
 
-// NewTestServer starts a TestServer; Close stops it.
-func NewTestServer(cfg TestServerConfig) *TestServer {
-	s := &TestServer{cfg: cfg, requests: map[string]int{}}
+// New starts a Server; Close stops it.
+func New(cfg Config) *Server {
+	s := &Server{cfg: cfg, requests: map[string]int{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", s.completions)
 	if cfg.InputTokens {
@@ -97,14 +101,14 @@ func NewTestServer(cfg TestServerConfig) *TestServer {
 }
 
 // MaxInFlight returns the most POST requests the server was answering at once.
-func (s *TestServer) MaxInFlight() int {
+func (s *Server) MaxInFlight() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.maxInFlight
 }
 
 // track counts the POST requests in flight and stops the server after DieAfter of them.
-func (s *TestServer) track(next http.Handler) http.Handler {
+func (s *Server) track(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			next.ServeHTTP(w, r)
@@ -128,7 +132,7 @@ func (s *TestServer) track(next http.Handler) http.Handler {
 }
 
 // Requests returns how many requests each path received.
-func (s *TestServer) Requests() map[string]int {
+func (s *Server) Requests() map[string]int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := make(map[string]int, len(s.requests))
@@ -139,13 +143,13 @@ func (s *TestServer) Requests() map[string]int {
 }
 
 // Bodies returns the bodies received, in order.
-func (s *TestServer) Bodies() [][]byte {
+func (s *Server) Bodies() [][]byte {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([][]byte(nil), s.bodies...)
 }
 
-func (s *TestServer) note(path string, body []byte) {
+func (s *Server) note(path string, body []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.requests[path]++
@@ -155,7 +159,7 @@ func (s *TestServer) note(path string, body []byte) {
 }
 
 // shouldFail consumes one injected failure.
-func (s *TestServer) shouldFail() bool {
+func (s *Server) shouldFail() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.failed < s.cfg.FailFirst {
@@ -165,7 +169,7 @@ func (s *TestServer) shouldFail() bool {
 	return false
 }
 
-func (s *TestServer) authorize(next http.Handler) http.Handler {
+func (s *Server) authorize(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if s.cfg.APIKey != "" && r.Header.Get("Authorization") != "Bearer "+s.cfg.APIKey {
 			writeJSON(w, http.StatusUnauthorized, map[string]any{"error": map[string]any{"code": 401, "message": "Invalid API Key", "type": "authentication_error"}})
@@ -182,7 +186,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 // read parses and counts a request; it writes the error answer itself and returns ok=false.
-func (s *TestServer) read(w http.ResponseWriter, r *http.Request) (msgs []corpora.Message, body map[string]json.RawMessage, n int, ok bool) {
+func (s *Server) read(w http.ResponseWriter, r *http.Request) (msgs []corpora.Message, body map[string]json.RawMessage, n int, ok bool) {
 	data, err := io.ReadAll(r.Body)
 	if err != nil {
 		writeJSON(w, http.StatusBadRequest, map[string]any{"error": map[string]any{"code": 400, "message": err.Error()}})
@@ -214,7 +218,7 @@ func (s *TestServer) read(w http.ResponseWriter, r *http.Request) (msgs []corpor
 		return nil, nil, 0, false
 	}
 	msgs = conv.Messages
-	if s.cfg.NoPictures && countPictures(msgs) > 0 {
+	if s.cfg.NoPictures && corpora.CountImageParts(msgs) > 0 {
 		writeJSON(w, http.StatusInternalServerError, map[string]any{"error": map[string]any{"code": 500,
 			"message": "image input is not supported - hint: if this is unexpected, you may need to provide the mmproj",
 			"type":    "server_error"}})
@@ -228,15 +232,15 @@ func (s *TestServer) read(w http.ResponseWriter, r *http.Request) (msgs []corpor
 		}
 		msgs = prepared
 	}
-	c, err := s.cfg.Counter.Count(r.Context(), msgs, conv.Tools)
+	tokens, err := s.cfg.Counter(r.Context(), msgs, conv.Tools)
 	if err != nil {
 		writeJSON(w, http.StatusInternalServerError, map[string]any{"error": map[string]any{"code": 500, "message": err.Error()}})
 		return nil, nil, 0, false
 	}
-	return msgs, body, c.PromptTokens + s.cfg.Offset, true
+	return msgs, body, tokens + s.cfg.Offset, true
 }
 
-func (s *TestServer) inputTokens(w http.ResponseWriter, r *http.Request) {
+func (s *Server) inputTokens(w http.ResponseWriter, r *http.Request) {
 	_, _, n, ok := s.read(w, r)
 	if !ok {
 		return
@@ -244,7 +248,7 @@ func (s *TestServer) inputTokens(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"input_tokens": n})
 }
 
-func (s *TestServer) completions(w http.ResponseWriter, r *http.Request) {
+func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
 	msgs, body, n, ok := s.read(w, r)
 	if !ok {
 		return
@@ -257,7 +261,7 @@ func (s *TestServer) completions(w http.ResponseWriter, r *http.Request) {
 	}
 	maxTokens := 0
 	_ = json.Unmarshal(body["max_tokens"], &maxTokens)
-	text := fmt.Sprintf("I see %d picture(s).", countPictures(msgs))
+	text := fmt.Sprintf("I see %d picture(s).", corpora.CountImageParts(msgs))
 	if s.cfg.Answer != nil {
 		text = s.cfg.Answer(msgs)
 	}
@@ -302,7 +306,7 @@ func readConversation(w http.ResponseWriter, r *http.Request, data []byte) (*cor
 }
 
 // applyTemplate answers POST /apply-template with the prompt of cfg.ApplyTemplate.
-func (s *TestServer) applyTemplate(w http.ResponseWriter, r *http.Request) {
+func (s *Server) applyTemplate(w http.ResponseWriter, r *http.Request) {
 	data, err := io.ReadAll(r.Body)
 	if err != nil {
 		writeJSON(w, http.StatusBadRequest, map[string]any{"error": map[string]any{"code": 400, "message": err.Error()}})
