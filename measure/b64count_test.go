@@ -207,3 +207,13 @@ func TestB64TokenSetMatchesIndex(t *testing.T) {
 		t.Logf("%s: %d base64 tokens of %d to %d characters", name, tokens, minB64Token, maxB64Token)
 	}
 }
+
+// BenchmarkFillB64Counts builds the base64 tables of o200k_base (the first base64 count of a
+// run pays it once).
+func BenchmarkFillB64Counts(b *testing.B) {
+	e := ourTiktoken(b, "o200k_base").engine
+	b.ReportAllocs()
+	for b.Loop() {
+		e.fillB64Counts()
+	}
+}
