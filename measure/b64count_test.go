@@ -217,3 +217,20 @@ func BenchmarkFillB64Counts(b *testing.B) {
 		e.fillB64Counts()
 	}
 }
+
+// BenchmarkCountB64Pieces counts 2,000,000 characters of random base64 with the fast path alone
+// (countB64Pieces over the whole text, tables filled before the timer).
+func BenchmarkCountB64Pieces(b *testing.B) {
+	tok := ourTiktoken(b, "o200k_base")
+	text := benchInputs()["base64_2MB"]
+	s := new(bpeScratch)
+	want, _ := tok.engine.countB64Pieces(text, 0, s)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		if n, stop := tok.engine.countB64Pieces(text, 0, s); n != want || stop != len(text) {
+			b.Fatalf("count %d to %d, want %d to %d", n, stop, want, len(text))
+		}
+	}
+	b.ReportMetric(float64(want), "tokens")
+}
