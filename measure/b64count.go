@@ -112,83 +112,61 @@ func (t *BPETokenizer) b64FastPath() bool {
 
 // countB64Pieces counts the pieces from p on for as long as they are base64 and the byte after
 // each is too, and returns the count and where it stopped (the start of the piece it left). The
-// pieces of one to three characters are counted without a branch by countB64Short (their count
-// is read every byte from b64Counts.short by length and code, and kept at a boundary), so the
-// random piece ends of base64 cost no mispredicted branch; longer ones go to countLongB64.
+// pieces of one to three characters are counted without a branch (their count is read every
+// byte from b64Counts.short by length and code, and kept at a boundary), so the random piece
+// ends of base64 cost no mispredicted branch; longer ones go to countB64Four and countPiece.
 func (e *bpeEngine) countB64Pieces(text string, p int, s *bpeScratch) (n, stop int) {
 	e.b64Once.Do(e.fillB64Counts)
 	short := &e.b64Counts.short
-	w := b64Walk{st: uint64(b64Start) * 8}
-	rest := text[p:]
+	// length is the length of the current piece, code the codes of the last three characters
+	// (a rolling window, never reset: a short piece's code is its low 6·length bits).
+	// st is the state times 8: the shift that selects the state's transition in the byte's row
+	// (b64Rows), so that the loop's chain from one byte to the next is a shift and a mask.
+	st, length, code := uint64(b64Start)*8, 0, uint32(0)
+	i := p
 	for {
-		var long bool
-		rest, long = w.shortPieces(rest, short)
+		// The inner loop makes no call, so that its state stays in registers: it leaves at the
+		// end of a piece of four or more characters, counted below, at a byte outside the
+		// alphabet or at the end of the text.
+		long := false
+		for ; i < len(text); i++ {
+			c := text[i]
+			row := b64Rows[c]
+			if row == 0 {
+				break
+			}
+			tr := row >> (st & 63)
+			boundary := int(tr >> 6 & 1) // 1 when the piece text[i-length:i] ends here
+			if length > 3 && boundary != 0 {
+				long = true
+				break
+			}
+			st = tr & 0x38
+			// The finished piece's count when it ends here; when it does not, the slot read
+			// is any (b64InnerIndex) and its count is masked off.
+			n += int(short[b64InnerIndex(length, code)]) & -boundary
+			length = length&^-boundary + 1
+			code = (code<<6 | uint32(b64Code[c])) & (1<<18 - 1)
+		}
 		if !long {
 			break
 		}
-		// rest begins with the byte after a piece of four or more characters, which ends
-		// before it: count that piece, and begin the next one with the byte.
-		end := len(text) - len(rest)
-		w.n += e.countLongB64(text[end-w.length:end], s)
-		c := rest[0]
-		w.st = b64Rows[c] >> (w.st & 63) & 0x38
-		w.length = 1
-		w.code = (w.code<<6 | uint32(b64Code[c])) & (1<<18 - 1)
-		rest = rest[1:]
-	}
-	i := len(text) - len(rest)
-	if len(rest) > 0 {
-		return w.n, i - w.length
-	}
-	if w.length > 3 {
-		w.n += e.countLongB64(text[i-w.length:i], s)
-	} else {
-		w.n += int(short[b64ShortIndex(w.length, w.code)])
-	}
-	return w.n, i
-}
-
-// b64Walk is the state of countB64Pieces between bytes: the count of the finished pieces, st
-// the state times 8 (the shift that selects the state's transition in a byte's row of
-// b64Rows, so that the chain from one byte to the next is a shift and a mask), the length of
-// the current piece and code the codes of the last three characters (a rolling window, never
-// reset: a short piece's code is its low 6·length bits).
-type b64Walk struct {
-	n      int
-	st     uint64
-	length int
-	code   uint32
-}
-
-// shortPieces walks text while its bytes are base64, counting the pieces of one to three
-// characters that end on the way, and returns the rest of text from the byte it stopped at:
-// the end of a piece of four or more characters (long; the piece is the w.length bytes before
-// rest), a byte outside the alphabet, or the end. It makes no call and keeps its state in
-// locals, so that the loop runs in registers.
-func (w *b64Walk) shortPieces(text string, short *[b64ShortSlots]uint8) (rest string, long bool) {
-	n, st, length, code := w.n, w.st, w.length, w.code
-	i := 0
-	for ; i < len(text); i++ {
-		c := text[i]
-		row := b64Rows[c]
-		if row == 0 {
-			break
-		}
-		tr := row >> (st & 63)
-		boundary := int(tr >> 6 & 1) // 1 when the piece text[i-length:i] ends here
-		if length > 3 && boundary != 0 {
-			long = true
-			break
-		}
-		st = tr & 0x38
-		// The finished piece's count when it ends here; when it does not, the slot read is
-		// any (b64InnerIndex) and its count is masked off.
-		n += int(short[b64InnerIndex(length, code)&(b64ShortSlots-1)]) & -boundary
-		length = length&^-boundary + 1
+		n += e.countLongB64(text[i-length:i], s)
+		c := text[i] // begins the next piece
+		st = b64Rows[c] >> (st & 63) & 0x38
+		length = 1
 		code = (code<<6 | uint32(b64Code[c])) & (1<<18 - 1)
+		i++
 	}
-	w.n, w.st, w.length, w.code = n, st, length, code
-	return text[i:], long
+	if i < len(text) {
+		return n, i - length
+	}
+	if length > 3 {
+		n += e.countLongB64(text[i-length:i], s)
+	} else {
+		n += int(short[b64ShortIndex(length, code)])
+	}
+	return n, i
 }
 
 // b64InnerIndex is b64ShortIndex for a piece of 0 to 3 characters, and a slot in range for

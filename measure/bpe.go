@@ -76,10 +76,8 @@ type b64ShortCounts struct {
 	short [b64ShortSlots]uint8
 }
 
-// b64ShortSlots is the number of slots of b64ShortCounts.short: the 1 + 2⁶ + 2¹² + 2¹⁸ that
-// b64ShortIndex uses, rounded up to a power of two so that an index masked to it needs no
-// bounds check (the slots past them are never read, so their pages are never touched).
-const b64ShortSlots = 1 << 19
+// b64ShortSlots is the number of slots of b64ShortCounts.short.
+const b64ShortSlots = 1 + 1<<6 + 1<<12 + 1<<18
 
 // b64Code maps a byte to its 6-bit base64 code, or 0xff.
 var b64Code = func() (t [256]uint8) {
