@@ -222,7 +222,12 @@ func BenchmarkFillB64Counts(b *testing.B) {
 // (countB64Pieces over the whole text, tables filled before the timer).
 func BenchmarkCountB64Pieces(b *testing.B) {
 	tok := ourTiktoken(b, "o200k_base")
-	text := benchInputs()["base64_2MB"]
+	r := rand.New(rand.NewPCG(7, 8))
+	raw := make([]byte, 1_500_000)
+	for i := range raw {
+		raw[i] = byte(r.Uint32())
+	}
+	text := base64.StdEncoding.EncodeToString(raw)
 	s := new(bpeScratch)
 	want, _ := tok.engine.countB64Pieces(text, 0, s)
 	b.ReportAllocs()
