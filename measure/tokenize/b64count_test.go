@@ -290,3 +290,35 @@ func TestB64FourEqualsMerging(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkFillB64Counts builds the base64 tables of o200k_base (the first base64 count of a
+// run pays it once).
+func BenchmarkFillB64Counts(b *testing.B) {
+	e := ourTiktoken(b, "o200k_base").engine
+	b.ReportAllocs()
+	for b.Loop() {
+		e.fillB64Counts()
+	}
+}
+
+// BenchmarkCountB64Pieces counts 2,000,000 characters of random base64 with the fast path alone
+// (countB64Pieces over the whole text, tables filled before the timer).
+func BenchmarkCountB64Pieces(b *testing.B) {
+	tok := ourTiktoken(b, "o200k_base")
+	r := rand.New(rand.NewPCG(7, 8))
+	raw := make([]byte, 1_500_000)
+	for i := range raw {
+		raw[i] = byte(r.Uint32())
+	}
+	text := base64.StdEncoding.EncodeToString(raw)
+	s := new(bpeScratch)
+	want, _ := tok.engine.countB64Pieces(text, 0, s)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		if n, stop := tok.engine.countB64Pieces(text, 0, s); n != want || stop != len(text) {
+			b.Fatalf("count %d to %d, want %d to %d", n, stop, want, len(text))
+		}
+	}
+	b.ReportMetric(float64(want), "tokens")
+}

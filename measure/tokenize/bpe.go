@@ -215,30 +215,61 @@ func (e *bpeEngine) b64BytesOK() bool {
 }
 
 // fillB64Counts counts every two- and three-character base64 piece once.
+//
+// Under tiktoken's rule with a byte token for every base64 character (b64CountsByRule) the
+// counts follow from which spans are tokens, without merging: a piece of two is 1 token when it
+// is one, else 2; a piece of three is 1 when it is a token, else 2 when one of its pairs is (the
+// lowest-ranked pair merges, and the two parts left would make the whole piece, no token), else
+// 3. Any other rule merges each piece (TestB64ShortCountsEqualMerging holds both to merging).
 func (e *bpeEngine) fillB64Counts() {
 	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 	t := new(b64ShortCounts)
 	s := new(bpeScratch)
 	t.bytesOK = e.b64BytesOK()
+	byRule := t.bytesOK && e.mode == rankByConcatenation && e.wholePieceFirst
 	var buf [3]byte
 	for i := 0; i < 64; i++ {
 		for j := 0; j < 64; j++ {
 			buf[0], buf[1] = alphabet[i], alphabet[j]
-			if n, ok := e.countPieceUncached(string(buf[:2]), s); ok {
-				t.two[i<<6|j] = uint8(n)
-			}
 			t.pairRank[i<<6|j] = noRank
-			if id, ok := e.index.lookup(string(buf[:2])); ok && e.mode == rankByConcatenation {
+			id, pairOK := e.index.lookup(string(buf[:2]))
+			if pairOK && e.mode == rankByConcatenation {
 				t.pairRank[i<<6|j] = id
 			}
+			switch {
+			case byRule && pairOK:
+				t.two[i<<6|j] = 1
+			case byRule:
+				t.two[i<<6|j] = 2
+			default:
+				if n, ok := e.countPieceUncached(string(buf[:2]), s); ok {
+					t.two[i<<6|j] = uint8(n)
+				}
+			}
+		}
+	}
+	for i := 0; i < 64; i++ {
+		for j := 0; j < 64; j++ {
+			buf[0], buf[1] = alphabet[i], alphabet[j]
 			for k := 0; k < 64; k++ {
 				buf[2] = alphabet[k]
-				if n, ok := e.countPieceUncached(string(buf[:3]), s); ok {
-					t.three[i<<12|j<<6|k] = uint8(n)
-				}
-				if id, ok := e.index.lookup(string(buf[:3])); ok {
-					t.tripleTok[(i<<12|j<<6|k)>>6] |= 1 << (k & 63)
+				code := i<<12 | j<<6 | k
+				id, ok := e.index.lookup(string(buf[:3]))
+				if ok {
+					t.tripleTok[code>>6] |= 1 << (k & 63)
 					t.tripleIDs = append(t.tripleIDs, id)
+				}
+				switch {
+				case byRule && ok:
+					t.three[code] = 1
+				case byRule && (t.pairRank[i<<6|j] != noRank || t.pairRank[j<<6|k] != noRank):
+					t.three[code] = 2
+				case byRule:
+					t.three[code] = 3
+				default:
+					if n, ok := e.countPieceUncached(string(buf[:3]), s); ok {
+						t.three[code] = uint8(n)
+					}
 				}
 			}
 		}
