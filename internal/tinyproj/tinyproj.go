@@ -242,6 +242,27 @@ func Configs() []Config {
 	}
 }
 
+// Markers are the marker texts mtmd puts around and between the embeddings of the projector
+// types of Configs, for the tiny text model's vocabulary (tinymodel.Options.ExtraTokens), so
+// that each counts one token, as in the real models' vocabularies (the Qwen3 vocabulary has
+// <|vision_start|>, <|vision_end|>, <|im_start|>, <|im_end|>, "\n" and "\n\n" already).
+func Markers() []string {
+	out := []string{
+		"<image>", "</image>", "<slice>", "</slice>", "<fake_token_around_image>", "<global-img>",
+		"<|img_thumbnail|>", "<|image>", "<image|>", "[IMG_END]", "<|image_start|>", "<|image_end|>",
+		"<img>", "</img>", "<|media_start|>", "<|media_end|>", "<|media_begin|>", "<|begin_of_image|>", "<|end_of_image|>",
+		"<|IMAGE_START|>", "<|IMAGE_END|>", "<vision>", "</vision>", "<|img|>", "<|endofimg|>",
+		"<start_of_image>", "<end_of_image>", "<｜hy_place▁holder▁no▁100｜>", "<｜hy_place▁holder▁no▁101｜>",
+		"]<]start of image[>[", "]<]end of image[>[",
+	}
+	for r := 1; r <= 24; r++ {
+		for c := 1; c <= 24; c++ {
+			out = append(out, fmt.Sprintf("<row_%d_col_%d>", r, c), fmt.Sprintf("<|img_row_%d_col_%d|>", r, c))
+		}
+	}
+	return out
+}
+
 // sam are DeepSeek-OCR's SAM keys (no SAM blocks).
 var sam = []ggufwrite.KV{u32("clip.vision.sam.block_count", 0), u32("clip.vision.sam.head_count", 1),
 	u32("clip.vision.sam.embedding_length", Width), u32(keyWindowSize, 14)}
