@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	gguf "github.com/gpustack/gguf-parser-go"
 	"github.com/hybridgroup/yzma/pkg/llama"
 	"github.com/hybridgroup/yzma/pkg/mtmd"
 
@@ -135,7 +136,10 @@ type Llama struct {
 	specials []string // control and user-defined token texts, longest first (no lstrip ones)
 	counts   map[[sha256.Size]byte]int
 	markers  map[[2]int]int // mtmd's marker tokens of a picture, by its size
-	info     LlamaInfo
+	// noTower says why the projector cannot encode pictures (it has no vision blocks: made
+	// for counting), "" when it can.
+	noTower string
+	info    LlamaInfo
 }
 
 // NewLlama loads the llama.cpp libraries (once per process; see FindLlamaLibs for where they
@@ -323,8 +327,30 @@ func (l *Llama) loadVision(cfg LlamaConfig) error {
 				cfg.MMProj, LlamaRelease, cfg.Model, ropeName(llama.ModelRopeType(l.model)))
 		}
 		l.info.Multimodal = true
+		if n, err := visionBlocks(cfg.MMProj); err == nil && n == 0 {
+			l.noTower = fmt.Sprintf("projector %s has no vision tower (clip.vision.block_count 0): it counts pictures but cannot encode them", cfg.MMProj)
+		}
 	}
 	return nil
+}
+
+// visionBlocks reads a projector's clip.vision.block_count.
+func visionBlocks(path string) (int, error) {
+	f, err := gguf.ParseGGUFFile(path, gguf.UseMMap())
+	if err != nil {
+		return 0, err
+	}
+	kv, ok := f.Header.MetadataKV.Get("clip.vision.block_count")
+	if !ok {
+		return 0, fmt.Errorf("%s: no clip.vision.block_count", path)
+	}
+	switch kv.ValueType {
+	case gguf.GGUFMetadataValueTypeUint32:
+		return int(kv.ValueUint32()), nil
+	case gguf.GGUFMetadataValueTypeInt32:
+		return int(kv.ValueInt32()), nil
+	}
+	return 0, fmt.Errorf("%s: clip.vision.block_count of type %v", path, kv.ValueType)
 }
 
 // ropeName names a llama.cpp RoPE type (llama_rope_type) for errors.

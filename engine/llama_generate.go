@@ -83,6 +83,9 @@ func (l *Llama) Generate(ctx context.Context, req Request, maxTokens int) (Llama
 	start := time.Now()
 	var promptTokens int
 	if l.mctx != 0 && hasPicture(pieces) {
+		if l.noTower != "" {
+			return g, fmt.Errorf("llama engine: %s", l.noTower)
+		}
 		promptTokens, err = l.evalMtmd(pieces)
 	} else {
 		var tokens []llama.Token

@@ -11,6 +11,8 @@ import (
 
 	"github.com/strata-eval/strata-eval/corpora"
 	"github.com/strata-eval/strata-eval/engine"
+	"github.com/strata-eval/strata-eval/internal/llamaserver"
+	"github.com/strata-eval/strata-eval/internal/testimages"
 	"github.com/strata-eval/strata-eval/internal/tinymodel"
 	"github.com/strata-eval/strata-eval/internal/tinyproj"
 	"github.com/strata-eval/strata-eval/measure"
@@ -86,20 +88,20 @@ func markerModel(t *testing.T, root string, opts tinymodel.Options) string {
 	return model
 }
 
-// writeProjector writes the tiny projector of the named tinyproj configuration.
-func writeProjector(t *testing.T, name string) string {
+// writeProjector writes the tiny projector of the named tinyproj configuration, with a vision
+// tower of that many blocks (0: none, for counting only).
+func writeProjector(t *testing.T, name string, layers int) string {
 	t.Helper()
-	for _, c := range tinyproj.Configs() {
-		if c.Name == name {
-			path := filepath.Join(t.TempDir(), name+".gguf")
-			if err := tinyproj.Write(path, c, tinyproj.Width, 1); err != nil {
-				t.Fatal(err)
-			}
-			return path
-		}
+	c, ok := tinyproj.ByName(name)
+	if !ok {
+		t.Fatalf("no tiny projector configuration %q", name)
 	}
-	t.Fatalf("no tiny projector configuration %q", name)
-	return ""
+	c.Layers = layers
+	path := filepath.Join(t.TempDir(), fmt.Sprintf("%s-%d-blocks.gguf", name, layers))
+	if err := tinyproj.Write(path, c, tinyproj.Width, 1); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // mtmdEngineConfigs are the projectors the in-process engine is replayed with: markers fixed
@@ -123,7 +125,7 @@ func TestLiveLlamaEngineMtmd(t *testing.T) {
 	totalArms, totalPictures := 0, 0
 	for _, name := range mtmdEngineConfigs {
 		t.Run(name, func(t *testing.T) {
-			proj := writeProjector(t, name)
+			proj := writeProjector(t, name, 0)
 			fam, err := measure.LoadProjector(proj)
 			if err != nil {
 				t.Fatal(err)
@@ -253,7 +255,7 @@ func TestLiveLlamaEngineHunyuanVL(t *testing.T) {
 	if !ok {
 		return
 	}
-	proj := writeProjector(t, "hunyuanocr")
+	proj := writeProjector(t, "hunyuanocr", 0)
 	plain := markerModel(t, root, tinymodel.Options{})
 	code, out, errOut := runCLI(t, "replay", "--engine", "llama", "--model", plain, "--llama-lib", libs, "--gpu-layers", "none",
 		"--mmproj", proj, "--tokenizer", plain, "--format", "csv", filepath.Join(root, "corpora", "samples", "openai-chat-tiny-png.json"))
@@ -276,4 +278,157 @@ func TestLiveLlamaEngineHunyuanVL(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkMtmdPictures(t, l, fam, [][2]int{{640, 480}, {64, 64}, {1920, 1080}, {800, 3000}})
+}
+
+// encoderProjector writes the tiny LLaVA 1.5 projector with a complete vision tower of two
+// blocks (tinyproj.Tower), which clip.cpp encodes: llama-server takes pictures with it.
+func encoderProjector(t *testing.T) string { return writeProjector(t, "llava-1.5", 2) }
+
+// serverSamples are the sample corpus's files that llama-server can read every picture of:
+// it decodes WebP only through an ffmpeg it launches, so without one on PATH the WebP sample
+// is left out (said in the log).
+func serverSamples(t *testing.T, root string) []string {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join(root, "corpora", "samples", "*"))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("sample corpus: %v (%d files)", err, len(paths))
+	}
+	_, noFFmpeg := exec.LookPath("ffmpeg")
+	var out []string
+	for _, p := range paths {
+		if _, err := corpora.DetectFile(p); err != nil {
+			continue // the expectations sidecar
+		}
+		if noFFmpeg != nil && strings.Contains(filepath.Base(p), "webp") {
+			t.Logf("%s left out: llama-server decodes WebP through ffmpeg, which is not on PATH", filepath.Base(p))
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// TestLiveLlamaServerPictures replays the sample corpus and the real recordings against a
+// real llama-server of the bound release serving the tiny Qwen3 model with a tiny LLaVA
+// projector whose vision tower it encodes (`--mmproj`), with the http engine and `--mmproj`
+// the same file: on every arm, those that hand the model pictures included, the server's
+// prompt tokens equal the computed ones (server − computed = 0), counted both ways the http
+// engine asks llama-server: input_tokens (its count of the prompt, pictures through
+// mtmd_tokenize) and usage (a one-token completion, which encodes every picture). Skipped
+// without the binary or the tokenizer.
+func TestLiveLlamaServerPictures(t *testing.T) {
+	bin, root, model := liveSetup(t, tinymodel.Options{})
+	proj := encoderProjector(t)
+	url := llamaserver.Start(t, bin, model, "--threads", "2", "--parallel", "2", "--mmproj", proj)
+	paths := map[string][]string{"sample": serverSamples(t, root)}
+	for _, c := range liveCorpora(root) {
+		if c.paths != nil {
+			paths[c.name] = c.paths
+		}
+	}
+	for _, method := range []string{engine.CountInputTokens, engine.CountUsage} {
+		t.Run(method, func(t *testing.T) {
+			arms := 0
+			for _, name := range []string{"sample", "real"} {
+				r := liveRun(t, "http", append([]string{"--engine", "http", "--endpoint", url, "--no-cache", "--count-method", method,
+					"--count-timeout", "2m", "--tokenizer", model, "--mmproj", proj, "--turns", "all"}, paths[name]...))
+				arms += checkServerPictures(t, root, name+" corpus, count method "+method, r)
+			}
+			if arms == 0 {
+				t.Error("no arm with pictures counted by llama-server")
+			}
+		})
+	}
+}
+
+// checkServerPictures checks a replay against llama-server with a projector: no case failed,
+// every arm the server counted has server − computed = 0, and the arms that hand the model
+// pictures were counted by the server (not refused for their pictures). It logs the figures
+// and returns how many arms with pictures the server counted.
+func checkServerPictures(t *testing.T, root, what string, r *results.Report) int {
+	t.Helper()
+	counted, arms, pictures, refused := 0, 0, 0, 0
+	for _, c := range r.Cases {
+		if c.Error != "" {
+			t.Errorf("case %s failed: %s", c.ID, c.Error)
+		}
+		for _, a := range c.Arms {
+			key := armKey(root, c.ID, a.Arm)
+			seen := len(seenSizes(a))
+			switch {
+			case a.RefusedBy == "server" && seen == 0:
+				refused++ // longer than the context: llama-server refuses it, the verdict says so
+				continue
+			case a.CountDiff == nil || a.TextSource != results.SourceServer:
+				t.Errorf("%s (%d pictures): no server count (%s)", key, seen, a.Verdict)
+				continue
+			case *a.CountDiff != 0:
+				t.Errorf("%s (%d pictures): server %d, computed %d: %+d", key, seen, a.PromptTokens, a.Computed.PromptTokens, *a.CountDiff)
+			}
+			counted++
+			if seen > 0 {
+				arms++
+				pictures += seen
+			}
+		}
+	}
+	t.Logf("%s: %d arm requests counted by llama-server, server − computed 0 on each; %d of them with %d pictures; %d refused as longer than its context",
+		what, counted, arms, pictures, refused)
+	return arms
+}
+
+// TestLiveLlamaEngineAnswersFromPictures: with the release's libraries and a projector whose
+// vision tower clip.cpp encodes, the llama engine answers a request holding a PNG and a WebP
+// (which mtmd decodes only through ffmpeg: decoded here when it cannot) with the tiny model,
+// the same tokens each time, its prompt the size it counts; a projector without a tower,
+// made for counting, counts the same request and refuses to answer it with one clear error
+// (mtmd would crash encoding it). Skipped without the built libraries.
+func TestLiveLlamaEngineAnswersFromPictures(t *testing.T) {
+	libs, root, ok := mtmdSetup(t)
+	if !ok {
+		return
+	}
+	model := markerModel(t, root, tinymodel.Options{})
+	msgs := []corpora.Message{{Role: corpora.RoleUser, Parts: []corpora.Part{
+		{Kind: corpora.PartText, Text: "What differs between these two screenshots?"},
+		{Kind: corpora.PartImage, Image: &corpora.Image{Data: testimages.PNG(640, 400, 1)}},
+		{Kind: corpora.PartImage, Image: &corpora.Image{Data: testimages.WebP(300, 500, 2)}},
+	}}}
+	req := engine.Request{Messages: msgs}
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name, proj string
+		answers    bool
+	}{{"tower", encoderProjector(t), true}, {"counting only", writeProjector(t, "llava-1.5", 0), false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			l, err := engine.NewLlama(engine.LlamaConfig{Model: model, LibDir: libs, MMProj: tc.proj, GPULayers: engine.NoGPULayers, BatchSize: 64, Threads: 2, MaxTokens: 6})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Close()
+			count, err := l.Count(ctx, msgs, nil)
+			if err != nil || count.RowsSource != results.SourceTokenizer || count.ImageRows != 2*576 {
+				t.Fatalf("count %+v, %v: want two pictures of 576 rows through mtmd", count, err)
+			}
+			a, err := l.Generate(ctx, req, 0)
+			if !tc.answers {
+				if err == nil || !strings.Contains(err.Error(), "no vision tower") || !strings.Contains(err.Error(), filepath.Base(tc.proj)) {
+					t.Errorf("answer with a projector without a tower: %v, want the refusal naming it", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := l.Generate(ctx, req, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a.PromptTokens != count.PromptTokens || a.PicturesDropped != 0 || len(a.Tokens) == 0 || fmt.Sprint(a.Tokens) != fmt.Sprint(b.Tokens) {
+				t.Errorf("answers %v (prompt %d, %d pictures dropped) and %v: want the same tokens over the counted prompt of %d",
+					a.Tokens, a.PromptTokens, a.PicturesDropped, b.Tokens, count.PromptTokens)
+			}
+			t.Logf("answer from two pictures: %q (tokens %v), prompt %d tokens, %.0f tokens/s of prompt", a.Text, a.Tokens, a.PromptTokens, a.PromptTokensPerSecond)
+		})
+	}
 }
