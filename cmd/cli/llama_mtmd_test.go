@@ -330,8 +330,7 @@ func TestLiveLlamaServerPictures(t *testing.T) {
 		t.Run(method, func(t *testing.T) {
 			arms := 0
 			for _, name := range []string{"sample", "real"} {
-				r := liveRun(t, "http", append([]string{"--engine", "http", "--endpoint", url, "--no-cache", "--count-method", method,
-					"--count-timeout", "2m", "--tokenizer", model, "--mmproj", proj, "--turns", "all"}, paths[name]...))
+				r := liveRun(t, "http", append(liveHTTPArgs(url), append([]string{"--count-method", method, "--tokenizer", model, "--mmproj", proj, "--turns", "all"}, paths[name]...)...))
 				arms += checkServerPictures(t, root, name+" corpus, count method "+method, r)
 			}
 			if arms == 0 {
