@@ -43,7 +43,7 @@ llama-server:
 ## test-llama-server: builds llama-server when absent, then replays the corpora against it
 ## with the http, offline and llama engines (the end-to-end test that `make test` skips without it).
 test-llama-server: test-deps llama-server
-	$(GO) test -count=1 -timeout 30m -run 'TestLiveLlamaServer' -v ./cmd/cli/
+	$(GO) test -count=1 -timeout 30m -run 'TestLiveLlama' -v ./cmd/cli/
 
 ## ollama: builds Ollama v0.17.4 from its Go module (the Go module proxy) with the C++ headers of the
 ## llama.cpp release above (5-10 min on 2 cores) into $$HOME/.cache/strata-eval/ollama/v0.17.4/bin/.

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	gguf "github.com/gpustack/gguf-parser-go"
 	"github.com/hybridgroup/yzma/pkg/llama"
 	"github.com/hybridgroup/yzma/pkg/mtmd"
 
@@ -135,7 +136,11 @@ type Llama struct {
 	nulTok   *llama.Token
 	specials []string // control and user-defined token texts, longest first (no lstrip ones)
 	counts   map[[sha256.Size]byte]int
-	info     LlamaInfo
+	markers  map[[2]int]int // mtmd's marker tokens of a picture, by its size
+	// noTower says why the projector cannot encode pictures (it has no vision blocks: made
+	// for counting), "" when it can.
+	noTower string
+	info    LlamaInfo
 }
 
 // NewLlama loads the llama.cpp libraries (once per process; see FindLlamaLibs for where they
@@ -223,6 +228,7 @@ func NewLlama(cfg LlamaConfig) (*Llama, error) {
 	}
 	l.specials = specialTexts(l.vocab)
 	l.counts = map[[sha256.Size]byte]int{}
+	l.markers = map[[2]int]int{}
 	if err := l.loadTemplate(cfg); err != nil {
 		return nil, err
 	}
@@ -304,13 +310,67 @@ func (l *Llama) loadVision(cfg LlamaConfig) error {
 	default:
 		p := mtmd.ContextParamsDefault()
 		p.ImageMinTokens, p.ImageMaxTokens = int32(cfg.Rows.MinTokens), int32(cfg.Rows.MaxTokens)
+		// no warmup encode: it only sizes the compute buffers (the first picture does that),
+		// and it runs the vision tower, which a projector made for counting may lack
+		p.Warmup = false
+		p.UseGPU = l.info.GPULayers > 0
+		if cfg.Threads > 0 {
+			p.Threads = int32(cfg.Threads)
+		}
 		l.mctx, err = mtmd.InitFromFile(cfg.MMProj, l.model, p)
 		if err != nil {
 			return fmt.Errorf("llama engine: projector %s: %v (llama.cpp: %s)", cfg.MMProj, err, l.rt.logs.tail(6))
 		}
+		if l.family.Projector == "hunyuanvl" && !mtmd.DecodeUseMRope(l.mctx) {
+			// mtmd lays HunyuanVL's rows out on an M-RoPE grid and asserts it (GGML_ASSERT
+			// in mtmd_tokenize), killing the process on the first picture
+			return fmt.Errorf("llama engine: projector %s is HunyuanVL, which llama.cpp %s takes only with a text model of M-RoPE positions (HunyuanOCR's); %s uses %s RoPE",
+				cfg.MMProj, LlamaRelease, cfg.Model, ropeName(llama.ModelRopeType(l.model)))
+		}
 		l.info.Multimodal = true
+		if n, err := visionBlocks(cfg.MMProj); err == nil && n == 0 {
+			l.noTower = fmt.Sprintf("projector %s has no vision tower (clip.vision.block_count 0): it counts pictures but cannot encode them", cfg.MMProj)
+		}
 	}
 	return nil
+}
+
+// visionBlocks reads a projector's clip.vision.block_count.
+func visionBlocks(path string) (int, error) {
+	f, err := gguf.ParseGGUFFile(path, gguf.UseMMap())
+	if err != nil {
+		return 0, err
+	}
+	kv, ok := f.Header.MetadataKV.Get("clip.vision.block_count")
+	if !ok {
+		return 0, fmt.Errorf("%s: no clip.vision.block_count", path)
+	}
+	switch kv.ValueType {
+	case gguf.GGUFMetadataValueTypeUint32:
+		return int(kv.ValueUint32()), nil
+	case gguf.GGUFMetadataValueTypeInt32:
+		return int(kv.ValueInt32()), nil
+	}
+	return 0, fmt.Errorf("%s: clip.vision.block_count of type %v", path, kv.ValueType)
+}
+
+// ropeName names a llama.cpp RoPE type (llama_rope_type) for errors.
+func ropeName(t llama.RopeScalingType) string {
+	switch int(t) {
+	case -1:
+		return "no"
+	case 0:
+		return "normal"
+	case 2:
+		return "NeoX"
+	case 8:
+		return "M-RoPE"
+	case 24:
+		return "vision"
+	case 40:
+		return "interleaved M-RoPE"
+	}
+	return fmt.Sprintf("type %d", int(t))
 }
 
 // Name identifies the engine in reports.

@@ -1,16 +1,22 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"image"
+	"image/color"
 	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/hybridgroup/yzma/pkg/llama"
 	"github.com/hybridgroup/yzma/pkg/mtmd"
+
+	"github.com/strata-eval/strata-eval/corpora"
 )
 
 // LlamaGeneration is one greedy generation with what llama.cpp measured.
@@ -77,6 +83,9 @@ func (l *Llama) Generate(ctx context.Context, req Request, maxTokens int) (Llama
 	start := time.Now()
 	var promptTokens int
 	if l.mctx != 0 && hasPicture(pieces) {
+		if l.noTower != "" {
+			return g, fmt.Errorf("llama engine: %s", l.noTower)
+		}
 		promptTokens, err = l.evalMtmd(pieces)
 	} else {
 		var tokens []llama.Token
@@ -185,8 +194,11 @@ func (l *Llama) decode(ctx context.Context, tokens []llama.Token) error {
 }
 
 // mtmdChunks tokenizes the pieces with llama.cpp's multimodal library: text parts with
-// special tokens parsed, pictures as bitmaps (placeholders, sized but not decoded, when only
-// counting). The caller frees the chunks and holds l.mu.
+// special tokens parsed, pictures as bitmaps. When only counting, a picture is a placeholder
+// bitmap of its size (what mtmd counts for it does not depend on its pixels, and needs no
+// decoder: WebP, which mtmd decodes only through an ffmpeg it launches, counts all the same);
+// to evaluate, mtmd decodes the bytes itself, and a picture it cannot decode is decoded here.
+// The caller frees the chunks and holds l.mu.
 func (l *Llama) mtmdChunks(pieces []promptPiece, placeholder bool) (mtmd.InputChunks, func(), error) {
 	var parts []*mtmd.InputPart
 	var bitmaps []mtmd.Bitmap
@@ -205,18 +217,14 @@ func (l *Llama) mtmdChunks(pieces []promptPiece, placeholder bool) (mtmd.InputCh
 			parts = append(parts, mtmd.NewInputTextPart(mtmd.NewInputText(text, false, true)))
 			continue
 		}
-		if len(p.image.Data) == 0 {
+		bm, err := l.bitmap(p.image, placeholder)
+		if err != nil {
 			free()
-			return 0, nil, fmt.Errorf("picture %d: no bytes", picture)
+			return 0, nil, fmt.Errorf("picture %d: %w", picture, err)
 		}
-		w := mtmd.BitmapInitFromBuf(l.mctx, &p.image.Data[0], uint64(len(p.image.Data)), placeholder, mtmd.InitOptDefault())
-		if w.Bitmap == 0 {
-			free()
-			return 0, nil, fmt.Errorf("picture %d: llama.cpp cannot decode it (llama.cpp: %s)", picture, l.rt.logs.tail(3))
-		}
-		mtmd.BitmapSetId(w.Bitmap, strconv.Itoa(picture))
-		bitmaps = append(bitmaps, w.Bitmap)
-		parts = append(parts, mtmd.NewInputBitmapPart(w.Bitmap))
+		mtmd.BitmapSetId(bm, strconv.Itoa(picture))
+		bitmaps = append(bitmaps, bm)
+		parts = append(parts, mtmd.NewInputBitmapPart(bm))
 		picture++
 	}
 	chunks := mtmd.InputChunksInit()
@@ -230,9 +238,66 @@ func (l *Llama) mtmdChunks(pieces []promptPiece, placeholder bool) (mtmd.InputCh
 	return chunks, func() { mtmd.InputChunksFree(chunks); free() }, nil
 }
 
+// bitmap makes mtmd's bitmap of a picture: a placeholder of its size, or its pixels. The
+// caller frees it and holds l.mu.
+func (l *Llama) bitmap(img *corpora.Image, placeholder bool) (mtmd.Bitmap, error) {
+	if placeholder {
+		w, h, err := pictureSize(img)
+		if err != nil {
+			return 0, err
+		}
+		if bm := mtmd.BitmapInit(uint32(w), uint32(h), 0); bm != 0 {
+			return bm, nil
+		}
+		return 0, fmt.Errorf("mtmd cannot make a bitmap of %d×%d", w, h)
+	}
+	if len(img.Data) == 0 {
+		return 0, fmt.Errorf("no bytes")
+	}
+	w := mtmd.BitmapInitFromBuf(l.mctx, &img.Data[0], uint64(len(img.Data)), false, mtmd.InitOptDefault())
+	if w.Bitmap != 0 {
+		return w.Bitmap, nil
+	}
+	why := l.rt.logs.tail(2)
+	rgb, width, height, err := decodeRGB(img.Data)
+	if err != nil {
+		return 0, fmt.Errorf("neither llama.cpp (%s) nor Go can decode it: %w", why, err)
+	}
+	bm := mtmd.BitmapInit(uint32(width), uint32(height), uintptr(unsafe.Pointer(&rgb[0])))
+	runtime.KeepAlive(rgb) // mtmd_bitmap_init copies the pixels
+	if bm == 0 {
+		return 0, fmt.Errorf("mtmd cannot make a bitmap of %d×%d", width, height)
+	}
+	return bm, nil
+}
+
+// decodeRGB decodes a picture into packed 8-bit RGB rows, mtmd's bitmap layout, with
+// alpha dropped as stb_image drops it.
+func decodeRGB(data []byte) ([]byte, int, int, error) {
+	img, _, err := image.Decode(bytes.NewReader(data))
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	b := img.Bounds()
+	if b.Empty() {
+		return nil, 0, 0, fmt.Errorf("empty picture")
+	}
+	rgb := make([]byte, 0, b.Dx()*b.Dy()*3)
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			c := color.NRGBAModel.Convert(img.At(x, y)).(color.NRGBA)
+			rgb = append(rgb, c.R, c.G, c.B)
+		}
+	}
+	return rgb, b.Dx(), b.Dy(), nil
+}
+
 // countPicturesMtmd counts the pictures with the multimodal library: each picture's rows are
-// the tokens of its image chunks; the marker tokens mtmd adds around them are the text tokens
-// of its chunks beyond c.TextTokens, shared out evenly. The caller holds l.mu.
+// the tokens of its image chunks, its markers the text tokens mtmd puts around a picture of
+// its size alone (pictures of different sizes get different markers: tiles, slices, rows);
+// what the whole prompt's text chunks hold beyond c.TextTokens and those markers (tokens
+// merged across a marker's edge) goes to the last picture, so that the pictures add up to
+// mtmd's prompt. The caller holds l.mu.
 func (l *Llama) countPicturesMtmd(pieces []promptPiece, c *Count) error {
 	chunks, release, err := l.mtmdChunks(pieces, true)
 	if err != nil {
@@ -258,23 +323,59 @@ func (l *Llama) countPicturesMtmd(pieces []promptPiece, c *Count) error {
 			textTokens += n
 			continue
 		}
-		if k, err := strconv.Atoi(mtmd.InputChunkGetId(chunk)); err == nil && k >= 0 && k < len(rows) {
-			rows[k] += n
+		k, err := strconv.Atoi(mtmd.InputChunkGetId(chunk))
+		if err != nil || k < 0 || k >= len(rows) {
+			return fmt.Errorf("llama engine: mtmd returned an image chunk of unknown picture %q", mtmd.InputChunkGetId(chunk))
 		}
+		rows[k] += n
 	}
-	markers := max(textTokens-c.TextTokens, 0)
+	markers := make([]int, len(sizes))
+	rest := textTokens - c.TextTokens
 	for k, s := range sizes {
-		m := markers / len(sizes)
-		if k == len(sizes)-1 {
-			m = markers - m*(len(sizes)-1)
+		if markers[k], err = l.markersOf(s[0], s[1]); err != nil {
+			return fmt.Errorf("llama engine: picture %d: %w", k, err)
 		}
+		rest -= markers[k]
+	}
+	markers[len(markers)-1] = max(markers[len(markers)-1]+rest, 0)
+	for k, s := range sizes {
 		r := ImageCount{Width: s[0], Height: s[1]}
-		r.Rows.Rows, r.Rows.Markers, r.Rows.Total, r.Rows.Source = rows[k], m, rows[k]+m, "tokenizer"
+		r.Rows.Rows, r.Rows.Markers, r.Rows.Total, r.Rows.Source = rows[k], markers[k], rows[k]+markers[k], "tokenizer"
 		c.Images = append(c.Images, r)
 		c.ImageRows += r.Rows.Total
 	}
 	c.RowsSource = "tokenizer"
 	return nil
+}
+
+// markersOf is the number of text tokens mtmd puts around a picture of w×h alone (its media
+// marker with nothing else), cached by size. The caller holds l.mu.
+func (l *Llama) markersOf(w, h int) (int, error) {
+	key := [2]int{w, h}
+	if n, ok := l.markers[key]; ok {
+		return n, nil
+	}
+	bm := mtmd.BitmapInit(uint32(w), uint32(h), 0)
+	if bm == 0 {
+		return 0, fmt.Errorf("mtmd cannot make a bitmap of %d×%d", w, h)
+	}
+	defer mtmd.BitmapFree(bm)
+	chunks := mtmd.InputChunksInit()
+	defer mtmd.InputChunksFree(chunks)
+	if rc := mtmd.Tokenize(l.mctx, chunks, mtmd.NewInputText(mtmd.GetMarker(l.mctx), false, true), []mtmd.Bitmap{bm}); rc != 0 {
+		return 0, fmt.Errorf("mtmd tokenize of a %d×%d picture returned %d (llama.cpp: %s)", w, h, rc, l.rt.logs.tail(3))
+	}
+	n := 0
+	for i := uint64(0); i < mtmd.InputChunksSize(chunks); i++ {
+		if chunk := mtmd.InputChunksGet(chunks, i); mtmd.InputChunkGetType(chunk) == mtmd.InputChunkTypeText {
+			n += int(mtmd.InputChunkGetNTokens(chunk))
+		}
+	}
+	if len(l.markers) >= maxCachedFragments {
+		clear(l.markers)
+	}
+	l.markers[key] = n
+	return n, nil
 }
 
 // evalMtmd evaluates a prompt with pictures through the multimodal library and returns its

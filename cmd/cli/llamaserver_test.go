@@ -47,7 +47,7 @@ func TestLiveLlamaServer(t *testing.T) {
 		t.Run(corpus.name, func(t *testing.T) {
 			common := append([]string{"--tokenizer", model, "--turns", "all"}, corpus.paths...)
 			offline := liveRun(t, "offline", common)
-			served := liveRun(t, "http", append([]string{"--engine", "http", "--endpoint", url, "--no-cache"}, common...))
+			served := liveRun(t, "http", append(liveHTTPArgs(url), common...))
 			server := serverCounts(t, root, offline, served)
 			compareWithServer(t, corpus.name+" corpus, http engine (its computed counts)", server, served, func(a results.ArmCase) (int, bool) {
 				if a.Computed == nil {
@@ -103,7 +103,7 @@ func liveAddBOS(t *testing.T, templatePrefix string) {
 	url := startLlamaServer(t, bin, model)
 	common := []string{"--tokenizer", model, "--turns", "all"}
 	offline := liveRun(t, "offline", common)
-	served := liveRun(t, "http", append([]string{"--engine", "http", "--endpoint", url, "--no-cache"}, common...))
+	served := liveRun(t, "http", append(liveHTTPArgs(url), common...))
 	server := serverCounts(t, root, offline, served)
 	compareWithServer(t, "add_bos model, offline engine", server, offline, promptTokens)
 	compareWithServer(t, "add_bos model, http engine (its computed counts)", server, served, func(a results.ArmCase) (int, bool) {
@@ -122,6 +122,14 @@ func liveAddBOS(t *testing.T, templatePrefix string) {
 }
 
 func promptTokens(a results.ArmCase) (int, bool) { return a.PromptTokens, true }
+
+// liveHTTPArgs are the http engine's flags against a live llama-server at url: no response
+// cache, and two minutes for a count, as the server tokenizes the sample corpus's longest
+// requests (1.4 million tokens of base64 left in the text) in seconds on an idle machine and
+// may take more than the default 10 s on a busy one.
+func liveHTTPArgs(url string) []string {
+	return []string{"--engine", "http", "--endpoint", url, "--no-cache", "--count-timeout", "2m"}
+}
 
 // liveRun replays with args and returns the report; exit 0 is wanted (a refusal of pictures
 // is a warning, not a failure).

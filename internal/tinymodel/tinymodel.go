@@ -37,6 +37,13 @@ type Options struct {
 	// TemplatePrefix is written in front of the tokenizer's chat template (tokenizer_config.json's):
 	// "{{ bos_token }}" makes the template write the BOS itself.
 	TemplatePrefix string
+	// ExtraTokens are added after the vocabulary's tokens, as user-defined tokens (matched
+	// whole in any text), those it lacks only: the markers a projector puts around pictures
+	// (tinyproj.Markers), one token each as in the real models' vocabularies.
+	ExtraTokens []string
+	// MRoPE writes Qwen3-VL's text model (llama.cpp's `qwen3vl`: the same weights with
+	// interleaved M-RoPE positions), which the projectors of M-RoPE models need.
+	MRoPE bool
 }
 
 // Defaults are the dimensions of the verified tiny model: 2 layers, width 64, 4 heads of 16,
@@ -244,6 +251,28 @@ func EnsureQwen3(dir, tokenizerJSON string, opts Options) (string, error) {
 	return path, nil
 }
 
+// withTokens is vocab with the tokens of extra it lacks added as user-defined tokens.
+func withTokens(vocab *Vocabulary, extra []string) *Vocabulary {
+	if len(extra) == 0 || vocab == nil {
+		return vocab
+	}
+	have := make(map[string]bool, len(vocab.Tokens))
+	for _, t := range vocab.Tokens {
+		have[t] = true
+	}
+	out := *vocab
+	out.Tokens = append([]string(nil), vocab.Tokens...)
+	out.Types = append([]int32(nil), vocab.Types...)
+	for _, t := range extra {
+		if !have[t] {
+			have[t] = true
+			out.Tokens = append(out.Tokens, t)
+			out.Types = append(out.Types, tokenUserDefined)
+		}
+	}
+	return &out
+}
+
 // Qwen3 returns the metadata and tensors of the tiny qwen3 model over vocab.
 func Qwen3(vocab *Vocabulary, opts Options) ([]ggufwrite.KV, []ggufwrite.Tensor, error) {
 	o, err := opts.withDefaults()
@@ -253,8 +282,12 @@ func Qwen3(vocab *Vocabulary, opts Options) ([]ggufwrite.KV, []ggufwrite.Tensor,
 	if vocab == nil || len(vocab.Tokens) == 0 || len(vocab.Types) != len(vocab.Tokens) {
 		return nil, nil, fmt.Errorf("tiny model: empty or inconsistent vocabulary")
 	}
+	vocab = withTokens(vocab, o.ExtraTokens)
 	headDim := o.Embedding / o.Heads
 	arch := "qwen3"
+	if o.MRoPE {
+		arch = "qwen3vl"
+	}
 	kvs := []ggufwrite.KV{
 		{Key: "general.architecture", Value: arch},
 		{Key: "general.name", Value: "strata-eval tiny qwen3 (random weights)"},
@@ -278,6 +311,11 @@ func Qwen3(vocab *Vocabulary, opts Options) ([]ggufwrite.KV, []ggufwrite.Tensor,
 		{Key: "tokenizer.ggml.bos_token_id", Value: uint32(EndOfText)},
 		{Key: "tokenizer.ggml.padding_token_id", Value: uint32(EndOfText)},
 		{Key: "tokenizer.ggml.add_bos_token", Value: o.AddBOS},
+	}
+	if o.MRoPE {
+		// the rotated half of each head split over time, height and width
+		half := int32(headDim / 2)
+		kvs = append(kvs, ggufwrite.KV{Key: arch + ".rope.dimension_sections", Value: []int32{half - half/2, half / 4, half / 4, 0}})
 	}
 	if vocab.ChatTemplate != "" {
 		kvs = append(kvs, ggufwrite.KV{Key: "tokenizer.chat_template", Value: o.TemplatePrefix + vocab.ChatTemplate})

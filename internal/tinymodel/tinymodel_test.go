@@ -208,3 +208,41 @@ func TestEnsureQwen3WritesOnce(t *testing.T) {
 		t.Errorf("%d files in the cache folder, want 2 (no leftovers)", len(entries))
 	}
 }
+
+// TestQwen3ExtraTokensAndMRoPE: ExtraTokens adds the texts the vocabulary lacks, once each, as
+// user-defined tokens (the embedding grows with them); MRoPE writes Qwen3-VL's architecture
+// with its M-RoPE sections over the rotated half of a head.
+func TestQwen3ExtraTokensAndMRoPE(t *testing.T) {
+	v, err := ReadVocabulary(writeTokenizer(t, smallTokenizer))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(v.Tokens)
+	extra := []string{"<image>", v.Tokens[0], "</image>", "<image>"}
+	kvs, tensors, err := Qwen3(v, Options{ExtraTokens: extra, MRoPE: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Tokens) != n {
+		t.Errorf("the caller's vocabulary grew to %d tokens", len(v.Tokens))
+	}
+	keys := map[string]any{}
+	for _, kv := range kvs {
+		keys[kv.Key] = kv.Value
+	}
+	tokens, _ := keys["tokenizer.ggml.tokens"].([]string)
+	types, _ := keys["tokenizer.ggml.token_type"].([]int32)
+	if len(tokens) != n+2 || tokens[n] != "<image>" || tokens[n+1] != "</image>" || types[n] != tokenUserDefined || types[n+1] != tokenUserDefined {
+		t.Errorf("tokens %q (types %v) after the vocabulary's %d: want <image>, </image> user-defined", tokens[min(n, len(tokens)):], types[min(n, len(types)):], n)
+	}
+	for _, ts := range tensors {
+		if ts.Name == "token_embd.weight" && ts.Dims[1] != uint64(n+2) {
+			t.Errorf("token_embd.weight dims %v: want %d tokens", ts.Dims, n+2)
+		}
+	}
+	if keys["general.architecture"] != "qwen3vl" || keys["qwen3vl.block_count"] != uint32(2) ||
+		fmt.Sprint(keys["qwen3vl.rope.dimension_sections"]) != "[4 2 2 0]" {
+		t.Errorf("architecture %v, block count %v, sections %v: want qwen3vl, 2, [4 2 2 0]", keys["general.architecture"],
+			keys["qwen3vl.block_count"], keys["qwen3vl.rope.dimension_sections"])
+	}
+}

@@ -5,7 +5,8 @@
 // limits, pinpoints, MiniCPM-V version, preprocessing sizes), and tiny random tensors with the
 // names clip.cpp's load_tensors requires for the projector type. The vision tower has no
 // blocks, so the files load in milliseconds and are only good for counting (mtmd_tokenize),
-// not for encoding.
+// not for encoding; Config.Layers adds a complete tiny tower to the projector types that
+// Tower serves (the LLaVA "mlp" projector), which clip.cpp encodes.
 //
 // Every weight is a width×width F32 matrix and every bias a width vector, so that the
 // projector's output width (clip_n_mmproj_embd, read from one of them) equals the text
@@ -30,9 +31,12 @@ type Config struct {
 	ImageSize, PatchSize int
 	// KVs are the further keys of the type (merge, limits, preprocessing sizes, …).
 	KVs []ggufwrite.KV
-	// Tensors are the names clip.cpp requires for the type (besides the vision tower, which
-	// has no blocks here).
+	// Tensors are the names clip.cpp requires for the type besides the vision tower.
 	Tensors []string
+	// Layers, when positive, adds a complete vision tower of that many blocks (see Tower),
+	// so that clip.cpp encodes pictures and llama-server takes them; 0 writes none, and the
+	// projector only counts (mtmd_tokenize).
+	Layers int
 }
 
 // u32 is a uint32 key.
@@ -242,6 +246,27 @@ func Configs() []Config {
 	}
 }
 
+// Markers are the marker texts mtmd puts around and between the embeddings of the projector
+// types of Configs, for the tiny text model's vocabulary (tinymodel.Options.ExtraTokens), so
+// that each counts one token, as in the real models' vocabularies (the Qwen3 vocabulary has
+// <|vision_start|>, <|vision_end|>, <|im_start|>, <|im_end|>, "\n" and "\n\n" already).
+func Markers() []string {
+	out := []string{
+		"<image>", "</image>", "<slice>", "</slice>", "<fake_token_around_image>", "<global-img>",
+		"<|img_thumbnail|>", "<|image>", "<image|>", "[IMG_END]", "<|image_start|>", "<|image_end|>",
+		"<img>", "</img>", "<|media_start|>", "<|media_end|>", "<|media_begin|>", "<|begin_of_image|>", "<|end_of_image|>",
+		"<|IMAGE_START|>", "<|IMAGE_END|>", "<vision>", "</vision>", "<|img|>", "<|endofimg|>",
+		"<start_of_image>", "<end_of_image>", "<｜hy_place▁holder▁no▁100｜>", "<｜hy_place▁holder▁no▁101｜>",
+		"]<]start of image[>[", "]<]end of image[>[",
+	}
+	for r := 1; r <= 24; r++ {
+		for c := 1; c <= 24; c++ {
+			out = append(out, fmt.Sprintf("<row_%d_col_%d>", r, c), fmt.Sprintf("<|img_row_%d_col_%d|>", r, c))
+		}
+	}
+	return out
+}
+
 // sam are DeepSeek-OCR's SAM keys (no SAM blocks).
 var sam = []ggufwrite.KV{u32("clip.vision.sam.block_count", 0), u32("clip.vision.sam.head_count", 1),
 	u32("clip.vision.sam.embedding_length", Width), u32(keyWindowSize, 14)}
@@ -295,7 +320,7 @@ func Build(c Config, width int, seed uint64) ([]ggufwrite.KV, []ggufwrite.Tensor
 		u32("clip.vision.embedding_length", width),
 		u32("clip.vision.feed_forward_length", width),
 		u32("clip.vision.projection_dim", width),
-		u32("clip.vision.block_count", 0),
+		u32("clip.vision.block_count", c.Layers),
 		u32("clip.vision.attention.head_count", 1),
 		{Key: "clip.vision.attention.layer_norm_epsilon", Value: float32(1e-6)},
 		{Key: "clip.vision.image_mean", Value: []float32{0.5, 0.5, 0.5}},
@@ -310,19 +335,114 @@ func Build(c Config, width int, seed uint64) ([]ggufwrite.KV, []ggufwrite.Tensor
 		}
 		return ggufwrite.F32Bytes(v...)
 	}
+	ones := func(n int) []byte {
+		v := make([]float32, n)
+		for i := range v {
+			v[i] = 1
+		}
+		return ggufwrite.F32Bytes(v...)
+	}
 	tensors := make([]ggufwrite.Tensor, 0, len(c.Tensors))
 	seen := map[string]bool{}
-	for _, name := range c.Tensors {
+	add := func(name string, dims ...uint64) error {
 		if seen[name] {
-			return nil, nil, fmt.Errorf("tiny projector %q: tensor %s listed twice", c.Name, name)
+			return fmt.Errorf("tiny projector %q: tensor %s listed twice", c.Name, name)
 		}
 		seen[name] = true
-		w := uint64(width)
-		if strings.HasSuffix(name, ".bias") {
-			tensors = append(tensors, ggufwrite.Tensor{Name: name, Dims: []uint64{w}, Type: ggufwrite.F32, Data: values(width)})
-			continue
+		n := uint64(1)
+		for _, d := range dims {
+			n *= d
 		}
-		tensors = append(tensors, ggufwrite.Tensor{Name: name, Dims: []uint64{w, w}, Type: ggufwrite.F32, Data: values(width * width)})
+		data := values(int(n))
+		if isNorm(name) && strings.HasSuffix(name, ".weight") {
+			data = ones(int(n)) // a norm's scale: 1, as a trained one roughly is
+		}
+		tensors = append(tensors, ggufwrite.Tensor{Name: name, Dims: dims, Type: ggufwrite.F32, Data: data})
+		return nil
+	}
+	w := uint64(width)
+	for _, name := range c.Tensors {
+		dims := []uint64{w, w}
+		if strings.HasSuffix(name, ".bias") {
+			dims = []uint64{w}
+		}
+		if err := add(name, dims...); err != nil {
+			return nil, nil, err
+		}
+	}
+	if c.Layers > 0 {
+		tower, err := Tower(c, width)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, t := range tower {
+			if err := add(t.Name, t.Dims...); err != nil {
+				return nil, nil, err
+			}
+		}
 	}
 	return kvs, tensors, nil
+}
+
+// TowerTensor is a tensor of the vision tower: its name and its dimensions (ggml's order,
+// the innermost first).
+type TowerTensor struct {
+	Name string
+	Dims []uint64
+}
+
+// Tower lists the tensors of c's complete vision tower of c.Layers blocks at the given width
+// (embedding, feed-forward and one attention head all of that width): CLIP's ViT as clip.cpp's
+// LLaVA graph runs it, a patch embedding (a patch×patch convolution of the three colour
+// channels), a class embedding, a position embedding for every patch and the class, a
+// pre-norm, and per block the attention (q, k, v, out), two norms and the feed-forward (up,
+// down), each with its bias. Only the "mlp" projector type is served: other types run other
+// graphs.
+func Tower(c Config, width int) ([]TowerTensor, error) {
+	if c.Projector != "mlp" {
+		return nil, fmt.Errorf("tiny projector %q: a vision tower is written for the mlp projector type only, not %s", c.Name, c.Projector)
+	}
+	if c.ImageSize%c.PatchSize != 0 {
+		return nil, fmt.Errorf("tiny projector %q: image size %d is not a multiple of patch size %d", c.Name, c.ImageSize, c.PatchSize)
+	}
+	w, p := uint64(width), uint64(c.PatchSize)
+	side := uint64(c.ImageSize / c.PatchSize)
+	out := []TowerTensor{
+		{"v.patch_embd.weight", []uint64{p, p, 3, w}},
+		{"v.class_embd", []uint64{w}},
+		{"v.position_embd.weight", []uint64{w, side*side + 1}},
+		{"v.pre_ln.weight", []uint64{w}},
+		{"v.pre_ln.bias", []uint64{w}},
+	}
+	for b := 0; b < c.Layers; b++ {
+		for _, n := range []string{"attn_q", "attn_k", "attn_v", "attn_out", "ffn_up", "ffn_down"} {
+			out = append(out, TowerTensor{fmt.Sprintf("v.blk.%d.%s.weight", b, n), []uint64{w, w}},
+				TowerTensor{fmt.Sprintf("v.blk.%d.%s.bias", b, n), []uint64{w}})
+		}
+		for _, n := range []string{"ln1", "ln2"} {
+			out = append(out, TowerTensor{fmt.Sprintf("v.blk.%d.%s.weight", b, n), []uint64{w}},
+				TowerTensor{fmt.Sprintf("v.blk.%d.%s.bias", b, n), []uint64{w}})
+		}
+	}
+	return out, nil
+}
+
+// isNorm says whether a tensor name is a normalisation's.
+func isNorm(name string) bool {
+	for _, n := range []string{"_ln.", ".ln1.", ".ln2.", "norm"} {
+		if strings.Contains(name, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// ByName returns the configuration of Configs named name.
+func ByName(name string) (Config, bool) {
+	for _, c := range Configs() {
+		if c.Name == name {
+			return c, true
+		}
+	}
+	return Config{}, false
 }

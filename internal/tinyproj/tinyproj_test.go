@@ -1,6 +1,7 @@
 package tinyproj
 
 import (
+	"fmt"
 	"path/filepath"
 	"testing"
 
@@ -62,5 +63,49 @@ func TestBuildRejects(t *testing.T) {
 	}
 	if _, _, err := Build(Configs()[0], 0, 1); err == nil {
 		t.Error("width 0: no error")
+	}
+}
+
+// TestTower: Layers adds the complete vision tower to an mlp projector (block count, the
+// patch and position embeddings sized by the picture's patches, every block's tensors, norm
+// scales of 1), and is refused for a type whose graph it does not fit.
+func TestTower(t *testing.T) {
+	c, ok := ByName("llava-1.5")
+	if !ok {
+		t.Fatal("no llava-1.5")
+	}
+	c.Layers = 2
+	path := filepath.Join(t.TempDir(), "tower.gguf")
+	if err := Write(path, c, Width, 1); err != nil {
+		t.Fatal(err)
+	}
+	f, err := gguf.ParseGGUFFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kv, ok := f.Header.MetadataKV.Get("clip.vision.block_count"); !ok || kv.ValueUint32() != 2 {
+		t.Errorf("block count %v, want 2", kv.Value)
+	}
+	tower, err := Tower(c, Width)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := len(c.Tensors) + len(tower); len(f.TensorInfos) != want {
+		t.Errorf("%d tensors, want %d", len(f.TensorInfos), want)
+	}
+	for name, dims := range map[string][]uint64{
+		"v.patch_embd.weight": {14, 14, 3, Width}, "v.position_embd.weight": {Width, 24*24 + 1},
+		"v.blk.1.ffn_down.weight": {Width, Width}, "v.blk.0.ln2.bias": {Width}, "v.class_embd": {Width},
+	} {
+		ti, ok := f.TensorInfos.Get(name)
+		if !ok || fmt.Sprint(ti.Dimensions) != fmt.Sprint(dims) {
+			t.Errorf("%s: %v (present %v), want dims %v", name, ti.Dimensions, ok, dims)
+		}
+	}
+	if _, _, err := Build(Config{Name: "g", Projector: "gemma3", ImageSize: 896, PatchSize: 14, Layers: 1}, Width, 1); err == nil {
+		t.Error("a tower for gemma3: no error")
+	}
+	if _, ok := ByName("no such configuration"); ok {
+		t.Error("ByName found an unknown name")
 	}
 }

@@ -36,27 +36,6 @@ const oracleRelease = "v0.5.0"
 // oracleTableEnv names a file the oracle writes its table to (make rows-oracle).
 const oracleTableEnv = "ROWS_ORACLE_TABLE"
 
-// oracleMarkers are the marker texts mtmd puts around and between the embeddings of the
-// projector types, added to the tiny model's vocabulary as tokens so that each counts one
-// token, as in the real models' vocabularies (the Qwen3 vocabulary has <|vision_start|>,
-// <|vision_end|>, <|im_start|>, <|im_end|>, "\n" and "\n\n" already).
-func oracleMarkers() []string {
-	out := []string{
-		"<image>", "</image>", "<slice>", "</slice>", "<fake_token_around_image>", "<global-img>",
-		"<|img_thumbnail|>", "<|image>", "<image|>", "[IMG_END]", "<|image_start|>", "<|image_end|>",
-		"<img>", "</img>", "<|media_start|>", "<|media_end|>", "<|media_begin|>", "<|begin_of_image|>", "<|end_of_image|>",
-		"<|IMAGE_START|>", "<|IMAGE_END|>", "<vision>", "</vision>", "<|img|>", "<|endofimg|>",
-		"<start_of_image>", "<end_of_image>", "<｜hy_place▁holder▁no▁100｜>", "<｜hy_place▁holder▁no▁101｜>",
-		"]<]start of image[>[", "]<]end of image[>[",
-	}
-	for r := 1; r <= 24; r++ {
-		for c := 1; c <= 24; c++ {
-			out = append(out, fmt.Sprintf("<row_%d_col_%d>", r, c), fmt.Sprintf("<|img_row_%d_col_%d|>", r, c))
-		}
-	}
-	return out
-}
-
 // oracleSizes are the picture sizes of the grid plus seeded random ones.
 func oracleSizes() []PixelSize {
 	sizes := []PixelSize{{1, 1}, {28, 28}, {64, 64}, {336, 336}, {1280, 800}, {800, 1280}, {1920, 1080},
@@ -110,22 +89,13 @@ func oracleRuntime(t *testing.T) oracleModels {
 	if err != nil {
 		t.Fatal(err)
 	}
-	have := map[string]bool{}
-	for _, tok := range vocab.Tokens {
-		have[tok] = true
-	}
-	for _, m := range oracleMarkers() {
-		if !have[m] {
-			vocab.Tokens = append(vocab.Tokens, m)
-			vocab.Types = append(vocab.Types, 4) // user-defined: matched whole in any text
-		}
-	}
-	kvs, tensors, err := tinymodel.Qwen3(vocab, tinymodel.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	tmp := t.TempDir()
-	load := func(name string, kvs []ggufwrite.KV) llama.Model {
+	load := func(name string, opts tinymodel.Options) llama.Model {
+		opts.ExtraTokens = tinyproj.Markers()
+		kvs, tensors, err := tinymodel.Qwen3(vocab, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
 		path := filepath.Join(tmp, name+".gguf")
 		if err := ggufwrite.WriteFile(path, kvs, tensors); err != nil {
 			t.Fatal(err)
@@ -139,7 +109,7 @@ func oracleRuntime(t *testing.T) oracleModels {
 		t.Cleanup(func() { _ = llama.ModelFree(model) })
 		return model
 	}
-	return oracleModels{plain: load("qwen3", kvs), mrope: load("qwen3vl", qwen3VLKVs(kvs))}
+	return oracleModels{plain: load("qwen3", tinymodel.Options{}), mrope: load("qwen3vl", tinymodel.Options{MRoPE: true})}
 }
 
 // mtmdLog keeps what mtmd (clip.cpp) logs, so that the oracle can read why it refused a
@@ -200,22 +170,6 @@ func (m oracleModels) forProjector(projector string) llama.Model {
 		return m.mrope
 	}
 	return m.plain
-}
-
-// qwen3VLKVs turns the tiny Qwen3's metadata into Qwen3-VL's: the architecture, its key
-// prefix and the M-RoPE sections.
-func qwen3VLKVs(kvs []ggufwrite.KV) []ggufwrite.KV {
-	out := make([]ggufwrite.KV, 0, len(kvs)+1)
-	for _, kv := range kvs {
-		switch {
-		case kv.Key == "general.architecture":
-			kv.Value = "qwen3vl"
-		case strings.HasPrefix(kv.Key, "qwen3."):
-			kv.Key = "qwen3vl." + strings.TrimPrefix(kv.Key, "qwen3.")
-		}
-		out = append(out, kv)
-	}
-	return append(out, ggufwrite.KV{Key: "qwen3vl.rope.dimension_sections", Value: []int32{4, 2, 2, 0}})
 }
 
 // mtmdCount is what mtmd counts for one picture: the image chunks' tokens and the text
