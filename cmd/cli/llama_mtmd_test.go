@@ -15,7 +15,7 @@ import (
 	"github.com/strata-eval/strata-eval/internal/testimages"
 	"github.com/strata-eval/strata-eval/internal/tinymodel"
 	"github.com/strata-eval/strata-eval/internal/tinyproj"
-	"github.com/strata-eval/strata-eval/measure"
+	"github.com/strata-eval/strata-eval/measure/imagerows"
 	"github.com/strata-eval/strata-eval/results"
 )
 
@@ -126,7 +126,7 @@ func TestLiveLlamaEngineMtmd(t *testing.T) {
 	for _, name := range mtmdEngineConfigs {
 		t.Run(name, func(t *testing.T) {
 			proj := writeProjector(t, name, 0)
-			fam, err := measure.LoadProjector(proj)
+			fam, err := imagerows.LoadProjector(proj)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -209,8 +209,8 @@ func checkMtmdArm(t *testing.T, key string, a results.ArmCase) {
 
 // checkMtmdPictures counts pictures of the given sizes through the engine, each alone and all
 // in one request: each picture's rows and markers are the same either way and equal
-// `rows --mmproj`'s (measure.ImageRows of the projector's family).
-func checkMtmdPictures(t *testing.T, l *engine.Llama, fam measure.Family, sizes [][2]int) {
+// `rows --mmproj`'s (imagerows.ImageRows of the projector's family).
+func checkMtmdPictures(t *testing.T, l *engine.Llama, fam imagerows.Family, sizes [][2]int) {
 	t.Helper()
 	ctx := context.Background()
 	request := func(sizes [][2]int) []corpora.Message {
@@ -233,7 +233,7 @@ func checkMtmdPictures(t *testing.T, l *engine.Llama, fam measure.Family, sizes 
 		if err != nil {
 			t.Fatalf("picture %d×%d: %v", s[0], s[1], err)
 		}
-		want, err := measure.ImageRows(fam, s[0], s[1], measure.RowOptions{})
+		want, err := imagerows.ImageRows(fam, s[0], s[1], imagerows.RowOptions{})
 		if err != nil {
 			t.Fatalf("rows --mmproj of %d×%d: %v", s[0], s[1], err)
 		}
@@ -273,7 +273,7 @@ func TestLiveLlamaEngineHunyuanVL(t *testing.T) {
 		t.Fatalf("HunyuanVL with Qwen3-VL's M-RoPE: %v", err)
 	}
 	defer l.Close()
-	fam, err := measure.LoadProjector(proj)
+	fam, err := imagerows.LoadProjector(proj)
 	if err != nil {
 		t.Fatal(err)
 	}
