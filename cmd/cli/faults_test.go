@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -236,7 +237,10 @@ func TestLiveLlamaServerStopped(t *testing.T) {
 	bin, _, model := liveSetup(t, tinymodel.Options{})
 	clean := startLlamaServer(t, bin, model)
 	common := []string{"--engine", "http", "--no-cache", "--tokenizer", model, "--answer", "--max-tokens", "16", "--arms", "before,after"}
-	code, stderr, want := replayLive(t, t.TempDir(), append([]string{"--endpoint", clean}, common...)...)
+	// The clean run and the resume wait as long as a busy machine needs (the sample's
+	// 1.4-million-token requests); the stopped run keeps the default wait it is judged by.
+	patient := []string{"--count-timeout", "2m"}
+	code, stderr, want := replayLive(t, t.TempDir(), slices.Concat([]string{"--endpoint", clean}, patient, common)...)
 	if code != ExitOK || want == nil {
 		t.Fatalf("clean run: exit %d:\n%s", code, tail(stderr, 3000))
 	}
@@ -291,7 +295,7 @@ func TestLiveLlamaServerStopped(t *testing.T) {
 					t.Errorf("%s: %s, want %s", k, v, wantFigures[k])
 				}
 			}
-			code, stderr, r := replayLive(t, dir, append([]string{"--endpoint", clean, "--resume"}, common...)...)
+			code, stderr, r := replayLive(t, dir, slices.Concat([]string{"--endpoint", clean, "--resume"}, patient, common)...)
 			if code != ExitOK {
 				t.Fatalf("resume: exit %d:\n%s", code, tail(stderr, 3000))
 			}
