@@ -90,7 +90,7 @@ func liveOllamaCorpora(t *testing.T, api string) {
 			if strings.Count(stderr, "does not support") > 1 {
 				t.Errorf("a server-wide refusal said more than once:\n%s", stderr)
 			}
-			equal, truncated := 0, 0
+			equal, truncated, unsent := 0, 0, 0
 			for _, c := range r.Cases {
 				for _, a := range c.Arms {
 					switch {
@@ -100,6 +100,7 @@ func liveOllamaCorpora(t *testing.T, api string) {
 							t.Errorf("%s %s: truncated, yet compared (%v) or fitting", c.ID, a.Arm, a.CountDiff)
 						}
 					case a.CountDiff == nil:
+						unsent++
 						if !carriesPicture(a) {
 							t.Errorf("%s %s: no server count (%s)", c.ID, a.Arm, a.Verdict)
 						}
@@ -120,7 +121,7 @@ func liveOllamaCorpora(t *testing.T, api string) {
 			if blind := strings.Count(stderr, "no vision capability"); blind > 1 || (corpus.name == "sample" && blind == 0) {
 				t.Errorf("the model's blindness is not said once:\n%s", stderr)
 			}
-			t.Logf("%s corpus through the %s API: %d arms with server − computed = 0, %d truncated by Ollama", corpus.name, api, equal, truncated)
+			t.Logf("%s corpus through the %s API: %d arms with server − computed = 0, %d truncated by Ollama, %d with pictures not sent", corpus.name, api, equal, truncated, unsent)
 			if equal == 0 {
 				t.Fatal("no arm compared")
 			}
