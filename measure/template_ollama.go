@@ -412,6 +412,7 @@ func OllamaChatViaOpenAI(msgs []corpora.Message, tools []corpora.ToolDef) (Ollam
 	if err := json.Unmarshal(b.Bytes(), &req); err != nil {
 		return OllamaRequest{}, fmt.Errorf("openai request for ollama: %w", err)
 	}
+	takeEveryPicture(req.Messages)
 	chat, err := openai.FromChatRequest(req)
 	if err != nil {
 		return OllamaRequest{}, fmt.Errorf("ollama's conversion of the openai request: %w", err)
@@ -425,6 +426,30 @@ func OllamaChatViaOpenAI(msgs []corpora.Message, tools []corpora.ToolDef) (Ollam
 	}
 	out.JSON = data
 	return out, nil
+}
+
+// ollamaDataURLTypes are the picture types whose data URLs Ollama's openai package decodes
+// (decodeImageURL); it refuses the others ("invalid image input").
+var ollamaDataURLTypes = []string{"jpeg", "jpg", "png", "webp"}
+
+// takeEveryPicture gives a picture whose data URL Ollama's openai package refuses (a GIF, a
+// BMP) the blank type it takes, so that the computed count holds the request's every picture
+// where the conversion puts it: the server answers such a request HTTP 400, which is the arm's
+// verdict, while the computed counts stay those of the request.
+func takeEveryPicture(msgs []openai.Message) {
+	for _, m := range msgs {
+		parts, _ := m.Content.([]any)
+		for _, p := range parts {
+			part, _ := p.(map[string]any)
+			img, _ := part["image_url"].(map[string]any)
+			url, _ := img["url"].(string)
+			mime, data, ok := strings.Cut(strings.TrimPrefix(url, "data:"), ";base64,")
+			if !ok || !strings.HasPrefix(url, "data:") || slices.Contains(ollamaDataURLTypes, strings.TrimPrefix(mime, "image/")) && strings.HasPrefix(mime, "image/") {
+				continue
+			}
+			img["url"] = "data:;base64," + data
+		}
+	}
 }
 
 // ollamaPretokenizers are the pre-tokenizer patterns Ollama's own engine uses for a

@@ -86,6 +86,12 @@ func TestOllamaThroughOpenAI(t *testing.T) {
 			t.Errorf("the prompt does not hold %q:\n%s", c.want, prompt)
 		}
 	}
+	// a GIF, whose data URL Ollama's openai package refuses, is still counted where it stands
+	gif := &corpora.Image{Data: testimages.GIF(16, 16, 2), Origin: corpora.OriginTool}
+	r, err := OllamaChatViaOpenAI([]corpora.Message{msg(corpora.RoleUser, textPart("a"), imagePart(gif))}, nil)
+	if err != nil || len(r.Images) != 1 || len(decode(r)) != 2 || string(decode(r)[1].Images[0]) != string(gif.Data) {
+		t.Errorf("a GIF through openai: %v, %d pictures", err, len(r.Images))
+	}
 	if _, err := tmpl.Through("anthropic"); err == nil {
 		t.Error("a protocol whose conversion is not known is taken")
 	}

@@ -81,8 +81,9 @@ func liveOllamaCorpora(t *testing.T, api string) {
 	url, _, model, modelfile := ollamaSetup(t, qwen3OllamaTemplate(t, root))
 	for _, corpus := range liveCorpora(root) {
 		t.Run(corpus.name, func(t *testing.T) {
+			// a 2 MB request takes Ollama minutes on busy cores: --timeout waits for it
 			args := append([]string{"--engine", "http", "--api", api, "--endpoint", url, "--model", "tiny", "--no-cache",
-				"--tokenizer", model, "--template", modelfile, "--ctx", "8192", "--turns", "all"}, corpus.paths...)
+				"--tokenizer", model, "--template", modelfile, "--ctx", "8192", "--turns", "all", "--timeout", "30m"}, corpus.paths...)
 			code, stderr, r := replayLive(t, t.TempDir(), args...)
 			if r == nil || code != ExitOK {
 				t.Fatalf("exit %d: %s", code, tail(stderr, 3000))
