@@ -42,3 +42,53 @@ type Engine interface {
 	// opaque) with the declared tools.
 	Count(ctx context.Context, msgs []corpora.Message, tools []corpora.ToolDef) (Count, error)
 }
+
+// The optional capabilities of an engine: run asks an engine for each, so that a new engine
+// reports its model, servers and context by having the methods, without run knowing its type.
+
+// ModelNamer names the model an engine counts with (results.json config.model).
+type ModelNamer interface {
+	Model() string
+}
+
+// EndpointLister lists the servers an engine sends to, user info redacted (config.endpoints).
+type EndpointLister interface {
+	Endpoints() []string
+}
+
+// ProtocolNamer names the protocol an engine speaks to its servers (config.api).
+type ProtocolNamer interface {
+	API() string
+}
+
+// SelfDescriber is an engine that runs the model itself and knows what it runs.
+type SelfDescriber interface {
+	Describe() Description
+}
+
+// Description is what an engine that runs the model itself says of it.
+type Description struct {
+	// Server describes what counts (config.server).
+	Server string
+	// Context is the model's context (0: unknown); --ctx wins over it.
+	Context int
+	// Blind says why no pixels reach the model ("" when they do): rows are still estimated.
+	Blind string
+}
+
+// ServerProber is an engine whose servers can be asked what they run: llama.cpp's /props,
+// Ollama's /api/version and /api/show.
+type ServerProber interface {
+	ModelNamer
+	ProtocolNamer
+	Protocol() Protocol
+	Props(ctx context.Context) (ServerInfo, bool, error)
+	OllamaVersion(ctx context.Context) (string, bool, error)
+	OllamaShow(ctx context.Context) (OllamaModel, error)
+}
+
+// TemplateApplier is an engine whose server renders its chat template on request
+// (llama.cpp's /apply-template); ok is false when it cannot.
+type TemplateApplier interface {
+	ApplyTemplate(ctx context.Context, req Request) (prompt string, ok bool, err error)
+}

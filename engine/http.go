@@ -42,7 +42,7 @@ type HTTPConfig struct {
 	// Endpoints are server base URLs (http://127.0.0.1:8080, with or without /v1); requests
 	// are spread over them in turn.
 	Endpoints []string
-	// API is openai (default) or anthropic.
+	// API names the protocol (ProtocolNames; openai when empty).
 	API string
 	// Model is the model name sent with every request ("default" when empty).
 	Model string
@@ -75,8 +75,9 @@ type HTTPConfig struct {
 	MaxTokens int
 	// Count is the counting method: auto (default), input_tokens, tokenize or usage.
 	Count string
-	// NumCtx is the context Ollama's native API is asked to run the model with (options.num_ctx;
-	// 0: the model's own setting or Ollama's default).
+	// NumCtx is the context the server is asked to run the model with, where the protocol
+	// sends one (Protocol.SendsContext: Ollama's options.num_ctx; 0: the model's own setting or
+	// the server's default).
 	NumCtx int
 	// NoRowSplit turns off measuring image rows as the difference between the prompt with
 	// its pictures and without them (one more count per request with pictures).
@@ -90,6 +91,7 @@ type HTTPConfig struct {
 // HTTP counts and answers requests with OpenAI-compatible (or Anthropic Messages) servers.
 type HTTP struct {
 	cfg       HTTPConfig
+	proto     Protocol
 	endpoints []*endpoint
 	next      atomic.Uint64
 	sem       chan struct{}
@@ -141,12 +143,13 @@ func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
 	if len(cfg.Endpoints) == 0 {
 		return nil, errors.New("http engine: no --endpoint given")
 	}
-	switch cfg.API {
-	case "":
-		cfg.API = APIOpenAI
-	case APIOpenAI, APIAnthropic, APIOllama:
-	default:
-		return nil, fmt.Errorf("http engine: unknown API %q (known: openai, anthropic, ollama)", cfg.API)
+	proto, err := ProtocolNamed(cfg.API)
+	if err != nil {
+		return nil, fmt.Errorf("http engine: %w", err)
+	}
+	cfg.API = proto.Name()
+	if !proto.SendsContext() {
+		cfg.NumCtx = 0
 	}
 	switch cfg.Count {
 	case "", "auto":
@@ -187,7 +190,7 @@ func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
 	if cfg.MaxTokens <= 0 {
 		cfg.MaxTokens = 256
 	}
-	h := &HTTP{cfg: cfg, sem: make(chan struct{}, cfg.Concurrency), key: cfg.Getenv(cfg.APIKeyEnv), client: newClient(cfg.Client)}
+	h := &HTTP{cfg: cfg, proto: proto, sem: make(chan struct{}, cfg.Concurrency), key: cfg.Getenv(cfg.APIKeyEnv), client: newClient(cfg.Client)}
 	for _, raw := range cfg.Endpoints {
 		u, err := url.Parse(strings.TrimSpace(raw))
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -235,8 +238,11 @@ func (h *HTTP) Name() string { return "http" }
 // Model is the model name sent with each request.
 func (h *HTTP) Model() string { return h.cfg.Model }
 
-// API is the protocol spoken: openai or anthropic.
+// API is the name of the protocol spoken.
 func (h *HTTP) API() string { return h.cfg.API }
+
+// Protocol is the protocol spoken.
+func (h *HTTP) Protocol() Protocol { return h.proto }
 
 // Endpoints lists the servers, user info redacted.
 func (h *HTTP) Endpoints() []string {
@@ -313,13 +319,7 @@ func (h *HTTP) ServerCount(ctx context.Context, req Request) (ServerCount, error
 func (h *HTTP) countTotal(ctx context.Context, ep *endpoint, req Request) (int, string, *Timings, error) {
 	methods := []string{h.cfg.Count}
 	if h.cfg.Count == "auto" {
-		methods = []string{CountInputTokens, CountTokenize, CountUsage}
-		switch h.cfg.API {
-		case APIAnthropic:
-			methods = []string{CountInputTokens, CountUsage}
-		case APIOllama:
-			methods = []string{CountUsage} // /api/chat's prompt_eval_count
-		}
+		methods = h.proto.CountMethods()
 	}
 	var lastErr error
 	for _, m := range methods {
@@ -377,9 +377,9 @@ func (e *unsupportedError) Error() string { return e.msg }
 func (h *HTTP) countWith(ctx context.Context, ep *endpoint, method string, req Request) (int, *Timings, error) {
 	switch method {
 	case CountInputTokens, CountTokenize:
-		path, field := "/v1/chat/completions/input_tokens", "input_tokens"
-		if h.cfg.API == APIAnthropic {
-			path = "/v1/messages/count_tokens"
+		path, field := h.proto.CountPath(), "input_tokens"
+		if method == CountInputTokens && path == "" {
+			return 0, nil, &FaultError{&unsupportedError{fmt.Sprintf("the %s API has no %s endpoint", h.cfg.API, method)}}
 		}
 		var body []byte
 		var err error
@@ -444,14 +444,7 @@ func (h *HTTP) complete(ctx context.Context, ep *endpoint, req Request, maxToken
 	if err != nil {
 		return Answer{}, err
 	}
-	path := "/v1/chat/completions"
-	parse := ParseChatCompletion
-	switch h.cfg.API {
-	case APIAnthropic:
-		path, parse = "/v1/messages", parseAnthropicAnswer
-	case APIOllama:
-		path, parse = "/api/chat", parseOllamaAnswer
-	}
+	path, parse := h.proto.CompletionPath(), h.proto.ParseAnswer
 	var ans Answer
 	check := func(data []byte) error {
 		var err error
@@ -741,14 +734,7 @@ func (h *HTTP) once(ctx context.Context, ep *endpoint, c call) (int, []byte, tim
 		req.Header.Set("Content-Type", "application/json")
 	}
 	req.Header.Set("Accept", "application/json")
-	if h.cfg.API == APIAnthropic {
-		req.Header.Set("anthropic-version", "2023-06-01")
-		if h.key != "" {
-			req.Header.Set("x-api-key", h.key)
-		}
-	} else if h.key != "" {
-		req.Header.Set("Authorization", "Bearer "+h.key)
-	}
+	h.proto.SetHeaders(req.Header, h.key)
 	resp, err := h.client.Do(req)
 	if err != nil {
 		if cause := cutShort(ctx); cause != nil {
@@ -880,7 +866,6 @@ type ServerInfo struct {
 // no error) when the server has none (404, 405, 501, an answer that is not JSON or has no
 // n_ctx: a server of another kind); an error when it could not be read.
 func (h *HTTP) Props(ctx context.Context) (ServerInfo, bool, error) {
-	ep := h.endpoints[0]
 	var info ServerInfo
 	check := func(data []byte) error {
 		var v struct {
@@ -901,14 +886,23 @@ func (h *HTTP) Props(ctx context.Context) (ServerInfo, bool, error) {
 		info.Context, err = checkCount(v.Settings.NCtx, "n_ctx", maxServerCount)
 		return err
 	}
-	_, err := h.post(ctx, ep, call{method: http.MethodGet, path: "/props", count: true, limit: maxPropsBody, check: check, noCache: true})
+	ok, err := h.probeGET(ctx, "/props", check)
+	if err != nil || !ok {
+		return ServerInfo{}, false, err // !ok: not llama.cpp, no /props
+	}
+	return info, info.Context > 0, nil
+}
+
+// probeGET asks the first endpoint GET path, retried like any request, check reading the
+// answer: false (and no error) when the server has no such path (404, 405, 501, or an answer
+// check finds of another kind of server: an *unsupportedError); an error when it could not
+// be read.
+func (h *HTTP) probeGET(ctx context.Context, path string, check func([]byte) error) (bool, error) {
+	_, err := h.post(ctx, h.endpoints[0], call{method: http.MethodGet, path: path, count: true, limit: maxPropsBody, check: check, noCache: true})
 	var se *StatusError
 	var ue *unsupportedError
 	if errors.As(err, &ue) || (errors.As(err, &se) && (se.Status == http.StatusNotFound || se.Status == http.StatusMethodNotAllowed || se.Status == http.StatusNotImplemented)) {
-		return ServerInfo{}, false, nil // not llama.cpp: no /props
+		return false, nil
 	}
-	if err != nil {
-		return ServerInfo{}, false, err
-	}
-	return info, info.Context > 0, nil
+	return err == nil, err
 }

@@ -13,20 +13,14 @@ import (
 	"github.com/strata-eval/strata-eval/corpora"
 )
 
-// body renders a request for the configured API. generate adds the generation settings
+// body renders a request for the configured protocol. generate adds the generation settings
 // (max_tokens, temperature 0); without it the body is the one a counting endpoint takes.
 func (h *HTTP) body(req Request, generate bool, maxTokens ...int) ([]byte, error) {
-	n := h.cfg.MaxTokens
+	s := BodySettings{Generate: generate, MaxTokens: h.cfg.MaxTokens, NumCtx: h.cfg.NumCtx}
 	if len(maxTokens) > 0 {
-		n = maxTokens[0]
+		s.MaxTokens = maxTokens[0]
 	}
-	if h.cfg.API == APIOllama {
-		if !generate {
-			n = 1
-		}
-		return ollamaBody(h.cfg.Model, req, n, h.cfg.NumCtx)
-	}
-	return RequestBody(h.cfg.API, h.cfg.Model, req, generate, n)
+	return h.proto.Body(h.cfg.Model, req, s)
 }
 
 // DumpBody is the body --dump writes for a request: the one the http engine e posts to its
@@ -39,16 +33,12 @@ func DumpBody(e Engine, req Request) ([]byte, error) {
 	if h, ok := e.(*HTTP); ok {
 		return h.body(req, false)
 	}
-	return RequestBody(APIOpenAI, "", req, false, 0)
+	return openAIBody("", req, false, 0)
 }
 
-// RequestBody renders a request as a server of api receives it: an OpenAI Chat Completions or
-// an Anthropic Messages body, for model ("" leaves the key out). generate adds the generation
-// settings (maxTokens, temperature 0).
-func RequestBody(api, model string, req Request, generate bool, maxTokens int) ([]byte, error) {
-	if api == APIAnthropic {
-		return anthropicBody(model, req, generate, maxTokens)
-	}
+// openAIBody renders a request as an OpenAI Chat Completions body for model ("" leaves the
+// key out). generate adds the generation settings (maxTokens, temperature 0).
+func openAIBody(model string, req Request, generate bool, maxTokens int) ([]byte, error) {
 	msgs, err := OpenAIMessages(req)
 	if err != nil {
 		return nil, err
@@ -123,7 +113,7 @@ func OpenAIMessages(req Request) ([]byte, error) {
 			}
 			continue
 		}
-		flat := flattenToolResults(*m)
+		flat := corpora.FlattenToolResults(*m)
 		if err := corpora.WriteOpenAIMessage(&b, &flat); err != nil {
 			return nil, fmt.Errorf("message %d (%s): %w", i, m.Loc, err)
 		}
@@ -171,41 +161,6 @@ func openAIShaped(raw json.RawMessage) bool {
 		}
 	}
 	return true
-}
-
-// flattenToolResults turns tool result parts into the parts a client sends: a string result's
-// text (an MCP result's stringified text), or the result's content parts.
-func flattenToolResults(m corpora.Message) corpora.Message {
-	has := false
-	for _, p := range m.Parts {
-		if p.Kind == corpora.PartToolResult {
-			has = true
-		}
-	}
-	if !has {
-		return m
-	}
-	out := m
-	out.Parts = nil
-	for _, p := range m.Parts {
-		if p.Kind != corpora.PartToolResult || p.ToolResult == nil {
-			out.Parts = append(out.Parts, p)
-			continue
-		}
-		r := p.ToolResult
-		if out.ToolCallID == "" {
-			out.ToolCallID = r.CallID
-		}
-		switch {
-		case len(r.Parts) > 0 && !r.IsText:
-			out.Parts = append(out.Parts, r.Parts...)
-		case r.Text != "" || r.IsText:
-			out.Parts = append(out.Parts, corpora.Part{Kind: corpora.PartText, Text: r.Text, Loc: p.Loc})
-		case r.MCP != nil && len(r.MCP.Raw) > 0:
-			out.Parts = append(out.Parts, corpora.Part{Kind: corpora.PartText, Text: string(r.MCP.Raw), Loc: p.Loc})
-		}
-	}
-	return out
 }
 
 // countPictures counts image parts, inside tool results too.
@@ -258,7 +213,7 @@ func anthropicBody(model string, req Request, generate bool, maxTokens int) ([]b
 		msgs = append(msgs, msg{Role: role, Content: blocks})
 	}
 	for _, m := range req.Messages {
-		m = flattenToolResults(m)
+		m = corpora.FlattenToolResults(m)
 		switch m.Role {
 		case corpora.RoleSystem:
 			var parts []string
@@ -333,9 +288,9 @@ func anthropicBlocks(ps []corpora.Part) []any {
 
 // ApplyTemplate asks a llama.cpp server for the prompt its chat template makes of req
 // (POST /apply-template, the body of a count). ok is false when the server has no such
-// endpoint (not llama.cpp) or the API is not openai.
+// endpoint (not llama.cpp) or the protocol is not one llama.cpp serves.
 func (h *HTTP) ApplyTemplate(ctx context.Context, req Request) (prompt string, ok bool, err error) {
-	if h.cfg.API != APIOpenAI {
+	if !h.proto.ServesTemplates() {
 		return "", false, nil
 	}
 	body, err := h.body(req, false)

@@ -327,12 +327,13 @@ func (h *HTTP) noteWaiting(ep *endpoint, path string, waited time.Duration) {
 	fmt.Fprintf(h.cfg.Notes, "strata-eval: waiting %v for %s%s\n", waited.Round(round), ep.display, path)
 }
 
-// probe asks GET /health on a connection of its own: any HTTP answer says the server is
+// probe asks GET the protocol's health path on a connection of its own: any HTTP answer says the server is
 // there (busy or not); silence past the count deadline, or a transport error, says it is not.
 func (h *HTTP) probe(ctx context.Context, ep *endpoint) error {
 	ctx, cancel := context.WithTimeout(ctx, h.cfg.CountTimeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, ep.base+"/health", nil)
+	path := h.proto.HealthPath()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, ep.base+path, nil)
 	if err != nil {
 		return err
 	}
@@ -340,7 +341,7 @@ func (h *HTTP) probe(ctx context.Context, ep *endpoint) error {
 	resp, err := h.client.Do(req)
 	if err != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return fmt.Errorf("GET /health unanswered for %v", h.cfg.CountTimeout)
+			return fmt.Errorf("GET %s unanswered for %v", path, h.cfg.CountTimeout)
 		}
 		return unwrapURLError(err)
 	}

@@ -145,6 +145,24 @@ func (h *HTTP) OllamaShow(ctx context.Context) (OllamaModel, error) {
 	return m, nil
 }
 
+// OllamaVersion asks the first endpoint for Ollama's GET /api/version: its version, and
+// false (no error) when the server is not Ollama (no such path, an answer without a version).
+func (h *HTTP) OllamaVersion(ctx context.Context) (string, bool, error) {
+	var version string
+	check := func(data []byte) error {
+		var v struct {
+			Version string `json:"version"`
+		}
+		if json.Unmarshal(data, &v) != nil || v.Version == "" {
+			return &unsupportedError{"/api/version: no version in the answer"} // not Ollama
+		}
+		version = v.Version
+		return nil
+	}
+	ok, err := h.probeGET(ctx, "/api/version", check)
+	return version, ok, err
+}
+
 // ollamaSameModel says whether Ollama's name for a model is the one the run asked for ("tiny"
 // is "tiny:latest").
 func ollamaSameModel(listed, asked string) bool {

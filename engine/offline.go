@@ -82,6 +82,9 @@ func (o *Offline) RowOptions() imagerows.RowOptions { return o.rows }
 // TemplateName is the chat template in use.
 func (o *Offline) TemplateName() string { return o.template }
 
+// Template is the chat template of the computed counts.
+func (o *Offline) Template() prompt.Template { return o.counter.Template() }
+
 // UseTemplate makes t the template of the computed counts (before any is counted: a live
 // server's own template, such as the one Ollama's /api/show reports).
 func (o *Offline) UseTemplate(t prompt.Template) {

@@ -16,32 +16,52 @@ import (
 
 // checkOllama asks Ollama for the model the run sends to (/api/show, then /api/ps once it is
 // loaded with the run's num_ctx): the context it really runs with decides the verdicts, and a
-// prompt longer than that context is truncated by Ollama, not refused.
-func (m *meter) checkOllama(ctx context.Context, h *engine.HTTP, cfg *Config) error {
+// prompt longer than that context is truncated by Ollama, not refused. The computed counts
+// render the model's Go template (--template's, else the one the server reports) over the
+// conversation as Ollama converts the protocol the requests are sent with.
+func (m *meter) checkOllama(ctx context.Context, h engine.ServerProber, cfg *Config, version string) error {
 	info, err := h.OllamaShow(ctx)
 	if err != nil {
 		return fmt.Errorf("cannot read the model's context from Ollama: %w", err)
 	}
 	m.truncates = true
-	m.server = fmt.Sprintf("Ollama, model %s", h.Model())
+	m.server = "Ollama"
+	if version != "" {
+		m.server += " " + version
+	}
+	if h.API() != engine.APIOllama {
+		m.server += " through its " + h.API() + " API"
+	}
+	m.server += ", model " + h.Model()
 	if info.Family != "" {
 		m.server += " (" + info.Family + ")"
 	}
 	if cfg.Context > 0 && info.Context < cfg.Context {
-		m.live.warn("Ollama runs %s with a context of %d, not --ctx %d (num_ctx is capped at the model's trained context)", h.Model(), info.Context, cfg.Context)
+		why := "num_ctx is capped at the model's trained context"
+		if !h.Protocol().SendsContext() {
+			why = fmt.Sprintf("the %s API sends no num_ctx: the Modelfile's PARAMETER num_ctx or OLLAMA_CONTEXT_LENGTH sets it", h.API())
+		}
+		m.live.warn("Ollama runs %s with a context of %d, not --ctx %d (%s)", h.Model(), info.Context, cfg.Context, why)
 	}
 	m.context = info.Context
-	if name := m.offline.TemplateName(); !prompt.IsOllamaTemplateFile(name) && cfg.TemplateGiven {
-		m.live.warn("Ollama renders the prompt with the model's Go template, not %q: server − computed counts the difference (pass --template with the model's Modelfile or a .gotmpl holding `ollama show --template %s`, or no --template to take the server's)", name, h.Model())
-	} else if !prompt.IsOllamaTemplateFile(name) {
+	t, ok := m.offline.Template().(*prompt.OllamaTemplate)
+	switch {
+	case !ok && cfg.TemplateGiven:
+		m.live.warn("Ollama renders the prompt with the model's Go template, not %q: server − computed counts the difference (pass --template with the model's Modelfile or a .gotmpl holding `ollama show --template %s`, or no --template to take the server's)", m.offline.TemplateName(), h.Model())
+		return nil
+	case !ok:
 		// no --template: the computed counts render the template the server reports
-		t, err := prompt.OllamaTemplateFor("ollama:"+h.Model(), prompt.OllamaModel{Template: info.Template, System: info.System,
-			Messages: info.Messages, Family: info.Family, Name: h.Model()}, cfg.Tokenizer)
-		if err != nil {
+		if t, err = prompt.OllamaTemplateFor("ollama:"+h.Model(), prompt.OllamaModel{Template: info.Template, System: info.System,
+			Messages: info.Messages, Family: info.Family, Name: h.Model()}, cfg.Tokenizer); err != nil {
 			return fmt.Errorf("the template Ollama reports for %s: %w", h.Model(), err)
 		}
-		m.offline.UseTemplate(t)
 	}
+	through, err := t.Through(h.API())
+	if err != nil {
+		m.live.warn("%v: the computed counts render the conversation as Ollama's native API takes it", err)
+		through = t
+	}
+	m.offline.UseTemplate(through)
 	return nil
 }
 
@@ -177,14 +197,22 @@ func (s *liveState) report() []string {
 }
 
 // checkServer compares the configuration with what a live http server says about itself
-// (llama.cpp's /props): the context size and the model the server runs. A /props that cannot
+// (llama.cpp's /props; Ollama's /api/version, /api/show and /api/ps whatever the protocol): the
+// context size and the model the server runs. A /props that cannot
 // be read stops the run, unless --ctx gives the context: a context guessed would change the
 // verdicts.
-func (m *meter) checkServer(ctx context.Context, h *engine.HTTP, cfg *Config) error {
+func (m *meter) checkServer(ctx context.Context, h engine.ServerProber, cfg *Config) error {
 	if h.API() == engine.APIOllama {
-		return m.checkOllama(ctx, h, cfg)
+		version, _, _ := h.OllamaVersion(ctx) // the version is said in the report where Ollama says it
+		return m.checkOllama(ctx, h, cfg, version)
 	}
 	info, ok, err := h.Props(ctx)
+	if err == nil && !ok {
+		// not llama.cpp: Ollama answers /api/version, and is asked what it runs as over its own API
+		if version, ollama, verr := h.OllamaVersion(ctx); verr == nil && ollama {
+			return m.checkOllama(ctx, h, cfg, version)
+		}
+	}
 	if err != nil {
 		if cfg.Context == 0 {
 			return fmt.Errorf("cannot read the server's context from /props: %w; pass --ctx N to run with a context of your own", err)
@@ -250,7 +278,7 @@ func (m *meter) liveFailure(err error) (lacking, rest error) {
 // (its /apply-template) with the one --template renders, and warns with the first line that
 // differs: server − computed then holds the difference of the templates, not of the tokenizers.
 // A server without /apply-template is not compared.
-func (m *meter) checkTemplate(ctx context.Context, h *engine.HTTP, req engine.Request) {
+func (m *meter) checkTemplate(ctx context.Context, h engine.TemplateApplier, req engine.Request) {
 	if m.templateChecked.Swap(true) {
 		return
 	}

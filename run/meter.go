@@ -79,22 +79,18 @@ func newMeter(ctx context.Context, cfg *Config) (*meter, error) {
 			return nil, usageErrorf("--answer: the %s engine does not generate (use --engine http)", m.engine.Name())
 		}
 	}
-	if h, ok := m.engine.(*engine.HTTP); ok {
-		// the server's own context size decides its verdicts (llama.cpp's /props)
-		if err := m.checkServer(ctx, h, cfg); err != nil {
+	if p, ok := m.engine.(engine.ServerProber); ok {
+		// the server's own context size decides its verdicts (llama.cpp's /props, Ollama's /api/ps)
+		if err := m.checkServer(ctx, p, cfg); err != nil {
 			return nil, err
 		}
 	}
 	m.checkReference(cfg.Arms)
-	if l, ok := m.engine.(*engine.Llama); ok {
-		info := l.Info()
-		m.server = fmt.Sprintf("llama.cpp %s in process, backend %s, device %s, %d/%d layers offloaded", info.Release, info.Backend, info.Device, info.GPULayers, info.Layers)
-		if !info.Multimodal {
-			m.server += "; pictures: " + info.MultimodalNote
-			m.blind = "the llama engine has no multimodal library: " + info.MultimodalNote
-		}
+	if d, ok := m.engine.(engine.SelfDescriber); ok {
+		desc := d.Describe()
+		m.server, m.blind = desc.Server, desc.Blind
 		if cfg.Context == 0 {
-			m.context = info.Context
+			m.context = desc.Context
 		}
 	}
 	m.templateName, m.visionName = off.TemplateName(), off.Family().Name
@@ -125,8 +121,8 @@ func (m *meter) measure(ctx context.Context, arm replay.Arm, res *replay.Result,
 	var refused *engine.RefusedError
 	var lacking error // the server lacks a capability the request needs: the arm keeps the computed counts
 	truncatedTo := 0  // the server cut the prompt to its context: what it counted of it
-	if h, ok := m.engine.(*engine.HTTP); ok && len(count.Images) == 0 && !req.Verbatim && !m.templateChecked.Load() {
-		m.checkTemplate(ctx, h, req)
+	if a, ok := m.engine.(engine.TemplateApplier); ok && len(count.Images) == 0 && !req.Verbatim && !m.templateChecked.Load() {
+		m.checkTemplate(ctx, a, req)
 	}
 	if m.isLive() {
 		computed := &results.ComputedCount{TextTokens: count.TextTokens, ImageRows: count.ImageRows,

@@ -526,16 +526,9 @@ func (r *runner) report(load *LoadResult, wall time.Duration) *results.Report {
 		Vision:       r.meter.visionName, Context: r.meter.context, Turns: cfg.Turns, MCPDelivery: cfg.MCPDelivery,
 		Arms: replay.ArmRecords(cfg.Arms), Flags: cfg.Flags, Shard: cfg.Shard.String(), Engine: r.meter.engine.Name(),
 		Answer: r.meter.answer, Server: r.meter.server, Warnings: r.meter.live.report()}
-	if h, ok := r.meter.engine.(*engine.HTTP); ok {
-		rep.Config.Model, rep.Config.API, rep.Config.Endpoints = h.Model(), h.API(), h.Endpoints()
+	describeEngine(&rep.Config, r.meter.engine)
+	if _, ok := r.meter.engine.(engine.EndpointLister); ok {
 		rep.Config.Tolerance = r.meter.tolerance
-		// the flags record, like the config block, shows endpoints with user info redacted
-		if _, ok := rep.Config.Flags["endpoint"]; ok {
-			rep.Config.Flags["endpoint"] = "[" + strings.Join(h.Endpoints(), ",") + "]"
-		}
-	}
-	if l, ok := r.meter.engine.(*engine.Llama); ok {
-		rep.Config.Model = filepath.Base(l.Info().Model)
 	}
 	for _, in := range load.Inputs {
 		rep.Config.Inputs = append(rep.Config.Inputs, load.Digest(in))
@@ -564,6 +557,24 @@ func (r *runner) report(load *LoadResult, wall time.Duration) *results.Report {
 		rep.Timings.InputBytes += in.Bytes
 	}
 	return rep
+}
+
+// describeEngine records in the run's configuration what the engine says of itself: its model,
+// protocol and servers (the flags record, like the config block, shows endpoints with user info
+// redacted).
+func describeEngine(c *results.RunConfig, e engine.Engine) {
+	if m, ok := e.(engine.ModelNamer); ok {
+		c.Model = m.Model()
+	}
+	if p, ok := e.(engine.ProtocolNamer); ok {
+		c.API = p.API()
+	}
+	if l, ok := e.(engine.EndpointLister); ok {
+		c.Endpoints = l.Endpoints()
+		if _, ok := c.Flags["endpoint"]; ok {
+			c.Flags["endpoint"] = "[" + strings.Join(c.Endpoints, ",") + "]"
+		}
+	}
 }
 
 // ProblemOf is a located read problem as a report lists it, its message without credentials.

@@ -158,6 +158,7 @@ func countRequests(ctx context.Context, opts *CountOptions, in io.Reader) error 
 	if err != nil {
 		return err
 	}
+	defer closeEngine(cfg.Engine)
 	cfg.Stdin = in
 	report, runErr := run.Run(ctx, cfg)
 	if report == nil {

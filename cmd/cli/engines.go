@@ -2,6 +2,8 @@ package cli
 
 import (
 	"fmt"
+	"io"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -11,8 +13,28 @@ import (
 	"github.com/strata-eval/strata-eval/measure/prompt"
 )
 
+// engineKind is a value of --engine: its name and how it is built from the options (the
+// offline engine given: it decides the computed counts every engine is compared with).
+type engineKind struct {
+	name  string
+	build func(o *ReplayOptions, off *engine.Offline) (engine.Engine, error)
+}
+
+// engineKinds are the values of --engine, the default first.
+var engineKinds = []engineKind{
+	{"offline", func(_ *ReplayOptions, off *engine.Offline) (engine.Engine, error) { return off, nil }},
+	{"http", func(o *ReplayOptions, _ *engine.Offline) (engine.Engine, error) { return newHTTPEngine(o) }},
+	{"llama", func(o *ReplayOptions, _ *engine.Offline) (engine.Engine, error) { return newLlamaEngine(o) }},
+}
+
 // engineNames lists the values of --engine.
-func engineNames() []string { return []string{"offline", "http", "llama"} }
+func engineNames() []string {
+	var out []string
+	for _, k := range engineKinds {
+		out = append(out, k.name)
+	}
+	return out
+}
 
 // liveOptions are the flags of the live engines (answers, servers, the response cache, the
 // expectations sidecar).
@@ -44,7 +66,7 @@ type liveOptions struct {
 // addLiveFlags registers the live-engine flags on a command's flag set.
 func addLiveFlags(f *pflag.FlagSet, o *liveOptions) {
 	f.StringVar(&o.Model, "model", "", "the http engine: model name it sends (default \"default\"); the llama engine: the GGUF model file")
-	f.StringVar(&o.API, "api", engine.APIOpenAI, "protocol of the http engine: openai (Chat Completions), anthropic (Messages) or ollama (Ollama's /api/chat; --ctx is sent as num_ctx)")
+	f.StringVar(&o.API, "api", engine.ProtocolNames()[0], "protocol of the http engine: "+engine.ProtocolHelp())
 	f.StringVar(&o.APIKeyEnv, "api-key-env", engine.DefaultAPIKeyEnv, "environment variable holding the server's API key (never printed)")
 	f.BoolVar(&o.Answer, "answer", false, "ask the model to answer each request, and score answers that have an expectation")
 	f.IntVar(&o.MaxTokens, "max-tokens", 256, "longest answer, in tokens")
@@ -67,15 +89,24 @@ func addLiveFlags(f *pflag.FlagSet, o *liveOptions) {
 // newEngine returns the engine --engine names. The offline engine is always built: it
 // decides the vision family and the computed counts every other engine is compared with.
 func newEngine(o *ReplayOptions, off *engine.Offline) (engine.Engine, error) {
-	switch o.Engine {
-	case "", "offline":
-		return off, nil
-	case "http":
-		return newHTTPEngine(o)
-	case "llama":
-		return newLlamaEngine(o)
+	name := o.Engine
+	if name == "" {
+		name = engineKinds[0].name
 	}
-	return nil, usageErrorf("--engine %q: unknown (known: offline, http, llama)", o.Engine)
+	for _, k := range engineKinds {
+		if k.name == name {
+			return k.build(o, off)
+		}
+	}
+	return nil, usageErrorf("--engine %q: unknown (known: %s)", o.Engine, strings.Join(engineNames(), ", "))
+}
+
+// closeEngine frees what an engine holds once the run is over (the llama engine's model and
+// context), when it holds anything.
+func closeEngine(e engine.Engine) {
+	if c, ok := e.(io.Closer); ok {
+		_ = c.Close() // the run's results are written: nothing is lost if freeing fails
+	}
 }
 
 // newLlamaEngine loads llama.cpp in process with the GGUF model of --model. The libraries
@@ -109,10 +140,8 @@ func newHTTPEngine(o *ReplayOptions) (*engine.HTTP, error) {
 	l := &o.Live
 	cfg := engine.HTTPConfig{Endpoints: o.Endpoints, API: l.API, Model: l.Model, APIKeyEnv: l.APIKeyEnv,
 		Timeout: l.Timeout, CountTimeout: l.CountTimeout, IdleTimeout: l.IdleTimeout, ServerWait: l.ServerWait, Notes: o.IO.ErrOut,
-		MaxRetries: l.Retries, Concurrency: l.Concurrency, MaxTokens: l.MaxTokens, Count: l.CountMethod}
-	if cfg.API == engine.APIOllama {
-		cfg.NumCtx = o.Context // Ollama runs the model with the context it is sent (--ctx)
-	}
+		MaxRetries: l.Retries, Concurrency: l.Concurrency, MaxTokens: l.MaxTokens, Count: l.CountMethod,
+		NumCtx: o.Context} // sent where the protocol carries it (Ollama's num_ctx)
 	if cfg.MaxRetries == 0 {
 		cfg.MaxRetries = -1 // --retries 0: none
 	}

@@ -63,7 +63,17 @@ func liveCorpora(root string) []liveCorpus {
 // arm that fits the model's context and carries no picture has server − computed = 0; an arm
 // longer than the context is named as truncated by the server and left out of the comparison;
 // the tiny model's refusal of pictures is said once.
-func TestLiveOllama(t *testing.T) {
+func TestLiveOllama(t *testing.T) { liveOllamaCorpora(t, "ollama") }
+
+// TestLiveOllamaOpenAI is TestLiveOllama through Ollama's OpenAI-compatible API
+// (/v1/chat/completions, found to be Ollama by its /api/version): the computed counts render
+// the conversation as Ollama's openai package converts it, and still equal the server's.
+func TestLiveOllamaOpenAI(t *testing.T) { liveOllamaCorpora(t, "openai") }
+
+// liveOllamaCorpora replays the sample corpus and the real recordings against a real Ollama
+// through the protocol api and checks every arm: server − computed = 0, or truncated by the
+// server and not compared, or a picture the model cannot see.
+func liveOllamaCorpora(t *testing.T, api string) {
 	root, err := tinymodel.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
@@ -71,8 +81,9 @@ func TestLiveOllama(t *testing.T) {
 	url, _, model, modelfile := ollamaSetup(t, qwen3OllamaTemplate(t, root))
 	for _, corpus := range liveCorpora(root) {
 		t.Run(corpus.name, func(t *testing.T) {
-			args := append([]string{"--engine", "http", "--api", "ollama", "--endpoint", url, "--model", "tiny", "--no-cache",
-				"--tokenizer", model, "--template", modelfile, "--ctx", "8192", "--turns", "all"}, corpus.paths...)
+			// a 2 MB request takes Ollama minutes on busy cores: --timeout waits for it
+			args := append([]string{"--engine", "http", "--api", api, "--endpoint", url, "--model", "tiny", "--no-cache",
+				"--tokenizer", model, "--template", modelfile, "--ctx", "8192", "--turns", "all", "--timeout", "30m"}, corpus.paths...)
 			code, stderr, r := replayLive(t, t.TempDir(), args...)
 			if r == nil || code != ExitOK {
 				t.Fatalf("exit %d: %s", code, tail(stderr, 3000))
@@ -80,7 +91,7 @@ func TestLiveOllama(t *testing.T) {
 			if strings.Count(stderr, "does not support") > 1 {
 				t.Errorf("a server-wide refusal said more than once:\n%s", stderr)
 			}
-			equal, truncated := 0, 0
+			equal, truncated, unsent := 0, 0, 0
 			for _, c := range r.Cases {
 				for _, a := range c.Arms {
 					switch {
@@ -90,6 +101,7 @@ func TestLiveOllama(t *testing.T) {
 							t.Errorf("%s %s: truncated, yet compared (%v) or fitting", c.ID, a.Arm, a.CountDiff)
 						}
 					case a.CountDiff == nil:
+						unsent++
 						if !carriesPicture(a) {
 							t.Errorf("%s %s: no server count (%s)", c.ID, a.Arm, a.Verdict)
 						}
@@ -100,14 +112,17 @@ func TestLiveOllama(t *testing.T) {
 					}
 				}
 			}
-			// num_ctx 8192 is capped at the tiny model's trained context, and the run says so
+			// Ollama's context is capped at the tiny model's trained context, and the run says so
 			if r.Config.Context != 4096 || !strings.Contains(stderr, "with a context of 4096, not --ctx 8192") {
 				t.Errorf("context %d, want Ollama's 4096 and a warning:\n%s", r.Config.Context, stderr)
+			}
+			if r.Config.API != api || !strings.HasPrefix(r.Config.Server, "Ollama") {
+				t.Errorf("config api %q server %q: want %s and Ollama", r.Config.API, r.Config.Server, api)
 			}
 			if blind := strings.Count(stderr, "no vision capability"); blind > 1 || (corpus.name == "sample" && blind == 0) {
 				t.Errorf("the model's blindness is not said once:\n%s", stderr)
 			}
-			t.Logf("%s corpus: %d arms with server − computed = 0, %d truncated by Ollama", corpus.name, equal, truncated)
+			t.Logf("%s corpus through the %s API: %d arms with server − computed = 0, %d truncated by Ollama, %d with pictures not sent", corpus.name, api, equal, truncated, unsent)
 			if equal == 0 {
 				t.Fatal("no arm compared")
 			}

@@ -99,6 +99,7 @@ var notRun = map[string]string{
 	"record http --listen 127.0.0.1:8081 --upstream http://127.0.0.1:8080 --out traffic.httprr":                                              "TestRecordHTTPThenReplay runs it (until stopped) in front of a loopback server shaped like llama-server",
 	"record mcp --out screenshot.jsonl -- npx -y @modelcontextprotocol/server-everything":                                                    "TestRecordMCPWithSDK runs it with the Go MCP SDK's server and client",
 	"replay --engine http --api ollama --endpoint http://127.0.0.1:11434 --model tiny --tokenizer tiny.gguf --template Modelfile --ctx 8192": "TestLiveOllama runs it against a real Ollama (make ollama) serving the tiny model",
+	"replay --engine http --api openai --endpoint http://127.0.0.1:11434 --model tiny --tokenizer tiny.gguf --template Modelfile --ctx 8192": "TestLiveOllamaOpenAI runs it against a real Ollama (make ollama) serving the tiny model",
 }
 
 // runnable turns a documented command into the arguments the test runs: an optional

@@ -188,6 +188,7 @@ func runReplay(ctx context.Context, opts *ReplayOptions) error {
 	if err != nil {
 		return err
 	}
+	defer closeEngine(cfg.Engine)
 	if opts.Resume && opts.Out == "" {
 		return usageErrorf("--resume needs --out")
 	}

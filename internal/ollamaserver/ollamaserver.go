@@ -70,7 +70,9 @@ func Start(t testing.TB, bin string, extraEnv ...string) *Server {
 	}
 	cmd := exec.Command(bin, "serve")
 	cmd.Env = s.env
+	ownGroup(cmd)
 	exited := llamaserver.Spawn(t, cmd, logFile)
+	t.Cleanup(func() { killGroup(cmd) }) // before Spawn's: the runners go with the server
 	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
 		select {
 		case err := <-exited:

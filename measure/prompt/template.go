@@ -183,7 +183,7 @@ func flattenContent(m corpora.Message) []contentItem {
 			if r == nil {
 				return
 			}
-			// As the engines send a tool result (engine.flattenToolResults): its parts, its
+			// As the engines send a tool result (corpora.FlattenToolResults): its parts, its
 			// text, else the MCP result as recorded.
 			switch {
 			case len(r.Parts) > 0 && !r.IsText:

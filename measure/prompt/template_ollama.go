@@ -19,6 +19,7 @@ import (
 
 	gguf "github.com/gpustack/gguf-parser-go"
 	"github.com/ollama/ollama/api"
+	"github.com/ollama/ollama/openai"
 	"github.com/ollama/ollama/parser"
 	"github.com/ollama/ollama/template"
 	"github.com/ollama/ollama/thinking"
@@ -36,6 +37,9 @@ type OllamaTemplate struct {
 	name  string
 	model OllamaModel
 	tmpl  *template.Template
+	// chat is the conversation as Ollama's chat handler receives it over the protocol the
+	// requests are sent with (OllamaChat for its native API).
+	chat ollamaConversion
 	// tok is Ollama's tokenizer of the model file, when the Modelfile names a readable GGUF of
 	// an architecture Ollama's engine tokenizes itself (loadOllamaTokenizer).
 	tok *tokenizer.BytePairEncoding
@@ -58,7 +62,30 @@ func NewOllamaTemplate(name string, model OllamaModel) (*OllamaTemplate, error) 
 	if err != nil {
 		return nil, fmt.Errorf("ollama template %s: %w", name, err)
 	}
-	return &OllamaTemplate{name: name, model: model, tmpl: t}, nil
+	return &OllamaTemplate{name: name, model: model, tmpl: t, chat: OllamaChat}, nil
+}
+
+// ollamaConversion builds the conversation of a request as Ollama's chat handler decodes it.
+type ollamaConversion func(msgs []corpora.Message, tools []corpora.ToolDef) (OllamaRequest, error)
+
+// ollamaConversions are the protocols Ollama takes a chat over, by the name of --api, with what
+// its server makes of the request before the template runs.
+var ollamaConversions = map[string]ollamaConversion{
+	"ollama": OllamaChat,
+	"openai": OllamaChatViaOpenAI,
+}
+
+// Through returns the template rendering requests sent over the protocol api ("ollama" for
+// Ollama's native /api/chat, "openai" for its /v1/chat/completions), converted as Ollama's
+// server converts them; an error names a protocol whose conversion is not known here.
+func (t *OllamaTemplate) Through(api string) (*OllamaTemplate, error) {
+	conv, ok := ollamaConversions[api]
+	if !ok {
+		return nil, fmt.Errorf("how Ollama converts a request of the %s protocol is not known here", api)
+	}
+	c := *t
+	c.chat = conv
+	return &c, nil
 }
 
 // LoadOllamaTemplate reads an Ollama model from a Modelfile (TEMPLATE, SYSTEM, MESSAGE, and
@@ -155,13 +182,14 @@ func IsOllamaTemplateFile(path string) bool {
 // Name is the template's name (the file it came from).
 func (t *OllamaTemplate) Name() string { return t.name }
 
-// Render renders the request as Ollama does: the /api/chat body OllamaChat builds, decoded by
+// Render renders the request as Ollama does: the conversation of the request its protocol
+// carries (the /api/chat body OllamaChat builds, or the OpenAI body as Ollama converts it), decoded by
 // Ollama's own types, each picture's tag in front of its message's text, executed by Ollama's
 // template package. The prompt is one framing segment (Ollama tokenizes the whole prompt with
 // its special tokens recognised); each picture is a segment of its own where its tag stood,
 // as Ollama's runner replaces the tag with the picture's embeddings.
 func (t *OllamaTemplate) Render(msgs []corpora.Message, tools []corpora.ToolDef) ([]Segment, error) {
-	chat, err := OllamaChat(msgs, tools)
+	chat, err := t.chat(msgs, tools)
 	if err != nil {
 		return nil, err
 	}
@@ -350,6 +378,80 @@ func OllamaChat(msgs []corpora.Message, tools []corpora.ToolDef) (OllamaRequest,
 	}
 	out.JSON = data
 	return out, nil
+}
+
+// OllamaChatViaOpenAI builds the conversation Ollama's chat handler receives for an OpenAI
+// Chat Completions request (/v1/chat/completions): the body the http engine sends (each
+// message as corpora.WriteOpenAIMessage writes it, tool results flattened), converted by
+// Ollama's own openai package (FromChatRequest: every part of a content array a message of
+// its own, a picture's data URL its bytes, tool-call arguments decoded) and passed on as JSON,
+// as its middleware does.
+func OllamaChatViaOpenAI(msgs []corpora.Message, tools []corpora.ToolDef) (OllamaRequest, error) {
+	var out OllamaRequest
+	var b bytes.Buffer
+	b.WriteString(`{"messages":[`)
+	for i := range msgs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		flat := corpora.FlattenToolResults(msgs[i])
+		if err := corpora.WriteOpenAIMessage(&b, &flat); err != nil {
+			return OllamaRequest{}, fmt.Errorf("message %d (%s): %w", i, msgs[i].Loc, err)
+		}
+		for _, p := range flat.Parts {
+			if p.Kind == corpora.PartImage && p.Image != nil {
+				out.Images = append(out.Images, p.Image)
+			}
+		}
+	}
+	b.WriteByte(']')
+	if t := corpora.OpenAITools(tools); t != nil {
+		b.WriteString(`,"tools":`)
+		b.Write(t)
+	}
+	b.WriteByte('}')
+	var req openai.ChatCompletionRequest
+	if err := json.Unmarshal(b.Bytes(), &req); err != nil {
+		return OllamaRequest{}, fmt.Errorf("openai request for ollama: %w", err)
+	}
+	takeEveryPicture(req.Messages)
+	chat, err := openai.FromChatRequest(req)
+	if err != nil {
+		return OllamaRequest{}, fmt.Errorf("ollama's conversion of the openai request: %w", err)
+	}
+	data, err := json.Marshal(struct {
+		Messages []api.Message `json:"messages"`
+		Tools    api.Tools     `json:"tools,omitempty"`
+	}{chat.Messages, chat.Tools})
+	if err != nil {
+		return OllamaRequest{}, fmt.Errorf("ollama request: %w", err)
+	}
+	out.JSON = data
+	return out, nil
+}
+
+// ollamaDataURLTypes are the picture types whose data URLs Ollama's openai package decodes
+// (decodeImageURL); it refuses the others ("invalid image input").
+var ollamaDataURLTypes = []string{"jpeg", "jpg", "png", "webp"}
+
+// takeEveryPicture gives a picture whose data URL Ollama's openai package refuses (a GIF, a
+// BMP) the blank type it takes, so that the computed count holds the request's every picture
+// where the conversion puts it: the server answers such a request HTTP 400, which is the arm's
+// verdict, while the computed counts stay those of the request.
+func takeEveryPicture(msgs []openai.Message) {
+	for _, m := range msgs {
+		parts, _ := m.Content.([]any)
+		for _, p := range parts {
+			part, _ := p.(map[string]any)
+			img, _ := part["image_url"].(map[string]any)
+			url, _ := img["url"].(string)
+			mime, data, ok := strings.Cut(strings.TrimPrefix(url, "data:"), ";base64,")
+			if !ok || !strings.HasPrefix(url, "data:") || slices.Contains(ollamaDataURLTypes, strings.TrimPrefix(mime, "image/")) && strings.HasPrefix(mime, "image/") {
+				continue
+			}
+			img["url"] = "data:;base64," + data
+		}
+	}
 }
 
 // ollamaPretokenizers are the pre-tokenizer patterns Ollama's own engine uses for a
