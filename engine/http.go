@@ -642,6 +642,9 @@ func (h *HTTP) post(ctx context.Context, ep *endpoint, c call) (response, error)
 			ep.answered()
 			h.store(key, c.path, status, data)
 			return response{body: data, key: key}, nil
+		case pictureRejected(status, errorMessage(data)):
+			ep.answered() // the server judged a picture of this request, not a fault of the server
+			return response{}, &StatusError{Endpoint: ep.display, Path: c.path, Status: status, Message: errorMessage(data)}
 		case permanent != nil:
 			ep.answered()
 			return response{}, &FaultError{permanent} // no retry

@@ -231,6 +231,41 @@ func TestBadRequestIsTheCase(t *testing.T) {
 	}
 }
 
+// TestPictureNotLoadedIsTheCase: llama-server's HTTP 500 "Failed to load image or audio file"
+// (a picture its build cannot decode) judges one request like a 400: an error of the case, not
+// a server fault, sent once (no retry), and the circuit stays closed however many there are.
+func TestPictureNotLoadedIsTheCase(t *testing.T) {
+	var hits sync.Map // path → *int
+	var mu sync.Mutex
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		n, _ := hits.LoadOrStore(r.URL.Path, new(int))
+		*n.(*int)++
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusInternalServerError)
+		w.Write([]byte(`{"error": {"code": 500, "message": "Failed to load image or audio file", "type": "server_error"}}`))
+	}))
+	defer srv.Close()
+	h, _ := NewHTTP(faultConfig(srv.URL, nil))
+	const requests = 6
+	for i := range requests {
+		_, err := h.ServerCount(context.Background(), textRequest)
+		if err == nil || IsServerFault(err) || errors.Is(err, ErrServerFailing) || errors.Is(err, ErrNoPictures) ||
+			!strings.Contains(err.Error(), "Failed to load image") {
+			t.Fatalf("count %d: %v, want the 500 as an error of the case", i, err)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	hits.Range(func(path, n any) bool {
+		if *n.(*int) > requests {
+			t.Errorf("%s was asked %d times for %d requests: a picture it cannot load was retried", path, *n.(*int), requests)
+		}
+		return true
+	})
+}
+
 // TestSlowServerCompletes: a server slow to answer, but there (its /health answered, a 404
 // included), is waited for: the wait is said, and the answer comes.
 func TestSlowServerCompletes(t *testing.T) {

@@ -44,6 +44,17 @@ var permanentWords = regexp.MustCompile(`(?i)not supported|unsupported|not imple
 // pictureWords match a message that names pictures (or the projector that reads them).
 var pictureWords = regexp.MustCompile(`(?i)\bimage|picture|vision|multimodal|mmproj|\bmtmd`)
 
+// pictureNotLoaded matches a 5xx message saying the server could not load one picture of the
+// request (llama-server's "Failed to load image or audio file": a format its build cannot decode,
+// such as WebP without ffmpeg): the server takes pictures, only not this one.
+var pictureNotLoaded = regexp.MustCompile(`(?i)failed to (load|decode|read|process) (the )?(image|picture)`)
+
+// pictureRejected says whether a 5xx answer refuses one picture of this request, which fails
+// the request (the arm of that case) but says nothing against the server or other requests.
+func pictureRejected(status int, msg string) bool {
+	return status >= 500 && pictureNotLoaded.MatchString(msg)
+}
+
 // permanentFailure classifies a 5xx answer: a *CapabilityError (ErrNoPictures) when the message says pictures
 // are not taken, a *StatusError marked permanent when it says the request cannot succeed, and
 // nil when a retry may help (a model loading, an overload, a crash).

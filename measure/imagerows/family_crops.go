@@ -26,23 +26,6 @@ const (
 	deepseek4vLeadPadBlock = 4
 )
 
-// cropRows dispatches the projectors of this file.
-func cropRows(f Family, in PixelSize, opts RowOptions) (Rows, error) {
-	switch f.Projector {
-	case "step3vl":
-		return step3vlRows(f, in)
-	case "deepseekocr", "deepseekocr2":
-		return deepseekOCRRows(f, in)
-	case "deepseek4v":
-		return deepseek4vRows(f, in, opts)
-	case "granite4_vision":
-		return graniteRows(f, in)
-	case "muse-glimmer":
-		return museGlimmerRows(f, in, opts)
-	}
-	return Rows{}, fmt.Errorf("%w: %q", ErrUnsupportedProjector, f.Projector)
-}
-
 // step3vlRows: the picture is padded square when tiny and very long, scaled so its long side
 // is at most preproc_image_size (3024), then cut into windows (504 px, or the short side for
 // a small long picture) resized to 504; the S×S overview comes last. Rows (S/(p·m))² for the

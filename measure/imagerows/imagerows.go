@@ -244,40 +244,16 @@ func ImageRows(f Family, width, height int, opts RowOptions) (Rows, error) {
 	return r, nil
 }
 
-// llamaCppRows dispatches on the projector type, as clip.cpp does.
+// llamaCppRows counts with the rows function of the projector type, as clip.cpp dispatches.
 func llamaCppRows(f Family, in PixelSize, opts RowOptions) (Rows, error) {
-	switch f.Projector {
-	case "qwen2vl_merger", "qwen2.5vl_merger", "qwen3vl_merger", "qwen2.5o":
-		return qwenLikeRows(f, in, opts)
-	case "glm4v":
-		return glm4vRows(f, in, opts)
-	case "mimovl", "exaone4_5", "minimax_m3", "youtuvl", "paddleocr", "dots_ocr", "dots3note_v", "phi4", "hunyuanvl":
-		return dynamicRows(f, in, opts)
-	case "gemma3", "gemma3nv", "gemma4v", "gemma4uv":
-		return gemmaRows(f, in, opts)
-	case "pixtral", "lightonocr":
-		return pixtralRows(f, in, opts)
-	case "kimivl", "kimik25":
-		return kimiRows(f, in, opts)
-	case "mlp", "mlp_norm", "ldp", "ldpv2", "adapter", "cogvlm", "janus_pro", "yasa2", "nemotron_v2_vl":
-		return llavaRows(f, in)
-	case "resampler", "minicpmv4_6":
-		return miniCPMRows(f, in)
-	case "internvl":
-		return internVLRows(f, in)
-	case "llama4":
-		return llama4Rows(f, in)
-	case "idefics3":
-		return idefics3Rows(f, in, opts)
-	case "lfm2":
-		return lfm2Rows(f, in, opts)
-	case "step3vl", "deepseekocr", "deepseekocr2", "deepseek4v", "granite4_vision", "muse-glimmer":
-		return cropRows(f, in, opts)
-	case "":
+	if f.Projector == "" {
 		return Rows{}, errors.New("no projector type")
-	default:
+	}
+	t, ok := projectorTypes[f.Projector]
+	if !ok {
 		return Rows{}, fmt.Errorf("%w: %q", ErrUnsupportedProjector, f.Projector)
 	}
+	return t.rows(f, in, opts)
 }
 
 // FamilyByName returns a built-in family. Names are matched case-insensitively;

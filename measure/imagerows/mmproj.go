@@ -48,60 +48,6 @@ type projectorDefaults struct {
 	mergeKey             string // spatial_merge_size or projector.scale_factor
 }
 
-// defaultsForProjector returns the defaults of a projector type, as in clip.cpp.
-func defaultsForProjector(projector string) projectorDefaults {
-	switch projector {
-	case "qwen2vl_merger", "qwen2.5vl_merger", "qwen3vl_merger", "glm4v":
-		return projectorDefaults{8, 4096, 2, keySpatialMerge}
-	case "pixtral":
-		return projectorDefaults{8, 1024, 1, keySpatialMerge}
-	case "lightonocr":
-		return projectorDefaults{0, 0, 1, keySpatialMerge}
-	case "minimax_m3":
-		return projectorDefaults{8, 576, 2, keySpatialMerge}
-	case "youtuvl":
-		return projectorDefaults{1, 62500, 2, keySpatialMerge}
-	case "hunyuanvl":
-		return projectorDefaults{256, 16384, 2, keySpatialMerge}
-	case "mimovl", "exaone4_5":
-		return projectorDefaults{0, 0, 2, keySpatialMerge}
-	case "gemma3":
-		return projectorDefaults{0, 0, 4, keyScaleFactor}
-	case "gemma4v", "gemma4uv":
-		return projectorDefaults{70, 1120, 3, keyScaleFactor}
-	case "kimivl":
-		return projectorDefaults{8, 1024, 2, keyScaleFactor}
-	case "kimik25":
-		return projectorDefaults{2, 4096, 2, keyScaleFactor}
-	case "lfm2":
-		return projectorDefaults{64, 256, 2, keyScaleFactor}
-	case "minicpmv4_6":
-		return projectorDefaults{0, 0, 4, keyScaleFactor}
-	case "idefics3", "internvl", "llama4", "nemotron_v2_vl":
-		return projectorDefaults{0, 0, 2, keyScaleFactor}
-	case "dots_ocr":
-		return projectorDefaults{0, 0, 0, keyScaleFactor}
-	case "dots3note_v":
-		return projectorDefaults{0, 0, 0, keySpatialMerge}
-	case "muse-glimmer":
-		return projectorDefaults{1, 4096, 2, keySpatialMerge}
-	case "step3vl":
-		return projectorDefaults{0, 0, 4, keyScaleFactor}
-	case "deepseek4v":
-		return projectorDefaults{0, 0, 0, keyScaleFactor}
-	}
-	return projectorDefaults{}
-}
-
-// readsGGUFPixelLimits lists the projectors that take image_min/max_pixels from the GGUF.
-func readsGGUFPixelLimits(projector string) bool {
-	switch projector {
-	case "paddleocr", "dots_ocr", "dots3note_v", "phi4", "exaone4_5", "mimovl", "kimik25", "hunyuanvl":
-		return true
-	}
-	return false
-}
-
 // LoadProjector configures an image-row family from an mmproj GGUF: the projector
 // type (clip.projector_type, else clip.vision.projector_type), the sizes and
 // limits of docs/pipeline.md §10.3, and three tensor-name checks

@@ -20,8 +20,10 @@ const unsetPixels = -1
 type limitKind int
 
 const (
+	// limitsByTokens: token limits where the family has any, else none (the table's default).
+	limitsByTokens limitKind = iota
 	// limitsNone: no pixel limits (fixed size, tiles by pinpoints, …); the options are ignored.
-	limitsNone limitKind = iota
+	limitsNone
 	// limitsTokens: set_limit_image_tokens(min, max), the options replacing either bound.
 	limitsTokens
 	// limitsCustomOnly: set_limit_image_tokens() without defaults: only the options set limits.
@@ -30,30 +32,26 @@ const (
 	limitsFile
 	// limitsTokensThenFile: token limits, then each GGUF pixel key present replaces one (HunyuanVL).
 	limitsTokensThenFile
+	// limitsFileElseTokens: the GGUF's pixel keys when it has both, else token limits (Kimi-K2.5).
+	limitsFileElseTokens
 )
 
 // projectorLimitKind returns how clip.cpp sets the pixel limits of f's projector.
 func projectorLimitKind(f Family) limitKind {
-	switch f.Projector {
-	case "idefics3", "lightonocr":
-		return limitsCustomOnly
-	case "deepseek4v": // clamps its minimum to its maximum: refuses nothing
+	switch kind := projectorTypes[f.Projector].limits; kind {
+	case limitsByTokens:
+		if f.MinTokens > 0 || f.MaxTokens > 0 {
+			return limitsTokens
+		}
 		return limitsNone
-	case "hunyuanvl":
-		return limitsTokensThenFile
-	case "kimik25":
+	case limitsFileElseTokens:
 		if f.MinPixels > 0 && f.MaxPixels > 0 {
 			return limitsFile
 		}
 		return limitsTokens
+	default:
+		return kind
 	}
-	if readsGGUFPixelLimits(f.Projector) {
-		return limitsFile
-	}
-	if f.MinTokens > 0 || f.MaxTokens > 0 {
-		return limitsTokens
-	}
-	return limitsNone
 }
 
 // projectorUnit is patch_size·n_merge, the side of one output token in pixels.

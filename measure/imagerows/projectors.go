@@ -1,0 +1,99 @@
+package imagerows
+
+// The projector types of llama.cpp's clip.cpp that this package counts, in one table: a new
+// type is one entry here and its rows function (with its test).
+
+// projectorType is what clip.cpp does for one projector type.
+type projectorType struct {
+	// defaults are its built-in token limits and merge factor (set_limit_image_tokens, the
+	// default n_merge).
+	defaults projectorDefaults
+	// limits is how its pixel limits are set; limitsByTokens (the zero value) where clip.cpp
+	// derives them from the token limits alone.
+	limits limitKind
+	// rows counts one picture.
+	rows func(Family, PixelSize, RowOptions) (Rows, error)
+}
+
+// projectorTypes maps each projector type name (clip.projector_type) to what clip.cpp does for
+// it. It is filled by init because rows functions read the defaults back through it.
+var projectorTypes map[string]projectorType
+
+func init() {
+	qwen := projectorDefaults{8, 4096, 2, keySpatialMerge}
+	spatial2 := projectorDefaults{0, 0, 2, keySpatialMerge}
+	scale2 := projectorDefaults{0, 0, 2, keyScaleFactor}
+	fixed := func(rows func(Family, PixelSize) (Rows, error)) func(Family, PixelSize, RowOptions) (Rows, error) {
+		return func(f Family, in PixelSize, _ RowOptions) (Rows, error) { return rows(f, in) }
+	}
+	llava := projectorType{rows: fixed(llavaRows)}
+	projectorTypes = map[string]projectorType{
+		// Qwen-VL and GLM-4V: dynamic resolution in merged patches.
+		"qwen2vl_merger":   {defaults: qwen, rows: qwenLikeRows},
+		"qwen2.5vl_merger": {defaults: qwen, rows: qwenLikeRows},
+		"qwen3vl_merger":   {defaults: qwen, rows: qwenLikeRows},
+		"qwen2.5o":         {rows: qwenLikeRows},
+		"glm4v":            {defaults: qwen, rows: glm4vRows},
+		// Dynamic resolution with a family's own rounding (family_dynamic.go).
+		"mimovl":      {defaults: spatial2, limits: limitsFile, rows: dynamicRows},
+		"exaone4_5":   {defaults: spatial2, limits: limitsFile, rows: dynamicRows},
+		"minimax_m3":  {defaults: projectorDefaults{8, 576, 2, keySpatialMerge}, rows: dynamicRows},
+		"youtuvl":     {defaults: projectorDefaults{1, 62500, 2, keySpatialMerge}, rows: dynamicRows},
+		"paddleocr":   {limits: limitsFile, rows: dynamicRows},
+		"dots_ocr":    {defaults: projectorDefaults{0, 0, 0, keyScaleFactor}, limits: limitsFile, rows: dynamicRows},
+		"dots3note_v": {defaults: projectorDefaults{0, 0, 0, keySpatialMerge}, limits: limitsFile, rows: dynamicRows},
+		"phi4":        {limits: limitsFile, rows: dynamicRows},
+		"hunyuanvl":   {defaults: projectorDefaults{256, 16384, 2, keySpatialMerge}, limits: limitsTokensThenFile, rows: dynamicRows},
+		// Gemma: a fixed grid pooled to a fixed count, or (Gemma 4) a token budget.
+		"gemma3":   {defaults: projectorDefaults{0, 0, 4, keyScaleFactor}, rows: gemmaRows},
+		"gemma3nv": {rows: gemmaRows},
+		"gemma4v":  {defaults: projectorDefaults{70, 1120, 3, keyScaleFactor}, rows: gemmaRows},
+		"gemma4uv": {defaults: projectorDefaults{70, 1120, 3, keyScaleFactor}, rows: gemmaRows},
+		// Pixtral: patches with a break token per row.
+		"pixtral":    {defaults: projectorDefaults{8, 1024, 1, keySpatialMerge}, rows: pixtralRows},
+		"lightonocr": {defaults: projectorDefaults{0, 0, 1, keySpatialMerge}, limits: limitsCustomOnly, rows: pixtralRows},
+		// Kimi-VL.
+		"kimivl":  {defaults: projectorDefaults{8, 1024, 2, keyScaleFactor}, rows: kimiRows},
+		"kimik25": {defaults: projectorDefaults{2, 4096, 2, keyScaleFactor}, limits: limitsFileElseTokens, rows: kimiRows},
+		// LLaVA-style: a fixed grid, some with pinpoint tiles (family_llava.go).
+		"mlp":            llava,
+		"mlp_norm":       llava,
+		"ldp":            llava,
+		"ldpv2":          llava,
+		"adapter":        llava,
+		"cogvlm":         llava,
+		"janus_pro":      llava,
+		"yasa2":          llava,
+		"nemotron_v2_vl": {defaults: scale2, rows: fixed(llavaRows)},
+		// MiniCPM-V: slices of a resampler's fixed query count.
+		"resampler":   {rows: fixed(miniCPMRows)},
+		"minicpmv4_6": {defaults: projectorDefaults{0, 0, 4, keyScaleFactor}, rows: fixed(miniCPMRows)},
+		// Tiled: InternVL, Llama 4, Idefics3/SmolVLM, LFM2-VL.
+		"internvl": {defaults: scale2, rows: fixed(internVLRows)},
+		"llama4":   {defaults: scale2, rows: fixed(llama4Rows)},
+		"idefics3": {defaults: scale2, limits: limitsCustomOnly, rows: idefics3Rows},
+		"lfm2":     {defaults: projectorDefaults{64, 256, 2, keyScaleFactor}, rows: lfm2Rows},
+		// Crops and windows (family_crops.go).
+		"step3vl":         {defaults: projectorDefaults{0, 0, 4, keyScaleFactor}, rows: fixed(step3vlRows)},
+		"deepseekocr":     {rows: fixed(deepseekOCRRows)},
+		"deepseekocr2":    {rows: fixed(deepseekOCRRows)},
+		"deepseek4v":      {defaults: projectorDefaults{0, 0, 0, keyScaleFactor}, limits: limitsNone, rows: deepseek4vRows},
+		"granite4_vision": {rows: fixed(graniteRows)},
+		"muse-glimmer":    {defaults: projectorDefaults{1, 4096, 2, keySpatialMerge}, rows: museGlimmerRows},
+	}
+}
+
+// defaultsForProjector returns the defaults of a projector type, as in clip.cpp (none for a
+// type not in the table).
+func defaultsForProjector(projector string) projectorDefaults {
+	return projectorTypes[projector].defaults
+}
+
+// readsGGUFPixelLimits says whether a projector type takes image_min/max_pixels from the GGUF.
+func readsGGUFPixelLimits(projector string) bool {
+	switch projectorTypes[projector].limits {
+	case limitsFile, limitsFileElseTokens, limitsTokensThenFile:
+		return true
+	}
+	return false
+}
