@@ -21,6 +21,9 @@ import (
 // conversation as Ollama converts the protocol the requests are sent with.
 func (m *meter) checkOllama(ctx context.Context, h engine.ServerProber, cfg *Config, version string) error {
 	info, err := h.OllamaShow(ctx)
+	if nobody := noServer(err); nobody != nil {
+		return nobody
+	}
 	if err != nil {
 		return fmt.Errorf("cannot read the model's context from Ollama: %w", err)
 	}
@@ -196,6 +199,16 @@ func (s *liveState) report() []string {
 	return out
 }
 
+// noServer is the run's one line when nothing answers at the endpoint (err wraps
+// engine.ErrServerGone: every connection refused for the server wait), nil otherwise: no
+// setting of the run helps then, only a server that listens there.
+func noServer(err error) error {
+	if !errors.Is(err, engine.ErrServerGone) {
+		return nil
+	}
+	return fmt.Errorf("%w; start the server, or give --endpoint the address it listens on", err)
+}
+
 // checkServer compares the configuration with what a live http server says about itself
 // (llama.cpp's /props; Ollama's /api/version, /api/show and /api/ps whatever the protocol): the
 // context size and the model the server runs. A /props that cannot
@@ -207,6 +220,9 @@ func (m *meter) checkServer(ctx context.Context, h engine.ServerProber, cfg *Con
 		return m.checkOllama(ctx, h, cfg, version)
 	}
 	info, ok, err := h.Props(ctx)
+	if nobody := noServer(err); nobody != nil {
+		return nobody
+	}
 	if err == nil && !ok {
 		// not llama.cpp: Ollama answers /api/version, and is asked what it runs as over its own API
 		if version, ollama, verr := h.OllamaVersion(ctx); verr == nil && ollama {

@@ -193,6 +193,22 @@ func TestPropsUnreadableNeedsCtx(t *testing.T) {
 	}
 }
 
+// TestNoServerIsOneLine: an endpoint where nothing listens stops the run with one line that
+// names the endpoint, the cause and the fix, with or without --ctx, on either API.
+func TestNoServerIsOneLine(t *testing.T) {
+	srv := testserver.New(testserver.Config{Counter: engine.PromptTokens(testOffline(t)), InputTokens: true})
+	url := srv.URL
+	srv.Close() // nothing listens there now
+	for _, extra := range [][]string{nil, {"--ctx", "8192"}, {"--api", "ollama"}} {
+		code, stdout, stderr, _ := replayFault(t, t.TempDir(), url, append([]string{"--server-wait", "300ms"}, extra...)...)
+		lines := strings.Split(strings.TrimSpace(stderr), "\n")
+		if code != ExitError || stdout != "" || len(lines) != 1 || !strings.Contains(stderr, url) ||
+			!strings.Contains(stderr, "connection refused") || !strings.Contains(stderr, "start the server, or give --endpoint") {
+			t.Errorf("%v: exit %d, stdout %q, stderr:\n%s", extra, code, stdout, stderr)
+		}
+	}
+}
+
 // TestResumeKeepsOneContext: resuming with a context other than the one the cases were
 // measured with is refused (exit 2), naming both.
 func TestResumeKeepsOneContext(t *testing.T) {
