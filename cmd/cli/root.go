@@ -162,11 +162,12 @@ func examples(lines ...string) string {
 	return "  " + strings.Join(lines, "\n  ")
 }
 
-// wrapArgs turns cobra's positional-argument errors into usage errors.
+// wrapArgs turns cobra's positional-argument errors into usage errors that show the command's
+// usage line.
 func wrapArgs(v cobra.PositionalArgs) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if err := v(cmd, args); err != nil {
-			return usageErrorf("%v", err)
+			return usageErrorf("%v (usage: %s)", err, cmd.UseLine())
 		}
 		return nil
 	}
