@@ -158,7 +158,7 @@ func TestContextGivesWayToServer(t *testing.T) {
 // measures exactly those cases and cases.jsonl ends with each case once, none failed.
 func TestServerGoneStopsRunAndResume(t *testing.T) {
 	off := testOffline(t)
-	dying := testserver.New(testserver.Config{Counter: engine.PromptTokens(off), InputTokens: true, DieAfter: 6})
+	dying := testserver.New(testserver.Config{Counter: engine.PromptTokens(off), InputTokens: true, DieAfter: 12})
 	defer dying.Close()
 	dir := t.TempDir()
 	start := time.Now()
