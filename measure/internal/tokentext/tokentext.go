@@ -5,7 +5,6 @@ package tokentext
 
 import (
 	"encoding/base64"
-	"encoding/json"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/strata-eval/strata-eval/internal/ggufwrite"
+	"github.com/strata-eval/strata-eval/internal/tinymodel"
 )
 
 // EdgeCases exercise every alternative of the o200k and cl100k patterns.
@@ -133,67 +133,26 @@ func Qwen3TokenizerPath() string {
 	return filepath.Join(filepath.Dir(self), "..", "..", "..", ".cache", "qwen3", "package", "models", "tokenizer.json")
 }
 
-// GGUF token types (llama.cpp's llama_token_type).
-const (
-	tokenNormal      = 1
-	tokenControl     = 3
-	tokenUserDefined = 4
-)
-
 // WriteQwen3GGUF writes a vocabulary-only GGUF of the Qwen3 tokenizer.json, with the keys
 // llama.cpp reads (docs/pipeline.md §13.1) and tokenizer.ggml.add_bos_token set to addBOS (the
 // BOS is <|endoftext|>); it skips the test when the tokenizer has not been fetched.
 func WriteQwen3GGUF(t *testing.T, addBOS bool) string {
 	t.Helper()
-	data, err := os.ReadFile(Qwen3TokenizerPath())
-	if err != nil {
+	if _, err := os.Stat(Qwen3TokenizerPath()); err != nil {
 		t.Skipf("Qwen3 tokenizer.json not found at %s: run internal/scripts/fetch-qwen3-tokenizer.sh (make test does)", Qwen3TokenizerPath())
 	}
-	var f struct {
-		Model struct {
-			Vocab  map[string]int  `json:"vocab"`
-			Merges json.RawMessage `json:"merges"`
-		} `json:"model"`
-		AddedTokens []struct {
-			ID      int    `json:"id"`
-			Content string `json:"content"`
-			Special bool   `json:"special"`
-		} `json:"added_tokens"`
-	}
-	if err := json.Unmarshal(data, &f); err != nil {
+	vocab, err := tinymodel.ReadVocabulary(Qwen3TokenizerPath())
+	if err != nil {
 		t.Fatal(err)
-	}
-	n := len(f.Model.Vocab) + len(f.AddedTokens)
-	tokens := make([]string, n)
-	types := make([]int32, n)
-	for tok, id := range f.Model.Vocab {
-		tokens[id], types[id] = tok, tokenNormal
-	}
-	for _, at := range f.AddedTokens {
-		tokens[at.ID], types[at.ID] = at.Content, tokenUserDefined
-		if at.Special {
-			types[at.ID] = tokenControl
-		}
-	}
-	var merges []string
-	if err := json.Unmarshal(f.Model.Merges, &merges); err != nil {
-		merges = nil
-		var pairs [][2]string
-		if err := json.Unmarshal(f.Model.Merges, &pairs); err != nil {
-			t.Fatalf("merges of %s: %v", Qwen3TokenizerPath(), err)
-		}
-		for _, p := range pairs {
-			merges = append(merges, p[0]+" "+p[1])
-		}
 	}
 	path := filepath.Join(t.TempDir(), "qwen3-vocab.gguf")
 	kvs := []ggufwrite.KV{
 		{Key: "general.architecture", Value: "qwen3"},
 		{Key: "tokenizer.ggml.model", Value: "gpt2"},
 		{Key: "tokenizer.ggml.pre", Value: "qwen2"},
-		{Key: "tokenizer.ggml.tokens", Value: tokens},
-		{Key: "tokenizer.ggml.token_type", Value: types},
-		{Key: "tokenizer.ggml.merges", Value: merges},
+		{Key: "tokenizer.ggml.tokens", Value: vocab.Tokens},
+		{Key: "tokenizer.ggml.token_type", Value: vocab.Types},
+		{Key: "tokenizer.ggml.merges", Value: vocab.Merges},
 		{Key: "tokenizer.ggml.eos_token_id", Value: uint32(151645)},
 		{Key: "tokenizer.ggml.bos_token_id", Value: uint32(151643)},
 		{Key: "tokenizer.ggml.add_bos_token", Value: addBOS},
