@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/strata-eval/strata-eval/corpora"
-	"github.com/strata-eval/strata-eval/internal/tinymodel"
 	"github.com/strata-eval/strata-eval/measure/internal/tokentext"
 	"github.com/strata-eval/strata-eval/measure/tokenize"
 )
@@ -489,19 +488,7 @@ func TestBuiltinsMatchModelTemplates(t *testing.T) {
 
 // TestLoadChatTemplateGGUFTokens reads the tiny model's template with its BOS and EOS texts.
 func TestLoadChatTemplateGGUFTokens(t *testing.T) {
-	tokPath, err := tinymodel.FindTokenizer()
-	if err != nil {
-		t.Skip(err.Error())
-	}
-	root, err := tinymodel.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	model, err := tinymodel.EnsureQwen3(filepath.Join(root, ".cache", "tinymodel"), tokPath, tinymodel.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, bos, eos, err := LoadChatTemplate(model)
+	src, bos, eos, err := LoadChatTemplate(tinyModel(t))
 	if err != nil || !strings.Contains(src, "<|im_start|>") || bos != "<|endoftext|>" || eos != "<|im_end|>" {
 		t.Errorf("template %d bytes, bos %q, eos %q, %v", len(src), bos, eos, err)
 	}
