@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/strata-eval/strata-eval/internal/syncbuf"
 	"github.com/strata-eval/strata-eval/internal/testserver"
 )
 
@@ -188,9 +189,9 @@ func TestLongWaitIsSaid(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	var notes strings.Builder
+	var notes syncbuf.Buffer
 	cfg := faultConfig(srv.URL, nil)
-	cfg.Timeout, cfg.Notes, cfg.MaxRetries = time.Minute, &lockedWriter{w: &notes}, -1
+	cfg.Timeout, cfg.Notes, cfg.MaxRetries = time.Minute, &notes, -1
 	h, _ := NewHTTP(cfg)
 	start := time.Now()
 	_, err = h.Answer(context.Background(), textRequest)
@@ -200,17 +201,6 @@ func TestLongWaitIsSaid(t *testing.T) {
 	if !strings.HasPrefix(notes.String(), "strata-eval: waiting ") || !strings.Contains(notes.String(), " for "+srv.URL+"/v1/chat/completions\n") {
 		t.Errorf("notes: %q", notes.String())
 	}
-}
-
-type lockedWriter struct {
-	mu sync.Mutex
-	w  *strings.Builder
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }
 
 // TestBadRequestIsTheCase: a 400 that is not a refusal judges one request: an error of the
@@ -271,9 +261,9 @@ func TestPictureNotLoadedIsTheCase(t *testing.T) {
 func TestSlowServerCompletes(t *testing.T) {
 	srv := testserver.New(testserver.Config{Counter: PromptTokens(newOffline(t)), Delay: 1200 * time.Millisecond})
 	defer srv.Close()
-	var notes strings.Builder
+	var notes syncbuf.Buffer
 	cfg := faultConfig(srv.URL, nil)
-	cfg.Timeout, cfg.Notes = time.Minute, &lockedWriter{w: &notes}
+	cfg.Timeout, cfg.Notes = time.Minute, &notes
 	h, _ := NewHTTP(cfg)
 	if a, err := h.Answer(context.Background(), textRequest); err != nil || a.Text == "" {
 		t.Fatalf("a slow server: %+v, %v", a, err)

@@ -17,18 +17,19 @@ import (
 	"time"
 
 	"github.com/strata-eval/strata-eval/corpora"
+	"github.com/strata-eval/strata-eval/internal/syncbuf"
 )
 
 // startRecorder runs RecordHTTP in front of upstream until the test ends; it returns the
 // proxy's base URL, the trace path and the recorder's log.
-func startRecorder(t testing.TB, upstream string) (base, out string, log *syncBuffer, stop func() HTTPStats) {
+func startRecorder(t testing.TB, upstream string) (base, out string, log *syncbuf.Buffer, stop func() HTTPStats) {
 	t.Helper()
 	u, err := url.Parse(upstream)
 	if err != nil {
 		t.Fatal(err)
 	}
 	out = filepath.Join(t.TempDir(), "trace.httprr")
-	log = &syncBuffer{}
+	log = &syncbuf.Buffer{}
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan string, 1)
 	done := make(chan HTTPStats, 1)
@@ -54,24 +55,6 @@ func startRecorder(t testing.TB, upstream string) (base, out string, log *syncBu
 	}
 	t.Cleanup(func() { stop() })
 	return base, out, log, stop
-}
-
-// syncBuffer is a bytes.Buffer safe for the recorder's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // chatBody is a Chat Completions request with a tool call, its result and a credential in a URL.

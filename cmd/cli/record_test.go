@@ -18,7 +18,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -26,6 +25,7 @@ import (
 
 	"github.com/strata-eval/strata-eval/corpora"
 	"github.com/strata-eval/strata-eval/engine"
+	"github.com/strata-eval/strata-eval/internal/syncbuf"
 	"github.com/strata-eval/strata-eval/internal/testimages"
 	"github.com/strata-eval/strata-eval/internal/testserver"
 	"github.com/strata-eval/strata-eval/internal/tinymodel"
@@ -155,24 +155,6 @@ func sseAdapter(t *testing.T, next string) http.Handler {
 	})
 }
 
-// syncBuffer is a buffer the recorder writes from its goroutines while the test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 var recordListening = regexp.MustCompile(`record http: (http://127\.0\.0\.1:\d+) → `)
 
 // recordAgent runs `strata-eval record http` in front of upstream and drives it as an agent
@@ -185,7 +167,7 @@ func recordAgent(t *testing.T, upstream, key string, picture bool) (trace string
 	trace = filepath.Join(t.TempDir(), "agent.httprr")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	errOut := &syncBuffer{}
+	errOut := &syncbuf.Buffer{}
 	done := make(chan int, 1)
 	go func() {
 		done <- Run(ctx, []string{"record", "http", "--listen", "127.0.0.1:0", "--upstream", upstream, "--out", trace},

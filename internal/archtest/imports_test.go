@@ -49,6 +49,7 @@ var testOnly = map[string][]string{
 	"internal/ollamaserver": nil,
 	"internal/tinyproj":     nil,
 	"internal/testserver":   nil,
+	"internal/syncbuf":      nil,
 }
 
 // TestImportsPointOneWay walks every package of the module and fails on an import of its
