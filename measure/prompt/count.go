@@ -1,6 +1,7 @@
 package prompt
 
 import (
+	"errors"
 	"fmt"
 	"hash/maphash"
 	"slices"
@@ -188,11 +189,17 @@ func (c *Counter) CountRequest(msgs []corpora.Message, tools []corpora.ToolDef) 
 		return TextCount{}, fmt.Errorf("render with template %s: %w", c.template.Name(), err)
 	}
 	if o, ok := c.template.(*OllamaTemplate); ok {
+		if heldRun(segs) {
+			return TextCount{}, fmt.Errorf("Ollama's tokenizer cannot count a tool text whose base64 run was streamed past while reading")
+		}
 		if tc, ok := o.CountPrompt(segs); ok {
 			return tc, nil // Ollama's own tokenizer, as its server counts
 		}
 	}
 	tc := c.CountSegments(segs)
+	if tc.Unknown != "" {
+		return tc, errors.New(tc.Unknown)
+	}
 	if b, ok := c.tok.(bosAdder); ok {
 		if bos, adds := b.AddedBOS(); adds && !startsWith(segs, bos) {
 			tc.Tokens++ // the BOS the vocabulary adds, as the server does
@@ -282,12 +289,39 @@ func (c *Counter) CountSegments(segs []Segment) TextCount {
 		case s.Special:
 			flush()
 			out.Tokens += c.tok.CountFraming(s.Text)
+		case corpora.HasLargeRun(s.Text):
+			// text, Head | Middle | Tail, text: cut where the run's own cuts are
+			last := 0
+			for _, r := range corpora.LargeRuns(s.Text) {
+				rc, err := c.runCountOf(r)
+				if err != nil {
+					out.Unknown = err.Error()
+					return out
+				}
+				appendRun(s.Text[last:r.Start])
+				appendRun(rc.Head)
+				flush()
+				out.Tokens += int(rc.Middle)
+				appendRun(rc.Tail)
+				last = r.End
+			}
+			appendRun(s.Text[last:])
 		default:
 			appendRun(s.Text)
 		}
 	}
 	flush()
 	return out
+}
+
+// heldRun says whether a segment's text holds a base64 run streamed past while reading.
+func heldRun(segs []Segment) bool {
+	for _, s := range segs {
+		if corpora.HasLargeRun(s.Text) {
+			return true
+		}
+	}
+	return false
 }
 
 // safeCut reports whether tokenizing before+after equals tokenizing both apart: true when
