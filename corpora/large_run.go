@@ -1,6 +1,10 @@
 package corpora
 
-import "strings"
+import (
+	"bytes"
+	"fmt"
+	"strings"
+)
 
 // A tool's text in an API request log (OpenAI chat and Responses, Anthropic) may carry a
 // picture as a base64 run of any size. A run over largeBase64Chars is streamed past while the
@@ -101,4 +105,48 @@ func (rd *apiLogReader) spillFrom() int {
 		return min(spillActivate, rd.runs.LargeRunChars())
 	}
 	return spillActivate
+}
+
+// HeldRun returns the first run streamed past that the texts of msgs hold (their parts, tool
+// results and recorded bytes), or nil: a request holding one cannot be written out for a
+// server, since the run's characters were not kept.
+func HeldRun(msgs []Message) *LargeBase64 {
+	for i := range msgs {
+		if l := heldRunIn(msgs[i].Parts); l != nil {
+			return l
+		}
+		if bytes.Contains(msgs[i].Raw, []byte(largeMarkerPrefix()[1:])) {
+			return &LargeBase64{}
+		}
+	}
+	return nil
+}
+
+func heldRunIn(parts []Part) *LargeBase64 {
+	for i := range parts {
+		p := &parts[i]
+		texts := []string{p.Text}
+		if tr := p.ToolResult; tr != nil {
+			if l := heldRunIn(tr.Parts); l != nil {
+				return l
+			}
+			texts = append(texts, tr.Text)
+			if tr.MCP != nil {
+				for _, b := range tr.MCP.Content {
+					texts = append(texts, b.Text)
+				}
+			}
+		}
+		for _, t := range texts {
+			if runs := LargeRuns(t); len(runs) > 0 {
+				return runs[0].LargeBase64
+			}
+		}
+	}
+	return nil
+}
+
+// HeldRunError is the error of writing out a text holding a run streamed past.
+func HeldRunError(l *LargeBase64) error {
+	return fmt.Errorf("a tool text holds a base64 run of %d characters that was read past, not kept: it cannot be sent", l.Chars)
 }

@@ -68,6 +68,10 @@ func (d *chatDumper) str(s string) {
 	if d.err != nil {
 		return
 	}
+	if runs := LargeRuns(s); len(runs) > 0 { // its characters were not kept
+		d.err = HeldRunError(runs[0].LargeBase64)
+		return
+	}
 	b, err := marshalNoHTML(s)
 	if err != nil {
 		d.err = err

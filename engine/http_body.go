@@ -16,6 +16,9 @@ import (
 // body renders a request for the configured protocol. generate adds the generation settings
 // (max_tokens, temperature 0); without it the body is the one a counting endpoint takes.
 func (h *HTTP) body(req Request, generate bool, maxTokens ...int) ([]byte, error) {
+	if l := corpora.HeldRun(req.Messages); l != nil {
+		return nil, corpora.HeldRunError(l)
+	}
 	s := BodySettings{Generate: generate, MaxTokens: h.cfg.MaxTokens, NumCtx: h.cfg.NumCtx}
 	if len(maxTokens) > 0 {
 		s.MaxTokens = maxTokens[0]
@@ -39,6 +42,9 @@ func DumpBody(e Engine, req Request) ([]byte, error) {
 // openAIBody renders a request as an OpenAI Chat Completions body for model ("" leaves the
 // key out). generate adds the generation settings (maxTokens, temperature 0).
 func openAIBody(model string, req Request, generate bool, maxTokens int) ([]byte, error) {
+	if l := corpora.HeldRun(req.Messages); l != nil {
+		return nil, corpora.HeldRunError(l)
+	}
 	msgs, err := OpenAIMessages(req)
 	if err != nil {
 		return nil, err
@@ -71,6 +77,9 @@ func bodyStart(model string) *bytes.Buffer {
 
 // tokenizeBody is vLLM's /tokenize body for chat messages.
 func (h *HTTP) tokenizeBody(req Request) ([]byte, error) {
+	if l := corpora.HeldRun(req.Messages); l != nil {
+		return nil, corpora.HeldRunError(l)
+	}
 	msgs, err := OpenAIMessages(req)
 	if err != nil {
 		return nil, err
