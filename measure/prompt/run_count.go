@@ -15,9 +15,9 @@ import (
 // last cut are counted chunk by chunk (Middle), those after the last are kept (Tail). The text
 // then counts as before+Head, Middle and Tail+after, each apart: the tokens of the whole text.
 
-// Bounds of a run counter: the head and every stretch between two cuts are at most
-// maxRunStretch characters (a run without a cut that often is not counted); the middle is
-// counted a runChunk at a time.
+// Bounds of a run counter: the head is at most maxRunStretch characters, the rest is counted
+// a runChunk at a time up to its last cut, and a stretch of more than runChunk+maxRunStretch
+// without one is not counted (base64 has a cut every 8 characters on average).
 const (
 	maxRunStretch = 64 << 10
 	runChunk      = 256 << 10
@@ -40,13 +40,11 @@ type runCounter struct {
 	chars int64 // characters written
 	head  []byte
 	// cut says the first cut was met: pending holds the characters from the last cut counted
-	// (or the first cut) on; scanned is how far pending was looked through for a cut, and
-	// last the last cut found in it (0: none past its start).
-	cut           bool
-	pending       []byte
-	scanned, last int
-	middle        int64
-	err           string
+	// (or the first cut) on.
+	cut     bool
+	pending []byte
+	middle  int64
+	err     string
 }
 
 // Write takes the next characters of the run, a bounded piece at a time.
@@ -62,7 +60,9 @@ func (r *runCounter) Write(p []byte) {
 func (r *runCounter) write(p []byte) {
 	if r.cut {
 		r.pending = append(r.pending, p...)
-		r.advance()
+		if len(r.pending) >= runChunk {
+			r.countToLastCut()
+		}
 		return
 	}
 	from := max(len(r.head), 1)
@@ -70,8 +70,7 @@ func (r *runCounter) write(p []byte) {
 	for i := from; i < len(r.head); i++ {
 		if isRunCut(r.head, i) {
 			r.pending = append(make([]byte, 0, runChunk+2*maxRunStretch), r.head[i:]...)
-			r.head, r.cut, r.scanned = r.head[:i], true, 1
-			r.advance()
+			r.head, r.cut = r.head[:i], true
 			return
 		}
 	}
@@ -80,31 +79,22 @@ func (r *runCounter) write(p []byte) {
 	}
 }
 
-// advance looks for cuts in what pending holds, and counts up to the last one once pending
-// holds a chunk.
-func (r *runCounter) advance() {
-	for i := r.scanned; i < len(r.pending); i++ {
-		if isRunCut(r.pending, i) {
-			r.last = i
-		}
+// countToLastCut counts pending up to its last cut and keeps the rest; pending longer than a
+// chunk and a stretch without a cut past its start fails the count.
+func (r *runCounter) countToLastCut() {
+	i := len(r.pending) - 1
+	for i > 0 && !isRunCut(r.pending, i) {
+		i--
 	}
-	r.scanned = max(len(r.pending), 1)
-	if len(r.pending)-r.last > maxRunStretch {
-		r.fail(fmt.Sprintf("%s characters without a place to cut them", thousands.Format(int64(len(r.pending)-r.last))))
+	if i == 0 {
+		if len(r.pending) > runChunk+maxRunStretch {
+			r.fail(fmt.Sprintf("%s characters without a place to cut them", thousands.Format(int64(len(r.pending)))))
+		}
 		return
 	}
-	if len(r.pending) >= runChunk && r.last > 0 {
-		r.countTo(r.last)
-	}
-}
-
-// countTo counts pending up to the cut at i and keeps the rest.
-func (r *runCounter) countTo(i int) {
 	// The tokenizer reads the bytes in place and keeps none of them: no copy of each chunk.
 	r.middle += int64(r.c.tok.Count(unsafe.String(&r.pending[0], i)))
-	n := copy(r.pending, r.pending[i:])
-	r.pending = r.pending[:n]
-	r.scanned, r.last = max(n, 1), 0
+	r.pending = r.pending[:copy(r.pending, r.pending[i:])]
 }
 
 func (r *runCounter) fail(msg string) {
@@ -121,9 +111,7 @@ func (r *runCounter) Finish() corpora.RunCount {
 	if r.err != "" {
 		return corpora.RunCount{Tokenizer: name, Err: fmt.Sprintf("a base64 run of %s characters streamed past could not be counted: %s", thousands.Format(r.chars), r.err)}
 	}
-	if r.last > 0 {
-		r.countTo(r.last)
-	}
+	r.countToLastCut()
 	return corpora.RunCount{Tokenizer: name, Head: string(r.head), Middle: r.middle, Tail: string(r.pending)}
 }
 
