@@ -107,15 +107,15 @@ func (rd *apiLogReader) spillFrom() int {
 	return spillActivate
 }
 
-// HeldRun returns the first run streamed past that the texts of msgs hold (their parts, tool
-// results and recorded bytes), or nil: a request holding one cannot be written out for a
-// server, since the run's characters were not kept.
-func HeldRun(msgs []Message) *LargeBase64 {
+// HeldRun returns the first run streamed past that the texts of msgs hold (their parts and
+// tool results, and their recorded bytes when verbatim: those are sent), or nil: a request
+// holding one cannot be written out for a server, since the run's characters were not kept.
+func HeldRun(msgs []Message, verbatim bool) *LargeBase64 {
 	for i := range msgs {
 		if l := heldRunIn(msgs[i].Parts); l != nil {
 			return l
 		}
-		if bytes.Contains(msgs[i].Raw, []byte(largeMarkerPrefix()[1:])) {
+		if verbatim && bytes.Contains(msgs[i].Raw, []byte(largeMarkerPrefix()[1:])) {
 			return &LargeBase64{}
 		}
 	}

@@ -16,8 +16,8 @@ import (
 // body renders a request for the configured protocol. generate adds the generation settings
 // (max_tokens, temperature 0); without it the body is the one a counting endpoint takes.
 func (h *HTTP) body(req Request, generate bool, maxTokens ...int) ([]byte, error) {
-	if l := corpora.HeldRun(req.Messages); l != nil {
-		return nil, corpora.HeldRunError(l)
+	if err := heldRun(req); err != nil {
+		return nil, err
 	}
 	s := BodySettings{Generate: generate, MaxTokens: h.cfg.MaxTokens, NumCtx: h.cfg.NumCtx}
 	if len(maxTokens) > 0 {
@@ -42,8 +42,8 @@ func DumpBody(e Engine, req Request) ([]byte, error) {
 // openAIBody renders a request as an OpenAI Chat Completions body for model ("" leaves the
 // key out). generate adds the generation settings (maxTokens, temperature 0).
 func openAIBody(model string, req Request, generate bool, maxTokens int) ([]byte, error) {
-	if l := corpora.HeldRun(req.Messages); l != nil {
-		return nil, corpora.HeldRunError(l)
+	if err := heldRun(req); err != nil {
+		return nil, err
 	}
 	msgs, err := OpenAIMessages(req)
 	if err != nil {
@@ -77,8 +77,8 @@ func bodyStart(model string) *bytes.Buffer {
 
 // tokenizeBody is vLLM's /tokenize body for chat messages.
 func (h *HTTP) tokenizeBody(req Request) ([]byte, error) {
-	if l := corpora.HeldRun(req.Messages); l != nil {
-		return nil, corpora.HeldRunError(l)
+	if err := heldRun(req); err != nil {
+		return nil, err
 	}
 	msgs, err := OpenAIMessages(req)
 	if err != nil {
@@ -91,6 +91,15 @@ func (h *HTTP) tokenizeBody(req Request) ([]byte, error) {
 	b.Write(msgs)
 	b.WriteString(`,"add_generation_prompt":true}`)
 	return b.Bytes(), nil
+}
+
+// heldRun says why a request cannot be sent to a server (nil when it can): a tool text holds a
+// base64 run streamed past while reading, whose characters were not kept.
+func heldRun(req Request) error {
+	if l := corpora.HeldRun(req.Messages, req.Verbatim); l != nil {
+		return corpora.HeldRunError(l)
+	}
+	return nil
 }
 
 func mustJSON(v any) []byte {

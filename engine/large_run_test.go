@@ -36,7 +36,7 @@ func TestHeldRunIsNotSent(t *testing.T) {
 		t.Fatalf("read: %v, %d conversations", err, len(e.Conversations))
 	}
 	msgs := e.Conversations[0].Messages
-	if corpora.HeldRun(msgs) == nil {
+	if corpora.HeldRun(msgs, false) == nil {
 		t.Fatal("the tool text holds no run streamed past")
 	}
 	var hits atomic.Int64
@@ -60,6 +60,17 @@ func TestHeldRunIsNotSent(t *testing.T) {
 	}
 	if n := hits.Load(); n != 0 {
 		t.Errorf("%d requests reached the server", n)
+	}
+	// the after arm's message: the run's note in the text, the recorded bytes still the run's
+	lifted := append([]corpora.Message(nil), msgs...)
+	tool := *lifted[1].Parts[0].ToolResult
+	tool.Text = "the screen: [image omitted: too large] done"
+	lifted[1].Parts = []corpora.Part{{Kind: corpora.PartToolResult, ToolResult: &tool}}
+	if _, err := h.CountRequest(context.Background(), Request{Messages: lifted}); err == nil || strings.Contains(err.Error(), "cannot be sent") || hits.Load() == 0 {
+		t.Errorf("a text without the run: %v, %d requests reached the server", err, hits.Load())
+	}
+	if _, err := h.CountRequest(context.Background(), Request{Messages: lifted, Verbatim: true}); err == nil || !strings.Contains(err.Error(), "cannot be sent") {
+		t.Errorf("its recorded bytes sent verbatim: %v", err)
 	}
 	if c, err := off.Count(context.Background(), msgs, nil); err != nil || c.TextTokens < 100_000 {
 		t.Errorf("offline: %d tokens, %v", c.TextTokens, err)

@@ -417,8 +417,8 @@ type promptPiece struct {
 
 // renderPieces renders the request and cuts it at the pictures.
 func (l *Llama) renderPieces(msgs []corpora.Message, tools []corpora.ToolDef) ([]promptPiece, error) {
-	if h := corpora.HeldRun(msgs); h != nil {
-		return nil, corpora.HeldRunError(h)
+	if err := heldRun(Request{Messages: msgs}); err != nil {
+		return nil, err
 	}
 	segs, err := l.template.Render(msgs, tools)
 	if err != nil {
