@@ -98,6 +98,7 @@ func parseLargeMarkerAt(s string) (*LargeBase64, int, bool) {
 	l.Chars, errs[0] = strconv.ParseInt(f[0], 10, 64)
 	l.Bytes, errs[1] = strconv.ParseInt(f[1], 10, 64)
 	l.Head, errs[2] = hex.DecodeString(f[3])
+	_, errs[9] = hex.DecodeString(f[2]) // the digest is hex too
 	msg, err := hex.DecodeString(f[4])
 	errs[3] = err
 	l.Err = string(msg)
@@ -112,7 +113,7 @@ func parseLargeMarkerAt(s string) (*LargeBase64, int, bool) {
 		c.Tokenizer, c.Head, c.Tail, c.Err = string(tok), string(head), string(tail), string(cerr)
 		l.Count = c
 	} else if f[5]+f[6]+f[7]+f[9] != "" {
-		errs[9] = errors.New("count fields without a count")
+		errs[8] = errors.New("count fields without a count")
 	}
 	if errors.Join(errs[:]...) != nil {
 		return nil, 0, false
