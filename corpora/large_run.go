@@ -107,28 +107,32 @@ func (rd *apiLogReader) spillFrom() int {
 	return spillActivate
 }
 
-// HeldRun returns the first run streamed past that the texts of msgs hold (their parts and
-// tool results, and their recorded bytes when verbatim: those are sent), or nil: a request
-// holding one cannot be written out for a server, since the run's characters were not kept.
-func HeldRun(msgs []Message, verbatim bool) *LargeBase64 {
+// HeldRun says why msgs cannot be written out for a server (nil when they can): a text of
+// theirs (a part, a tool result, a tool call's arguments, and their recorded bytes when
+// verbatim: those are sent) holds a base64 run streamed past while reading, whose characters
+// were not kept.
+func HeldRun(msgs []Message, verbatim bool) error {
 	for i := range msgs {
-		if l := heldRunIn(msgs[i].Parts); l != nil {
-			return l
+		if err := heldRunIn(msgs[i].Parts); err != nil {
+			return err
 		}
 		if verbatim && bytes.Contains(msgs[i].Raw, []byte(largeMarkerPrefix()[1:])) {
-			return &LargeBase64{}
+			return fmt.Errorf("the recorded bytes of message %d hold a base64 run that was read past, not kept: they cannot be sent", i)
 		}
 	}
 	return nil
 }
 
-func heldRunIn(parts []Part) *LargeBase64 {
+func heldRunIn(parts []Part) error {
 	for i := range parts {
 		p := &parts[i]
 		texts := []string{p.Text}
+		if p.ToolCall != nil {
+			texts = append(texts, p.ToolCall.Arguments)
+		}
 		if tr := p.ToolResult; tr != nil {
-			if l := heldRunIn(tr.Parts); l != nil {
-				return l
+			if err := heldRunIn(tr.Parts); err != nil {
+				return err
 			}
 			texts = append(texts, tr.Text)
 			if tr.MCP != nil {
@@ -138,15 +142,25 @@ func heldRunIn(parts []Part) *LargeBase64 {
 			}
 		}
 		for _, t := range texts {
-			if runs := LargeRuns(t); len(runs) > 0 {
-				return runs[0].LargeBase64
+			if MentionsLargeRun(t) {
+				chars := "a base64 run"
+				if runs := LargeRuns(t); len(runs) > 0 {
+					chars = fmt.Sprintf("a base64 run of %d characters", runs[0].Chars)
+				}
+				return fmt.Errorf("a text holds %s that was read past, not kept: it cannot be sent", chars)
 			}
 		}
 	}
 	return nil
 }
 
-// HeldRunError is the error of writing out a text holding a run streamed past.
-func HeldRunError(l *LargeBase64) error {
-	return fmt.Errorf("a tool text holds a base64 run of %d characters that was read past, not kept: it cannot be sent", l.Chars)
+// MentionsLargeRun says whether text holds a run streamed past, its marker as written or
+// escaped again (JSON text holding it).
+func MentionsLargeRun(text string) bool { return strings.Contains(text, largeMarkerPrefix()[1:]) }
+
+// RewrittenRun says whether text holds a run streamed past whose marker LargeRuns cannot read
+// back: a marker escaped again (a template that re-encodes a tool call's arguments as JSON
+// writes its NUL bytes as \u0000), so the text can neither be counted nor sent.
+func RewrittenRun(text string) bool {
+	return MentionsLargeRun(text) && strings.Count(text, largeMarkerPrefix()[1:]) > len(LargeRuns(text))
 }

@@ -68,8 +68,8 @@ func (d *chatDumper) str(s string) {
 	if d.err != nil {
 		return
 	}
-	if runs := LargeRuns(s); len(runs) > 0 { // its characters were not kept
-		d.err = HeldRunError(runs[0].LargeBase64)
+	if MentionsLargeRun(s) { // its characters were not kept
+		d.err = heldRunIn([]Part{{Text: s}})
 		return
 	}
 	b, err := marshalNoHTML(s)

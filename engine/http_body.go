@@ -96,10 +96,7 @@ func (h *HTTP) tokenizeBody(req Request) ([]byte, error) {
 // heldRun says why a request cannot be sent to a server (nil when it can): a tool text holds a
 // base64 run streamed past while reading, whose characters were not kept.
 func heldRun(req Request) error {
-	if l := corpora.HeldRun(req.Messages, req.Verbatim); l != nil {
-		return corpora.HeldRunError(l)
-	}
-	return nil
+	return corpora.HeldRun(req.Messages, req.Verbatim)
 }
 
 func mustJSON(v any) []byte {

@@ -184,6 +184,11 @@ func (c *Counter) CacheStats() (hits, misses int64) {
 
 // CountRequest renders a request with the template and counts its text tokens.
 func (c *Counter) CountRequest(msgs []corpora.Message, tools []corpora.ToolDef) (TextCount, error) {
+	if argumentsHoldRun(msgs) {
+		// a template parses the arguments as JSON, which the marker's NUL bytes are not: it
+		// would write them otherwise than the arguments held whole
+		return TextCount{}, errors.New("a tool call's arguments hold a base64 run streamed past while reading: they cannot be counted as the template writes them")
+	}
 	segs, err := c.template.Render(msgs, tools)
 	if err != nil {
 		return TextCount{}, fmt.Errorf("render with template %s: %w", c.template.Name(), err)
@@ -272,6 +277,10 @@ func (c *Counter) CountSegments(segs []Segment) TextCount {
 	}
 	splitter, canSplit := c.tok.(framingSplitter)
 	for _, s := range segs {
+		if s.Image == nil && corpora.RewrittenRun(s.Text) {
+			out.Unknown = "the template rewrote the text of a base64 run streamed past while reading (a tool call's arguments re-encoded): it cannot be counted"
+			return out
+		}
 		switch {
 		case s.Image != nil:
 			flush()
@@ -312,6 +321,18 @@ func (c *Counter) CountSegments(segs []Segment) TextCount {
 	}
 	flush()
 	return out
+}
+
+// argumentsHoldRun says whether a tool call's arguments hold a base64 run streamed past.
+func argumentsHoldRun(msgs []corpora.Message) bool {
+	for _, m := range msgs {
+		for _, p := range m.Parts {
+			if p.ToolCall != nil && corpora.MentionsLargeRun(p.ToolCall.Arguments) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // heldRun says whether a segment's text holds a base64 run streamed past while reading.

@@ -164,3 +164,21 @@ func TestRunStreamedPastMemoryFlat(t *testing.T) {
 		t.Errorf("10 MB more of base64 allocated %d bytes more (%d, %d)", grew, allocs[0], allocs[1])
 	}
 }
+
+// TestRunInArguments: a base64 run streamed past in a tool call's arguments, which a template
+// parses as JSON (a marker's NUL bytes are not), leaves the count unknown, never the count of
+// arguments written otherwise than held whole.
+func TestRunInArguments(t *testing.T) {
+	b64 := base64.StdEncoding.EncodeToString(testimages.PNG(300, 200, 5, testimages.WithGrain(90)))
+	log := `{"model":"m","messages":[{"role":"user","content":"save it"},` +
+		`{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"save","arguments":"{\"png\":\"` + b64 + `\"}"}}]}]}` + "\n"
+	qwen, err := TemplateByName("qwen")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := NewCounter(ourTiktoken(t, "o200k_base"), qwen)
+	conv := readChat(t, log, &streamingReader{c: c, limit: 4096})[0]
+	if got, err := c.CountRequest(conv.Messages, nil); err == nil || !strings.Contains(err.Error(), "cannot be counted") {
+		t.Errorf("count %d, %v", got.Tokens, err)
+	}
+}
