@@ -43,7 +43,8 @@ type LargeRunOptions interface {
 	// NewRunCounter returns the counter of one run streamed past (nil: the run is not counted).
 	NewRunCounter() RunCounter
 	// LargeRunChars is the length from which a run is streamed past (0: over LargeBase64Bytes
-	// decoded); tests set a small one.
+	// decoded); tests set a small one (it applies to a line longer than the reader's 64 KiB
+	// buffer, which alone is followed as JSON).
 	LargeRunChars() int
 }
 
