@@ -29,11 +29,12 @@ type runEmitter struct {
 func (r *runEmitter) NewRunCounter() RunCounter { return &keptRun{} }
 func (r *runEmitter) LargeRunChars() int        { return r.limit }
 
-// TestReadOpenAIChatLargeRunStreamed: a base64 picture inside a tool message's text, past the
+// TestRequestLogLargeRunStreamed: a base64 picture inside a tool message's text (OpenAI chat
+// and Responses, Anthropic), past the
 // run limit, is streamed past while the line is read: the text keeps what surrounds it and a
 // marker in its place that holds its size, first bytes and digest, and the counter was handed
 // the run's characters exactly as the text holds them (`\/` unescaped, its padding included).
-func TestReadOpenAIChatLargeRunStreamed(t *testing.T) {
+func TestRequestLogLargeRunStreamed(t *testing.T) {
 	png := testimages.PNG(200, 150, 7, testimages.WithGrain(100)) // over 64 KiB as base64: the line is longer than the reader's buffer
 	sum := sha256.Sum256(png)
 	b64 := base64.StdEncoding.EncodeToString(png)
@@ -45,6 +46,8 @@ func TestReadOpenAIChatLargeRunStreamed(t *testing.T) {
 	}{
 		{FormatOpenAIChat, `{"model":"m","messages":[{"role":"tool","tool_call_id":"c1","content":"the screen: ` + escaped + `\nand more"}]}`,
 			func(c *Collector) string { return c.Conversations[0].Messages[0].Parts[0].ToolResult.Text }},
+		{FormatOpenAIResponses, `{"model":"m","input":[{"type":"function_call","call_id":"c1","name":"shot","arguments":"{}"},{"type":"function_call_output","call_id":"c1","output":"the screen: ` + escaped + `\nand more"}]}`,
+			func(c *Collector) string { return c.Conversations[0].Messages[1].Parts[0].ToolResult.Text }},
 		{FormatAnthropic, `{"model":"m","max_tokens":9,"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"the screen: ` + escaped + `\nand more"}]}]}`,
 			func(c *Collector) string { return c.Conversations[0].Messages[0].Parts[0].ToolResult.Text }},
 	} {

@@ -601,7 +601,7 @@ func TestReadOpenAIChatHugeLine(t *testing.T) {
 	}
 	// A tool message of 96 MB of text (far past bufio.Scanner's 64 KiB default) between two
 	// ordinary lines: it must be read whole, with the lines around it (a text of words: a base64
-	// run that long would be streamed past, TestReadOpenAIChatLargeRunStreamed).
+	// run that long would be streamed past, TestRequestLogLargeRunStreamed).
 	big := strings.Repeat("A ", 48<<20)
 	one := `{"messages":[{"role":"user","content":"x"}]}`
 	input := one + "\n" + `{"messages":[{"role":"tool","tool_call_id":"c","content":"` + big + `"}]}` + "\n" + one + "\n"
