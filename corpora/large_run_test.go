@@ -30,10 +30,10 @@ func (r *runEmitter) NewRunCounter() RunCounter { return &keptRun{} }
 func (r *runEmitter) LargeRunChars() int        { return r.limit }
 
 // TestRequestLogLargeRunStreamed: a base64 picture inside a tool message's text (OpenAI chat
-// and Responses, Anthropic), past the
-// run limit, is streamed past while the line is read: the text keeps what surrounds it and a
-// marker in its place that holds its size, first bytes and digest, and the counter was handed
-// the run's characters exactly as the text holds them (`\/` unescaped, its padding included).
+// and Responses, Anthropic), past the run limit, is streamed past while the line is read: the
+// text keeps what surrounds it and a marker in its place that holds its size, first bytes and
+// digest, and the counter was handed the run's characters exactly as the text holds them (`\/`
+// unescaped, its padding included).
 func TestRequestLogLargeRunStreamed(t *testing.T) {
 	png := testimages.PNG(200, 150, 7, testimages.WithGrain(100)) // over 64 KiB as base64: the line is longer than the reader's buffer
 	sum := sha256.Sum256(png)
