@@ -93,29 +93,26 @@ func parseLargeMarkerAt(s string) (*LargeBase64, int, bool) {
 	if len(f) != largeMarkerFields {
 		return nil, 0, false
 	}
-	l := &LargeBase64{SHA256: f[2]}
-	var errs [10]error
-	l.Chars, errs[0] = strconv.ParseInt(f[0], 10, 64)
-	l.Bytes, errs[1] = strconv.ParseInt(f[1], 10, 64)
-	l.Head, errs[2] = hex.DecodeString(f[3])
-	_, errs[9] = hex.DecodeString(f[2]) // the digest is hex too
-	msg, err := hex.DecodeString(f[4])
-	errs[3] = err
-	l.Err = string(msg)
-	if f[8] != "" {
-		var tok, head, tail, cerr []byte
-		c := &RunCount{}
-		tok, errs[4] = hex.DecodeString(f[5])
-		head, errs[5] = hex.DecodeString(f[6])
-		tail, errs[6] = hex.DecodeString(f[7])
-		c.Middle, errs[7] = strconv.ParseInt(f[8], 10, 64)
-		cerr, errs[8] = hex.DecodeString(f[9])
-		c.Tokenizer, c.Head, c.Tail, c.Err = string(tok), string(head), string(tail), string(cerr)
-		l.Count = c
-	} else if f[5]+f[6]+f[7]+f[9] != "" {
-		errs[8] = errors.New("count fields without a count")
+	var errs []error
+	num := func(f string) int64 {
+		n, err := strconv.ParseInt(f, 10, 64)
+		errs = append(errs, err)
+		return n
 	}
-	if errors.Join(errs[:]...) != nil {
+	unhex := func(f string) []byte {
+		b, err := hex.DecodeString(f)
+		errs = append(errs, err)
+		return b
+	}
+	unhex(f[2]) // the digest is hex too
+	l := &LargeBase64{Chars: num(f[0]), Bytes: num(f[1]), SHA256: f[2], Head: unhex(f[3]), Err: string(unhex(f[4]))}
+	if f[8] != "" {
+		l.Count = &RunCount{Tokenizer: string(unhex(f[5])), Head: string(unhex(f[6])), Tail: string(unhex(f[7])),
+			Middle: num(f[8]), Err: string(unhex(f[9]))}
+	} else if f[5]+f[6]+f[7]+f[9] != "" {
+		errs = append(errs, errors.New("count fields without a count"))
+	}
+	if errors.Join(errs...) != nil {
 		return nil, 0, false
 	}
 	return l, len(largeMarkerPrefix()) + end + 1, true
