@@ -92,8 +92,9 @@ func (e *apiLineTooLongError) Error() string {
 // are left (a regular file: sizedReader) and the line is past apiMaxScratch, or the rest is
 // at most 8 times what is read, the buffer is made once of that size (capped at the record
 // cap), so a huge line is copied once and held once. A line past spillActivate is followed as
-// JSON (lineSpiller, in place): an image payload over LargeBase64Bytes is streamed past and a
-// stand-in kept, and a buffer left mostly empty by that is not kept.
+// JSON (lineSpiller, in place): an image payload over LargeBase64Bytes, or a base64 run of
+// that length in any string (a picture in a tool's text, counted as it streams: newSpiller), is
+// streamed past and a stand-in kept, and a buffer left mostly empty by that is not kept.
 func (rd *apiLogReader) readLine(br *bufio.Reader) ([]byte, error) {
 	chunk, err := br.ReadSlice('\n')
 	if !errors.Is(err, bufio.ErrBufferFull) {
