@@ -38,6 +38,9 @@ type LargeBase64 struct {
 	SHA256 string `json:"sha256"`
 	// Err says why the base64 cannot be decoded ("" when it can).
 	Err string `json:"error,omitempty"`
+	// Count is the count of the tokens of a base64 run in a tool's text streamed past (see
+	// RunCounter); nil for an image's data, or when the reader was given no counter.
+	Count *RunCount `json:"count,omitempty"`
 }
 
 // largeNonce makes the text that stands for a streamed payload in a line unforgeable by a
@@ -48,39 +51,71 @@ var largeNonce = func() string {
 	return hex.EncodeToString(b[:])
 }()
 
-// largeMarkerPrefix starts the JSON string a line reader writes in place of a streamed
-// payload; the string holds the LargeBase64 fields (see largeMarker).
+// largeMarkerPrefix starts the text a line reader writes in place of a streamed payload: a
+// whole JSON string for an image's data, or a stretch inside a tool's text for a base64 run
+// in it; the text holds the LargeBase64 fields and ends with a NUL (see largeMarker).
 func largeMarkerPrefix() string { return "\x00strata-eval:large-base64:" + largeNonce + ":" }
 
-// largeMarker is the JSON string body (escaped) that replaces a streamed payload in a line.
+// largeMarkerFields is the number of ':'-separated fields after the prefix of a marker.
+const largeMarkerFields = 10
+
+// largeMarker is the JSON string text (escaped) that replaces a streamed payload in a line.
+// Every field of bytes or text is hex, whose characters never decode as base64 to the
+// signature of a picture, so a scanner that met a marker would find no picture in it.
 func largeMarker(l *LargeBase64) string {
-	fields := strconv.FormatInt(l.Chars, 10) + ":" + strconv.FormatInt(l.Bytes, 10) + ":" + l.SHA256 + ":" +
-		base64.StdEncoding.EncodeToString(l.Head) + ":" + hex.EncodeToString([]byte(l.Err))
-	return `\u0000` + largeMarkerPrefix()[1:] + fields
+	fields := []string{strconv.FormatInt(l.Chars, 10), strconv.FormatInt(l.Bytes, 10), l.SHA256,
+		hex.EncodeToString(l.Head), hex.EncodeToString([]byte(l.Err)), "", "", "", "", ""}
+	if c := l.Count; c != nil {
+		fields[5], fields[6], fields[7] = hex.EncodeToString([]byte(c.Tokenizer)), hex.EncodeToString([]byte(c.Head)), hex.EncodeToString([]byte(c.Tail))
+		fields[8], fields[9] = strconv.FormatInt(c.Middle, 10), hex.EncodeToString([]byte(c.Err))
+	}
+	return `\u0000` + largeMarkerPrefix()[1:] + strings.Join(fields, ":") + `\u0000`
 }
 
 // parseLargeMarker reads back a decoded JSON string written by largeMarker (ok false for any
 // other string).
 func parseLargeMarker(s string) (*LargeBase64, bool) {
+	l, n, ok := parseLargeMarkerAt(s)
+	return l, ok && n == len(s)
+}
+
+// parseLargeMarkerAt reads the marker that starts s and returns it and its length.
+func parseLargeMarkerAt(s string) (*LargeBase64, int, bool) {
 	rest, ok := strings.CutPrefix(s, largeMarkerPrefix())
 	if !ok {
-		return nil, false
+		return nil, 0, false
 	}
-	f := strings.Split(rest, ":")
-	if len(f) != 5 {
-		return nil, false
+	end := strings.IndexByte(rest, 0)
+	if end < 0 {
+		return nil, 0, false
 	}
-	l := &LargeBase64{SHA256: f[2]}
-	var err1, err2, err3, err4 error
-	l.Chars, err1 = strconv.ParseInt(f[0], 10, 64)
-	l.Bytes, err2 = strconv.ParseInt(f[1], 10, 64)
-	l.Head, err3 = base64.StdEncoding.DecodeString(f[3])
-	msg, err4 := hex.DecodeString(f[4])
-	if err := errors.Join(err1, err2, err3, err4); err != nil {
-		return nil, false
+	f := strings.Split(rest[:end], ":")
+	if len(f) != largeMarkerFields {
+		return nil, 0, false
 	}
-	l.Err = string(msg)
-	return l, true
+	var errs []error
+	num := func(f string) int64 {
+		n, err := strconv.ParseInt(f, 10, 64)
+		errs = append(errs, err)
+		return n
+	}
+	unhex := func(f string) []byte {
+		b, err := hex.DecodeString(f)
+		errs = append(errs, err)
+		return b
+	}
+	unhex(f[2]) // the digest is hex too
+	l := &LargeBase64{Chars: num(f[0]), Bytes: num(f[1]), SHA256: f[2], Head: unhex(f[3]), Err: string(unhex(f[4]))}
+	if f[8] != "" {
+		l.Count = &RunCount{Tokenizer: string(unhex(f[5])), Head: string(unhex(f[6])), Tail: string(unhex(f[7])),
+			Middle: num(f[8]), Err: string(unhex(f[9]))}
+	} else if f[5]+f[6]+f[7]+f[9] != "" {
+		errs = append(errs, errors.New("count fields without a count"))
+	}
+	if errors.Join(errs...) != nil {
+		return nil, 0, false
+	}
+	return l, len(largeMarkerPrefix()) + end + 1, true
 }
 
 // largeDecoder decodes a base64 run as it streams by, keeping its length, head and digest.
@@ -93,6 +128,9 @@ type largeDecoder struct {
 	buf   []byte // decoded bytes of one batch
 	pads  int
 	ended bool // a '=' was met: Python stops decoding there
+	// unpadded accepts a run whose last group lacks its '=' (a run of a tool's text, which the
+	// lift decodes so).
+	unpadded bool
 }
 
 func newLargeDecoder() *largeDecoder {
@@ -154,7 +192,7 @@ func (d *largeDecoder) flush(final bool) {
 	if final && len(d.quad) != n {
 		n = len(d.quad)
 		enc = base64.RawStdEncoding
-		if n%4 == 1 || !d.ended {
+		if n%4 == 1 || !d.ended && !d.unpadded {
 			d.fail("incorrect padding")
 		}
 	}
@@ -215,6 +253,17 @@ type lineSpiller struct {
 	spill       *largeDecoder
 	spillEscape bool
 
+	// textRuns streams past, besides the payloads above, any base64 run over the limit inside
+	// any string (a picture in a tool's text): the run is what the lift reads as one, its
+	// characters with `\/` escapes, then up to two '='. Its marker stands in its place inside
+	// the string, and its characters also go to a RunCounter from newCounter (when not nil).
+	textRuns   bool
+	newCounter func() RunCounter
+	runStart   int  // where the current string's base64 run starts in the line (-1: none)
+	spillText  bool // spill is a run of a string's text
+	spillPads  int  // the '=' met at the end of the run being streamed
+	counter    RunCounter
+
 	// fed is the number of input bytes fed before the current chunk and dropped the number of
 	// output bytes cut from the front of the line (spillReader); shifts lists where each
 	// streamed payload's marker ends, in output and in input bytes.
@@ -230,7 +279,14 @@ type spillShift struct{ out, in int64 }
 func (s *lineSpiller) feed(line, chunk []byte) []byte {
 	for i := 0; i < len(chunk); i++ {
 		c := chunk[i]
-		if s.spill != nil {
+		if s.spill != nil && s.spillText {
+			end, ended := s.feedRun(chunk, i)
+			if !ended {
+				break
+			}
+			line = s.endRun(line, end)
+			i, c = end, chunk[end]
+		} else if s.spill != nil {
 			if s.spillEscape {
 				s.spillEscape = false
 				switch c {
@@ -262,10 +318,15 @@ func (s *lineSpiller) feed(line, chunk []byte) []byte {
 			continue
 		}
 		if s.inString && !s.escape && !s.holds(len(line)) {
-			// inside a string that is neither a payload nor a key: copied up to its end
+			// inside a string that is neither a payload nor a key: copied up to its end (or,
+			// following its base64 runs, up to where one reaches the limit)
 			j := i
-			for j < len(chunk) && chunk[j] != '"' && chunk[j] != '\\' {
-				j++
+			if s.textRuns {
+				j = s.followRuns(len(line), chunk, i)
+			} else {
+				for j < len(chunk) && chunk[j] != '"' && chunk[j] != '\\' {
+					j++
+				}
 			}
 			line = append(line, chunk[i:j]...)
 			if i = j; i == len(chunk) {
@@ -276,6 +337,103 @@ func (s *lineSpiller) feed(line, chunk []byte) []byte {
 		line = s.step(append(line, c), c)
 	}
 	s.fed += int64(len(chunk))
+	return line
+}
+
+// followRuns is the copy of a string's text in feed when runs are streamed: it returns the end
+// of the bytes of chunk from i that can be copied as they are (up to a quote, a backslash or
+// the byte at which a base64 run reaches the limit, left to step), keeping runStart, where
+// line holds n bytes before chunk[i].
+func (s *lineSpiller) followRuns(n int, chunk []byte, i int) int {
+	limit := s.runLimit()
+	j := i
+	for ; j < len(chunk); j++ {
+		c := chunk[j]
+		if c == '"' || c == '\\' {
+			break
+		}
+		if !b64Alphabet[c] {
+			s.runStart = -1
+			continue
+		}
+		at := n + j - i // where c goes in the line
+		if s.runStart < 0 {
+			s.runStart = at
+		}
+		if at+1-s.runStart >= limit {
+			break
+		}
+	}
+	return j
+}
+
+// feedRun streams the characters of a run of a string's text from chunk[i] on. It returns
+// where the run ended (the byte that ends it is not taken; spillEscape says that a backslash
+// before it was) and true, or len(chunk) and false when the chunk ended first.
+func (s *lineSpiller) feedRun(chunk []byte, i int) (int, bool) {
+	for i < len(chunk) {
+		c := chunk[i]
+		if s.spillEscape {
+			if c != '/' || s.spillPads > 0 {
+				return i, true
+			}
+			s.spillEscape = false
+			s.writeRun([]byte{'/'})
+			i++
+			continue
+		}
+		j := i
+		if s.spillPads == 0 {
+			for j < len(chunk) && b64Alphabet[chunk[j]] {
+				j++
+			}
+		}
+		if j > i {
+			s.writeRun(chunk[i:j])
+			i = j
+			continue
+		}
+		switch {
+		case c == '\\':
+			s.spillEscape = true
+		case c == '=' && s.spillPads < 2:
+			s.spillPads++
+			s.writeRun(chunk[i : i+1])
+		default:
+			return i, true
+		}
+		i++
+	}
+	return i, false
+}
+
+// writeRun hands characters of a run of a string's text to its decoder and counter.
+func (s *lineSpiller) writeRun(p []byte) {
+	s.spill.write(p)
+	if s.counter != nil {
+		s.counter.Write(p)
+	}
+}
+
+// endRun writes the marker of the run of a string's text that ended before chunk byte i (a
+// backslash before it given back to the string when spillEscape says so) and returns line.
+func (s *lineSpiller) endRun(line []byte, i int) []byte {
+	l := s.spill.finish()
+	if s.counter != nil {
+		c := s.counter.Finish()
+		l.Count = &c
+	}
+	line = append(line, largeMarker(l)...)
+	in := s.fed + int64(i)
+	if s.spillEscape {
+		in--
+	}
+	s.shifts = append(s.shifts, spillShift{out: s.dropped + int64(len(line)), in: in})
+	s.spill, s.counter, s.spillText, s.spillPads = nil, nil, false, 0
+	if s.spillEscape {
+		s.spillEscape = false
+		line = s.step(append(line, '\\'), '\\')
+	}
 	return line
 }
 
@@ -380,6 +538,9 @@ func (s *lineSpiller) runLimit() int {
 // a payload starts being streamed).
 func (s *lineSpiller) step(line []byte, c byte) []byte {
 	if s.inString {
+		if s.textRuns {
+			s.followRun(len(line), c)
+		}
 		switch {
 		case s.escape:
 			s.escape = false
@@ -407,25 +568,21 @@ func (s *lineSpiller) step(line []byte, c byte) []byte {
 		}
 		if s.pure && s.payload >= 0 && !s.escape && c != '"' && len(line)-s.payload >= s.runLimit() {
 			s.spill = newLargeDecoder()
-			for run := line[s.payload:]; len(run) > 0; { // without the backslash of each `\/`
-				i := bytes.IndexByte(run, '\\')
-				if i < 0 {
-					s.spill.write(run)
-					break
-				}
-				s.spill.write(run[:i])
-				run = run[i+1:]
-			}
+			unescapeSlashes(line[s.payload:], s.spill.write)
 			line = line[:s.payload]
 			s.inString = false // the marker and the closing quote end it
 			s.lastString, s.expectColon = "", true
+			return line
+		}
+		if s.textRuns && s.runStart >= 0 && !s.escape && c != '"' && len(line)-s.runStart >= s.runLimit() {
+			line = s.startRun(line)
 		}
 		return line
 	}
 	switch c {
 	case '"':
 		s.inString, s.strStart, s.pure = true, len(line), true
-		s.valueKey, s.payload = "", -1
+		s.valueKey, s.payload, s.runStart = "", -1, -1
 		if s.afterColon {
 			s.valueKey = s.pendingKey
 		}
@@ -448,6 +605,54 @@ func (s *lineSpiller) step(line []byte, c byte) []byte {
 	return line
 }
 
+// followRun keeps runStart as c, the byte at n-1 in the line, is read inside a string.
+func (s *lineSpiller) followRun(n int, c byte) {
+	switch {
+	case s.escape: // c is the escaped byte: `\/` is a '/' of the run
+		if c != '/' {
+			s.runStart = -1
+		} else if s.runStart < 0 {
+			s.runStart = n - 2
+		}
+	case c == '\\': // decided by the byte it escapes
+	case b64Alphabet[c]:
+		if s.runStart < 0 {
+			s.runStart = n - 1
+		}
+	default:
+		s.runStart = -1
+	}
+}
+
+// startRun starts streaming the base64 run of a string's text that begins at runStart past,
+// and returns the line without it.
+func (s *lineSpiller) startRun(line []byte) []byte {
+	s.spill = newLargeDecoder()
+	s.spill.unpadded = true
+	s.spillText = true
+	if s.newCounter != nil {
+		s.counter = s.newCounter()
+	}
+	unescapeSlashes(line[s.runStart:], s.writeRun)
+	line = line[:s.runStart]
+	s.runStart = -1
+	return line
+}
+
+// unescapeSlashes hands run to write without the backslash of each `\/` (the only escape a
+// run holds).
+func unescapeSlashes(run []byte, write func([]byte)) {
+	for len(run) > 0 {
+		i := bytes.IndexByte(run, '\\')
+		if i < 0 {
+			write(run)
+			return
+		}
+		write(run[:i])
+		run = run[i+1:]
+	}
+}
+
 // recordedLen is the length a JSON value had in its file: len(raw), with the base64 characters
 // of each payload streamed past (LargeBase64.Chars) in place of its stand-in.
 func recordedLen(raw []byte) int64 {
@@ -458,13 +663,14 @@ func recordedLen(raw []byte) int64 {
 		if i < 0 {
 			return n
 		}
-		end := bytes.IndexByte(raw[i:], '"')
+		end := bytes.Index(raw[i+len(start):], []byte(`\u0000`))
 		if end < 0 {
 			return n
 		}
-		if l, ok := parseLargeMarker("\x00" + string(raw[i+6:i+end])); ok {
-			n += l.Chars - int64(end)
+		size := len(start) + end + len(`\u0000`)
+		if l, ok := parseLargeMarker("\x00" + string(raw[i+6:i+len(start)+end]) + "\x00"); ok {
+			n += l.Chars - int64(size)
 		}
-		raw = raw[i+end:]
+		raw = raw[i+size:]
 	}
 }

@@ -68,6 +68,10 @@ func (d *chatDumper) str(s string) {
 	if d.err != nil {
 		return
 	}
+	if MentionsLargeRun(s) { // its characters were not kept
+		d.err = heldRunIn([]Part{{Text: s}})
+		return
+	}
 	b, err := marshalNoHTML(s)
 	if err != nil {
 		d.err = err

@@ -65,10 +65,13 @@ type apiLogReader struct {
 	lineScratch []byte
 	// left, when the input knows its size, says how many bytes are left in it (readLine).
 	left *sizedReader
+	// runs, when not nil, counts the base64 runs of tool text streamed past (and may set
+	// their length); see newSpiller.
+	runs LargeRunOptions
 }
 
 func newAPILogReader(name string, format apiFormat, e Emitter) *apiLogReader {
-	return &apiLogReader{name: name, base: name, format: format, e: e, maxRecord: apiMaxRecordBytes}
+	return &apiLogReader{name: name, base: name, format: format, e: e, maxRecord: apiMaxRecordBytes, runs: largeRunOptions(e)}
 }
 
 // apiLineTooLongError reports a line past the record cap.
@@ -89,8 +92,9 @@ func (e *apiLineTooLongError) Error() string {
 // are left (a regular file: sizedReader) and the line is past apiMaxScratch, or the rest is
 // at most 8 times what is read, the buffer is made once of that size (capped at the record
 // cap), so a huge line is copied once and held once. A line past spillActivate is followed as
-// JSON (lineSpiller, in place): an image payload over LargeBase64Bytes is streamed past and a
-// stand-in kept, and a buffer left mostly empty by that is not kept.
+// JSON (lineSpiller, in place): an image payload over LargeBase64Bytes, or a base64 run of
+// that length in any string (a picture in a tool's text, counted as it streams: newSpiller), is
+// streamed past and a stand-in kept, and a buffer left mostly empty by that is not kept.
 func (rd *apiLogReader) readLine(br *bufio.Reader) ([]byte, error) {
 	chunk, err := br.ReadSlice('\n')
 	if !errors.Is(err, bufio.ErrBufferFull) {
@@ -130,12 +134,18 @@ func (rd *apiLogReader) readLine(br *bufio.Reader) ([]byte, error) {
 		switch {
 		case spiller != nil:
 			buf = spiller.feed(buf, chunk)
-		case len(buf)+len(chunk) > spillActivate:
+		case len(buf)+len(chunk) > rd.spillFrom():
 			// From here on the line is followed as JSON, and an image's payload over
-			// LargeBase64Bytes is streamed past (as in an MCP transcript).
-			// In place: the spiller never writes past what it has read.
-			spiller = &lineSpiller{}
-			buf = spiller.feed(spiller.feed(buf[:0], buf), chunk)
+			// LargeBase64Bytes, or a base64 run of a string of that length, is streamed past
+			// (as in an MCP transcript). In place: the spiller never writes past what it has
+			// read (a marker is shorter than the run it stands for), but for the short runs of
+			// tests.
+			spiller = rd.newSpiller()
+			out := buf[:0]
+			if spiller.limit > 0 {
+				out = make([]byte, 0, cap(buf))
+			}
+			buf = spiller.feed(spiller.feed(out, buf), chunk)
 		default:
 			buf = append(buf, chunk...)
 		}

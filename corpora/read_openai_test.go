@@ -600,8 +600,9 @@ func TestReadOpenAIChatHugeLine(t *testing.T) {
 		t.Skip("builds a 96 MB line")
 	}
 	// A tool message of 96 MB of text (far past bufio.Scanner's 64 KiB default) between two
-	// ordinary lines: it must be read whole, with the lines around it.
-	big := strings.Repeat("A", 96<<20)
+	// ordinary lines: it must be read whole, with the lines around it (a text of words: a base64
+	// run that long would be streamed past, TestRequestLogLargeRunStreamed).
+	big := strings.Repeat("A ", 48<<20)
 	one := `{"messages":[{"role":"user","content":"x"}]}`
 	input := one + "\n" + `{"messages":[{"role":"tool","tool_call_id":"c","content":"` + big + `"}]}` + "\n" + one + "\n"
 	c, err := apiRead(t, readOpenAIChat, "big.jsonl", input)
@@ -623,7 +624,7 @@ func TestReadOpenAIChatHugeLineHeldOnce(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds an 80 MB line")
 	}
-	big := "the screen: " + strings.Repeat("iVBORw0KGgo", 80<<20/11)
+	big := "the screen: " + strings.Repeat("iVBORw0KGgo ", 80<<20/12)
 	one := `{"messages":[{"role":"user","content":"x"}]}`
 	path := filepath.Join(t.TempDir(), "big.jsonl")
 	input := one + "\n" + `{"messages":[{"role":"tool","tool_call_id":"c","content":"` + big + `"}]}` + "\n" + one + "\n"
@@ -675,7 +676,7 @@ func TestReadOpenAIChatFileGrewWhileRead(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a 70 MB line")
 	}
-	big := strings.Repeat("A", 70<<20)
+	big := strings.Repeat("A ", 35<<20)
 	input := `{"messages":[{"role":"tool","tool_call_id":"c","content":"` + big + `"}]}` + "\n"
 	var c Collector
 	err := newAPILogReader("grew.jsonl", chatAPI(), &c).read(context.Background(), &sizedReader{r: strings.NewReader(input), left: 1 << 20})

@@ -16,6 +16,9 @@ import (
 // body renders a request for the configured protocol. generate adds the generation settings
 // (max_tokens, temperature 0); without it the body is the one a counting endpoint takes.
 func (h *HTTP) body(req Request, generate bool, maxTokens ...int) ([]byte, error) {
+	if err := heldRun(req); err != nil {
+		return nil, err
+	}
 	s := BodySettings{Generate: generate, MaxTokens: h.cfg.MaxTokens, NumCtx: h.cfg.NumCtx}
 	if len(maxTokens) > 0 {
 		s.MaxTokens = maxTokens[0]
@@ -39,6 +42,9 @@ func DumpBody(e Engine, req Request) ([]byte, error) {
 // openAIBody renders a request as an OpenAI Chat Completions body for model ("" leaves the
 // key out). generate adds the generation settings (maxTokens, temperature 0).
 func openAIBody(model string, req Request, generate bool, maxTokens int) ([]byte, error) {
+	if err := heldRun(req); err != nil {
+		return nil, err
+	}
 	msgs, err := OpenAIMessages(req)
 	if err != nil {
 		return nil, err
@@ -71,6 +77,9 @@ func bodyStart(model string) *bytes.Buffer {
 
 // tokenizeBody is vLLM's /tokenize body for chat messages.
 func (h *HTTP) tokenizeBody(req Request) ([]byte, error) {
+	if err := heldRun(req); err != nil {
+		return nil, err
+	}
 	msgs, err := OpenAIMessages(req)
 	if err != nil {
 		return nil, err
@@ -82,6 +91,12 @@ func (h *HTTP) tokenizeBody(req Request) ([]byte, error) {
 	b.Write(msgs)
 	b.WriteString(`,"add_generation_prompt":true}`)
 	return b.Bytes(), nil
+}
+
+// heldRun says why a request cannot be sent to a server (nil when it can): a tool text holds a
+// base64 run streamed past while reading, whose characters were not kept.
+func heldRun(req Request) error {
+	return corpora.HeldRun(req.Messages, req.Verbatim)
 }
 
 func mustJSON(v any) []byte {

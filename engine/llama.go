@@ -417,6 +417,9 @@ type promptPiece struct {
 
 // renderPieces renders the request and cuts it at the pictures.
 func (l *Llama) renderPieces(msgs []corpora.Message, tools []corpora.ToolDef) ([]promptPiece, error) {
+	if err := heldRun(Request{Messages: msgs}); err != nil {
+		return nil, err
+	}
 	segs, err := l.template.Render(msgs, tools)
 	if err != nil {
 		return nil, fmt.Errorf("render with template %s: %w", l.template.Name(), err)

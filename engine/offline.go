@@ -73,6 +73,10 @@ func NewOffline(cfg OfflineConfig) (*Offline, error) {
 // Name identifies the engine.
 func (o *Offline) Name() string { return "offline" }
 
+// NewRunCounter returns the counter of a base64 run of tool text streamed past while reading
+// (corpora.RunCounter), counting with the engine's tokenizer.
+func (o *Offline) NewRunCounter() corpora.RunCounter { return o.counter.NewRunCounter() }
+
 // Family is the vision family deciding image rows.
 func (o *Offline) Family() imagerows.Family { return o.family }
 

@@ -240,6 +240,14 @@ func (r *rendered) add(o rendered) {
 
 // toolText renders one text of a tool (string content or a text part of a content array).
 func (w *armWalk) toolText(text string, msgIndex int, loc corpora.Location, lifter *Lifter) rendered {
+	if corpora.HasLargeRun(text) {
+		return w.toolTextRuns(text, msgIndex, loc, lifter)
+	}
+	return w.toolTextPlain(text, msgIndex, loc, lifter)
+}
+
+// toolTextPlain is toolText for a text that holds no run streamed past while reading.
+func (w *armWalk) toolTextPlain(text string, msgIndex int, loc corpora.Location, lifter *Lifter) rendered {
 	if !w.lift {
 		return rendered{parts: w.legacyToolParts(text, msgIndex, loc)}
 	}

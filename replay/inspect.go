@@ -41,7 +41,7 @@ type PictureSite struct {
 func InspectConversation(c *corpora.Conversation, minRun int) (PictureCounts, []PictureSite) {
 	var n PictureCounts
 	var sites []PictureSite
-	scanText := func(text string, loc corpora.Location) {
+	scanPlain := func(text string, base int, loc corpora.Location) {
 		for from := 0; ; {
 			r, ok := NextRun(text, from, minRun)
 			if !ok {
@@ -55,14 +55,26 @@ func InspectConversation(c *corpora.Conversation, minRun int) (PictureCounts, []
 			}
 			data, err := DecodeRun(text, r)
 			if err != nil { // not a picture: the lift leaves it as text, and reports it
-				sites = append(sites, PictureSite{Where: loc, TextOffset: r.Start, Kind: "base64-run", Origin: corpora.OriginTool,
+				sites = append(sites, PictureSite{Where: loc, TextOffset: base + r.Start, Kind: "base64-run", Origin: corpora.OriginTool,
 					Type: typ, Problem: "starts like a picture but is not valid base64: left as text: " + err.Error()})
 				continue
 			}
 			site := pictureSite(data, loc, "base64-run", corpora.OriginTool)
-			site.TextOffset = r.Start
+			site.TextOffset = base + r.Start
 			sites = append(sites, site)
 		}
+	}
+	scanText := func(text string, loc corpora.Location) {
+		last := 0
+		for _, r := range corpora.LargeRuns(text) { // streamed past while reading: judged from its summary
+			scanPlain(text[last:r.Start], last, loc)
+			last = r.End
+			n.Base64Runs++
+			if site, ok := largeRunSite(r, loc); ok {
+				sites = append(sites, site)
+			}
+		}
+		scanPlain(text[last:], last, loc)
 	}
 	mcpBlocks := func(res *corpora.CallToolResult) {
 		for i := range res.Content {

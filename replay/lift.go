@@ -139,12 +139,12 @@ func (l *Lifter) plan(text string, check bool) TextLift {
 		switch {
 		case !r.Decodable():
 			p.Outcome, p.Problem = OutcomeText, true
-			p.Reason = fmt.Sprintf("the run starts like an %s picture but is not valid base64 (%s characters); left as text", typ, FormatCount(int64(r.Chars)))
+			p.Reason = notBase64Reason(typ, int64(r.Chars))
 		case l.noVision:
 			p.Outcome, p.Reason = OutcomeOmitted, ReasonNoVisionEncoder
 		case p.Bytes > l.maxBytes:
 			p.Outcome = OutcomeCapped
-			p.Reason = fmt.Sprintf("larger than %s bytes", FormatCount(l.maxBytes))
+			p.Reason = capReason(l.maxBytes)
 		case check && !l.checkRun(text, &p):
 			p.Outcome, p.Problem = OutcomeOmitted, true
 		case l.lifted >= l.maxPictures:
@@ -293,7 +293,7 @@ func FindTextPictures(text string, minRun int) []TextPicture {
 		from = r.End
 		if typ := SniffRun(text, r); typ != "" {
 			pics = append(pics, TextPicture{Run: r, Type: typ, Bytes: r.DecodedLen(), Outcome: OutcomeText,
-				Reason: "the picture reached the server as tool text"})
+				Reason: textPictureReason})
 		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/strata-eval/strata-eval/corpora"
+	"github.com/strata-eval/strata-eval/engine"
 	"github.com/strata-eval/strata-eval/results"
 )
 
@@ -64,7 +65,35 @@ type problemEmitter struct {
 	res  *LoadResult
 	// conversations counts the conversations emitted so far.
 	conversations int
+	// runs counts the base64 runs of tool text streamed past while reading (nil: none).
+	runs corpora.LargeRunOptions
 }
+
+// NewRunCounter is corpora.LargeRunOptions: the run's counter, or nil.
+func (p *problemEmitter) NewRunCounter() corpora.RunCounter {
+	if p.runs == nil {
+		return nil
+	}
+	return p.runs.NewRunCounter()
+}
+
+// LargeRunChars is corpora.LargeRunOptions: the length runs' options set (0: the readers').
+func (p *problemEmitter) LargeRunChars() int {
+	if p.runs == nil {
+		return 0
+	}
+	return p.runs.LargeRunChars()
+}
+
+// runCounting is the corpora.LargeRunOptions of a replay: its offline engine's run counter,
+// and the length from which runs are streamed past (0: the readers'; tests set less).
+type runCounting struct {
+	off   *engine.Offline
+	chars int
+}
+
+func (r runCounting) NewRunCounter() corpora.RunCounter { return r.off.NewRunCounter() }
+func (r runCounting) LargeRunChars() int                { return r.chars }
 
 func (p *problemEmitter) Conversation(c *corpora.Conversation) error {
 	p.conversations++
@@ -193,11 +222,18 @@ func Load(ctx context.Context, paths []string, format corpora.Format, notes io.W
 // LoadFrom is Load with standard input: a path "-" reads a recording from stdin (named
 // "stdin" in case ids; its format is told from its first bytes unless format names it).
 func LoadFrom(ctx context.Context, paths []string, stdin io.Reader, format corpora.Format, notes io.Writer, each func(*corpora.Conversation) error) (*LoadResult, error) {
+	return LoadCounting(ctx, paths, stdin, format, notes, nil, each)
+}
+
+// LoadCounting is LoadFrom whose readers stream the base64 runs of tool text past as runs say
+// (corpora.LargeRunOptions: a counter for each, the length from which they are streamed; nil:
+// such a run has no count, and a text holding one cannot be counted).
+func LoadCounting(ctx context.Context, paths []string, stdin io.Reader, format corpora.Format, notes io.Writer, runs corpora.LargeRunOptions, each func(*corpora.Conversation) error) (*LoadResult, error) {
 	if n := countStdin(paths); n > 1 {
 		return nil, usageErrorf("standard input (-) is named %d times; name it once", n)
 	}
 	res := &LoadResult{}
-	em := &problemEmitter{each: each, res: res}
+	em := &problemEmitter{each: each, res: res, runs: runs}
 	if len(paths) == 0 {
 		res.Inputs = append(res.Inputs, EmbeddedInput)
 		return res, corpora.ReadSamples(ctx, em)

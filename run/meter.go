@@ -309,13 +309,27 @@ func trailingToolMessages(msgs []corpora.Message) (messages, chars, pictures int
 		for _, p := range msgs[i].Parts {
 			switch p.Kind {
 			case corpora.PartText:
-				chars += runeCount(p.Text) // len([]rune(…)) without the copy
+				chars += textChars(p.Text)
 			case corpora.PartImage:
 				pictures++
 			}
 		}
 	}
 	return messages, chars, pictures
+}
+
+// textChars is the length of a text in characters (len([]rune(…)) without the copy), a base64
+// run streamed past while reading counted as the characters it had (corpora.LargeRuns).
+func textChars(s string) int {
+	if !corpora.HasLargeRun(s) {
+		return runeCount(s)
+	}
+	n, last := 0, 0
+	for _, r := range corpora.LargeRuns(s) {
+		n += runeCount(s[last:r.Start]) + int(r.Chars)
+		last = r.End
+	}
+	return n + runeCount(s[last:])
 }
 
 // runeCount is utf8.RuneCountInString (len([]rune(s)): a byte that is not UTF-8 counts as one

@@ -60,6 +60,9 @@ type Config struct {
 
 	// Offline computes the counts (and decides the vision family); it is required.
 	Offline *engine.Offline
+	// largeRunChars is the length from which the readers stream a base64 run of tool text past
+	// (0: theirs; tests set less).
+	largeRunChars int
 	// Engine counts (and answers); nil is Offline.
 	Engine engine.Engine
 	// Tokenizer is the tokenizer's name as configured (reported; a .gguf gives the context).
@@ -341,7 +344,7 @@ func (r *runner) execute(ctx context.Context) (*LoadResult, error) {
 		}
 	}()
 	n, order := 0, 0
-	load, loadErr := LoadFrom(ctx, cfg.Paths, cfg.Stdin, cfg.Format, cfg.Notes, func(c *corpora.Conversation) error {
+	load, loadErr := LoadCounting(ctx, cfg.Paths, cfg.Stdin, cfg.Format, cfg.Notes, runCounting{off: cfg.Offline, chars: cfg.largeRunChars}, func(c *corpora.Conversation) error {
 		r.sizes.reading(c.Source.File)
 		reqs := c.Requests()
 		if cfg.Turns == "last" && len(reqs) > 0 {

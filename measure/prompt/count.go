@@ -1,6 +1,7 @@
 package prompt
 
 import (
+	"errors"
 	"fmt"
 	"hash/maphash"
 	"slices"
@@ -183,16 +184,27 @@ func (c *Counter) CacheStats() (hits, misses int64) {
 
 // CountRequest renders a request with the template and counts its text tokens.
 func (c *Counter) CountRequest(msgs []corpora.Message, tools []corpora.ToolDef) (TextCount, error) {
+	if argumentsHoldRun(msgs) {
+		// a template parses the arguments as JSON, which the marker's NUL bytes are not: it
+		// would write them otherwise than the arguments held whole
+		return TextCount{}, errors.New("a tool call's arguments hold a base64 run streamed past while reading: they cannot be counted as the template writes them")
+	}
 	segs, err := c.template.Render(msgs, tools)
 	if err != nil {
 		return TextCount{}, fmt.Errorf("render with template %s: %w", c.template.Name(), err)
 	}
 	if o, ok := c.template.(*OllamaTemplate); ok {
+		if heldRun(segs) {
+			return TextCount{}, fmt.Errorf("Ollama's tokenizer cannot count a tool text whose base64 run was streamed past while reading")
+		}
 		if tc, ok := o.CountPrompt(segs); ok {
 			return tc, nil // Ollama's own tokenizer, as its server counts
 		}
 	}
 	tc := c.CountSegments(segs)
+	if tc.Unknown != "" {
+		return tc, errors.New(tc.Unknown)
+	}
 	if b, ok := c.tok.(bosAdder); ok {
 		if bos, adds := b.AddedBOS(); adds && !startsWith(segs, bos) {
 			tc.Tokens++ // the BOS the vocabulary adds, as the server does
@@ -265,6 +277,10 @@ func (c *Counter) CountSegments(segs []Segment) TextCount {
 	}
 	splitter, canSplit := c.tok.(framingSplitter)
 	for _, s := range segs {
+		if s.Image == nil && corpora.RewrittenRun(s.Text) {
+			out.Unknown = "the template rewrote the text of a base64 run streamed past while reading (a tool call's arguments re-encoded): it cannot be counted"
+			return out
+		}
 		switch {
 		case s.Image != nil:
 			flush()
@@ -282,12 +298,51 @@ func (c *Counter) CountSegments(segs []Segment) TextCount {
 		case s.Special:
 			flush()
 			out.Tokens += c.tok.CountFraming(s.Text)
+		case corpora.HasLargeRun(s.Text):
+			// text, Head | Middle | Tail, text: cut where the run's own cuts are
+			last := 0
+			for _, r := range corpora.LargeRuns(s.Text) {
+				rc, err := c.runCountOf(r)
+				if err != nil {
+					out.Unknown = err.Error()
+					return out
+				}
+				appendRun(s.Text[last:r.Start])
+				appendRun(rc.Head)
+				flush()
+				out.Tokens += int(rc.Middle)
+				appendRun(rc.Tail)
+				last = r.End
+			}
+			appendRun(s.Text[last:])
 		default:
 			appendRun(s.Text)
 		}
 	}
 	flush()
 	return out
+}
+
+// argumentsHoldRun says whether a tool call's arguments hold a base64 run streamed past.
+func argumentsHoldRun(msgs []corpora.Message) bool {
+	for _, m := range msgs {
+		for _, p := range m.Parts {
+			if p.ToolCall != nil && corpora.MentionsLargeRun(p.ToolCall.Arguments) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// heldRun says whether a segment's text holds a base64 run streamed past while reading.
+func heldRun(segs []Segment) bool {
+	for _, s := range segs {
+		if corpora.HasLargeRun(s.Text) {
+			return true
+		}
+	}
+	return false
 }
 
 // safeCut reports whether tokenizing before+after equals tokenizing both apart: true when

@@ -230,4 +230,7 @@ type TextCount struct {
 	SpecialTokens int `json:"special_tokens"`
 	// Images are the pictures of the prompt, in order.
 	Images []*corpora.Image `json:"-"`
+	// Unknown says why Tokens is not the prompt's count ("" when it is): a text holds a base64
+	// run streamed past whose count is missing, failed or another tokenizer's.
+	Unknown string `json:"-"`
 }
