@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash"
@@ -657,20 +658,50 @@ func unescapeSlashes(run []byte, write func([]byte)) {
 // of each payload streamed past (LargeBase64.Chars) in place of its stand-in.
 func recordedLen(raw []byte) int64 {
 	n := int64(len(raw))
-	start := []byte(`\u0000` + largeMarkerPrefix()[1:])
-	for {
-		i := bytes.Index(raw, start)
-		if i < 0 {
-			return n
+	eachStandIn(raw, func(start, end int, l *LargeBase64) { n += l.Chars - int64(end-start) })
+	return n
+}
+
+// DescribeStandIns returns JSON text with the stand-in of each payload or run streamed past
+// (as a JSON string body holds it) replaced by a note saying what it stood for, for output
+// that a person reads (`corpus inspect --json`).
+func DescribeStandIns(raw []byte) []byte {
+	var out []byte
+	last := 0
+	eachStandIn(raw, func(start, end int, l *LargeBase64) {
+		out = append(out, raw[last:start]...)
+		note := fmt.Sprintf("[%d base64 characters streamed past while reading, not kept: %d bytes decoded, sha256 %s]", l.Chars, l.Bytes, l.SHA256)
+		if l.Err != "" {
+			note = fmt.Sprintf("[%d base64 characters streamed past while reading, not kept: not base64 (%s)]", l.Chars, l.Err)
 		}
+		q, _ := json.Marshal(note)
+		out = append(out, q[1:len(q)-1]...)
+		last = end
+	})
+	if out == nil {
+		return raw
+	}
+	return append(out, raw[last:]...)
+}
+
+// eachStandIn calls fn with the place of each stand-in of a payload or run streamed past in
+// JSON text raw, and what it stands for.
+func eachStandIn(raw []byte, fn func(start, end int, l *LargeBase64)) {
+	start := []byte(`\u0000` + largeMarkerPrefix()[1:])
+	for at := 0; ; {
+		i := bytes.Index(raw[at:], start)
+		if i < 0 {
+			return
+		}
+		i += at
 		end := bytes.Index(raw[i+len(start):], []byte(`\u0000`))
 		if end < 0 {
-			return n
+			return
 		}
 		size := len(start) + end + len(`\u0000`)
 		if l, ok := parseLargeMarker("\x00" + string(raw[i+6:i+len(start)+end]) + "\x00"); ok {
-			n += l.Chars - int64(size)
+			fn(i, i+size, l)
 		}
-		raw = raw[i+size:]
+		at = i + size
 	}
 }

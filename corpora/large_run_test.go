@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -73,6 +74,21 @@ func TestRequestLogLargeRunStreamed(t *testing.T) {
 		if r.Count == nil || r.Count.Head != b64 || r.Count.Tokenizer != "kept" {
 			t.Errorf("%s: the counter was handed %+v", format.name, r.Count)
 		}
+		// the conversation's size is the request's in the file, not the shortened line's
+		for _, c := range e.Conversations {
+			if c.Bytes != int64(len(format.line)) {
+				t.Errorf("%s: conversation of %d bytes, the request has %d", format.name, c.Bytes, len(format.line))
+			}
+		}
+		// a person reading the JSON of the text sees what the stand-in stood for
+		q, _ := json.Marshal(text)
+		want := fmt.Sprintf(`"the screen: [%d base64 characters streamed past while reading, not kept: %d bytes decoded, sha256 %s]\nand more"`, len(b64), len(png), hex.EncodeToString(sum[:]))
+		if got := string(DescribeStandIns(q)); got != want {
+			t.Errorf("%s: described as %s, want %s", format.name, got, want)
+		}
+	}
+	if q := []byte(`{"text":"no stand-in \\u0000 here"}`); !bytes.Equal(DescribeStandIns(q), q) {
+		t.Errorf("a text without stand-ins changed: %s", DescribeStandIns(q))
 	}
 }
 

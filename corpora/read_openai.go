@@ -68,6 +68,10 @@ type apiLogReader struct {
 	// runs, when not nil, counts the base64 runs of tool text streamed past (and may set
 	// their length); see newSpiller.
 	runs LargeRunOptions
+	// line is the last line read and spilled the spiller that streamed payloads or runs past
+	// in it (nil when none was): a request's size is then the one it had in the file.
+	line    []byte
+	spilled *lineSpiller
 }
 
 func newAPILogReader(name string, format apiFormat, e Emitter) *apiLogReader {
@@ -96,6 +100,7 @@ func (e *apiLineTooLongError) Error() string {
 // that length in any string (a picture in a tool's text, counted as it streams: newSpiller), is
 // streamed past and a stand-in kept, and a buffer left mostly empty by that is not kept.
 func (rd *apiLogReader) readLine(br *bufio.Reader) ([]byte, error) {
+	rd.line, rd.spilled = nil, nil
 	chunk, err := br.ReadSlice('\n')
 	if !errors.Is(err, bufio.ErrBufferFull) {
 		if len(chunk) > rd.maxRecord {
@@ -103,10 +108,10 @@ func (rd *apiLogReader) readLine(br *bufio.Reader) ([]byte, error) {
 		}
 		return append([]byte(nil), chunk...), err
 	}
-	buf := rd.lineScratch[:0]
-	rd.lineScratch = nil     // given back below when it stays the scratch
-	total := 0               // bytes of the line read
 	var spiller *lineSpiller // set once the line is long enough to hold a large payload
+	buf := rd.lineScratch[:0]
+	rd.lineScratch = nil // given back below when it stays the scratch
+	total := 0           // bytes of the line read
 	for {
 		if total += len(chunk); total > rd.maxRecord {
 			for errors.Is(err, bufio.ErrBufferFull) {
@@ -153,9 +158,13 @@ func (rd *apiLogReader) readLine(br *bufio.Reader) ([]byte, error) {
 			chunk, err = br.ReadSlice('\n')
 			continue
 		}
-		if spiller != nil && cap(buf) > apiOwnLine && cap(buf) > 4*len(buf) {
+		if spiller != nil && len(spiller.shifts) > 0 {
 			// a payload was streamed past: the buffer sized for the whole line is not kept
-			return append(make([]byte, 0, len(buf)), buf...), err
+			if cap(buf) > apiOwnLine && cap(buf) > 4*len(buf) {
+				buf = append(make([]byte, 0, len(buf)), buf...)
+			}
+			rd.line, rd.spilled = buf, spiller
+			return buf, err
 		}
 		if cap(buf) > apiOwnLine || spiller != nil {
 			return buf, err
@@ -391,7 +400,7 @@ func (rd *apiLogReader) handleRequest(ctx context.Context, n jwNode) error {
 	}
 	id := fmt.Sprintf("%s#%d", rd.base, rd.next)
 	rd.next++
-	conv, problems, rerr := apiParseRequest(rd.format, n, id)
+	conv, problems, rerr := apiParseRequest(rd.format, n, id, rd.recordedSize)
 	for _, p := range problems {
 		rd.e.Problem(p)
 	}
@@ -405,15 +414,31 @@ func (rd *apiLogReader) handleRequest(ctx context.Context, n jwNode) error {
 	return nil
 }
 
-// apiParseRequest reads one request body (or envelope) into a conversation. problems are
+// recordedSize is the size raw, a value of the last line read, had in the file: its length,
+// with what stands for each payload or run streamed past in it counted as the characters the
+// file holds there.
+func (rd *apiLogReader) recordedSize(raw []byte) int64 {
+	start := cap(rd.line) - cap(raw) // raw is a part of the line when it lies in it
+	if rd.spilled == nil || start < 0 || start+len(raw) > len(rd.line) || len(raw) == 0 || &rd.line[start] != &raw[0] {
+		return int64(len(raw))
+	}
+	return rd.spilled.inputOffset(int64(start+len(raw))) - rd.spilled.inputOffset(int64(start))
+}
+
+// apiParseRequest reads one request body (or envelope) into a conversation (recordedSize, when
+// not nil, gives the size a value had in the file). problems are
 // located issues that did not stop the request (a broken data URL, say).
-func apiParseRequest(format apiFormat, n jwNode, id string) (*Conversation, []*ReadError, *ReadError) {
+func apiParseRequest(format apiFormat, n jwNode, id string, recordedSize func(raw []byte) int64) (*Conversation, []*ReadError, *ReadError) {
 	req, f, rerr := apiUnwrap(n, format)
 	if rerr != nil {
 		return nil, nil, rerr
 	}
+	size := int64(len(req.raw))
+	if recordedSize != nil {
+		size = recordedSize(req.raw)
+	}
 	p := &apiParse{
-		conv:      &Conversation{ID: id, Format: format.format, Source: req.loc, Bytes: int64(len(req.raw)), Messages: []Message{}},
+		conv:      &Conversation{ID: id, Format: format.format, Source: req.loc, Bytes: size, Messages: []Message{}},
 		callNames: map[string]string{},
 	}
 	if rerr := format.parse(p, req, f); rerr != nil {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -121,7 +122,8 @@ func runInspect(ctx context.Context, opts *InspectOptions) error {
 		return nothingRead("inspected", len(problems))
 	}
 	if opts.JSON {
-		enc := json.NewEncoder(opts.IO.Out)
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)
 		if all == nil {
@@ -133,6 +135,10 @@ func runInspect(ctx context.Context, opts *InspectOptions) error {
 			all[i].Conversation = &c
 		}
 		if err := enc.Encode(all); err != nil {
+			return err
+		}
+		// a run streamed past is shown as what it was, not as the stand-in the text holds
+		if _, err := opts.IO.Out.Write(corpora.DescribeStandIns(buf.Bytes())); err != nil {
 			return err
 		}
 	} else {
