@@ -13,6 +13,7 @@ import (
 
 	"github.com/strata-eval/strata-eval/corpora"
 	"github.com/strata-eval/strata-eval/internal/jsonquote"
+	"github.com/strata-eval/strata-eval/internal/vecscan"
 	"github.com/strata-eval/strata-eval/measure/tokenize"
 )
 
@@ -263,8 +264,14 @@ func serverToJSON(n jsonNode, indent int) string {
 }
 
 // wireString is s as the server decodes it from the request that Go's JSON encoder wrote:
-// each byte that is not UTF-8 becomes U+FFFD.
-func wireString(s string) string { return tokenize.InvalidBytesAsRune(s) }
+// each byte that is not UTF-8 becomes U+FFFD. ASCII, most of a request's text, is passed 32
+// bytes a step before anything is decoded.
+func wireString(s string) string {
+	if vecscan.ASCIIPrefix(s) == len(s) {
+		return s
+	}
+	return tokenize.InvalidBytesAsRune(s)
+}
 
 // serverCall is a tool call as the template sees it.
 type serverCall struct {
