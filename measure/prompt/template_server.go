@@ -267,10 +267,17 @@ func serverToJSON(n jsonNode, indent int) string {
 // each byte that is not UTF-8 becomes U+FFFD. ASCII, most of a request's text, is passed 32
 // bytes a step before anything is decoded.
 func wireString(s string) string {
+	s, _ = wireText(s)
+	return s
+}
+
+// wireText is wireString that also says whether s is ASCII (so holds none of promptMarkers'
+// code points).
+func wireText(s string) (string, bool) {
 	if vecscan.ASCIIPrefix(s) == len(s) {
-		return s
+		return s, true
 	}
-	return tokenize.InvalidBytesAsRune(s)
+	return tokenize.InvalidBytesAsRune(s), false
 }
 
 // serverCall is a tool call as the template sees it.
@@ -320,8 +327,8 @@ func newServerRequest(msgs []corpora.Message, tools []corpora.ToolDef) serverReq
 		}
 		sm.content = flattenContent(m) // a new slice: its texts are replaced in place
 		for i := range sm.content {
-			if sm.content[i].image == nil {
-				sm.content[i].text = wireString(sm.content[i].text)
+			if it := &sm.content[i]; it.image == nil {
+				it.text, it.ascii = wireText(it.text)
 			}
 		}
 		if m.Role == corpora.RoleAssistant {
@@ -445,7 +452,9 @@ func newPromptMarkers(r *serverRequest, extra ...string) *promptMarkers {
 	}
 	for _, m := range r.msgs {
 		for _, it := range m.content {
-			scan(it.text)
+			if !it.ascii {
+				scan(it.text)
+			}
 		}
 		scan(m.reasoning)
 		scan(m.name)
