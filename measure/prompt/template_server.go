@@ -501,7 +501,7 @@ func (pm *promptMarkers) emit(w *segmentWriter, s string, content bool, marker s
 			w.special(t)
 		}
 	}
-	for {
+	for len(pm.images) > 0 { // no picture, no placeholder: s is not searched
 		i := strings.Index(s, pm.picOpen)
 		if i < 0 {
 			break
