@@ -2,6 +2,7 @@ package corpora
 
 import (
 	"encoding/binary"
+	"math/bits"
 
 	"github.com/strata-eval/strata-eval/internal/vecscan"
 )
@@ -129,56 +130,24 @@ var jwSpecial = vecscan.NewClass(
 	[16]byte{0: 1, 1: 1, 2: 2, 5: 4},
 )
 
-// jwHasControl says whether b holds a byte below 0x20 (a control byte, which a JSON string
-// may not hold raw), eight bytes at a time: x - 0x20 in each lane sets the lane's high bit,
-// not set in x, exactly when some lane of x is below 0x20 (a borrow only runs upward from
-// such a lane).
-func jwHasControl(b []byte) bool {
-	i := 0
-	for ; i+8 <= len(b); i += 8 {
-		x := binary.LittleEndian.Uint64(b[i:])
-		if (x-jwLanes*0x20)&^x&jwHighs != 0 {
-			return true
-		}
-	}
-	for ; i < len(b); i++ {
-		if b[i] < 0x20 {
-			return true
-		}
-	}
-	return false
-}
+// jwStopASCII is the class of jwSpecial's bytes and every byte from 0x80 (high nibble 8 to F).
+var jwStopASCII = vecscan.NewClass(
+	[16]byte{1 | 8, 1 | 8, 1 | 2 | 8, 1 | 8, 1 | 8, 1 | 8, 1 | 8, 1 | 8, 1 | 8, 1 | 8, 1 | 8, 1 | 8, 1 | 4 | 8, 1 | 8, 1 | 8, 1 | 8},
+	[16]byte{0: 1, 1: 1, 2: 2, 5: 4, 8: 8, 9: 8, 10: 8, 11: 8, 12: 8, 13: 8, 14: 8, 15: 8},
+)
 
 // jwValidString checks the JSON string starting at b[i] (a quote) and returns the index just
 // after its closing quote, or -1: no control byte below 0x20, only the escapes JSON defines.
 func jwValidString(b []byte, i int) int {
 	i++
 	for {
-		// Eight bytes at a time while none is a quote, a backslash or a control byte; past
-		// four such words, 32 at a time (AVX2) while the line goes on: most strings end
-		// within 32 bytes, and the vector scan pays its set-up only for the long ones.
-		for words := 0; i+8 <= len(b); words++ {
-			if words == 4 && vecscan.HasAVX2 && len(b)-i >= 64 {
-				if i += vecscan.PrefixBytes(b[i:], jwSpecial); i+8 > len(b) {
-					break
-				}
-			}
-			x := binary.LittleEndian.Uint64(b[i:])
-			quote := x ^ (jwLanes * '"')
-			backslash := x ^ (jwLanes * '\\')
-			special := (quote-jwLanes)&^quote | (backslash-jwLanes)&^backslash | (x - jwLanes*0x20)
-			if special&^x&jwHighs != 0 {
-				break
-			}
-			i += 8
-		}
-		if i >= len(b) {
+		if i = jwPlain(b, i, jwSpecial, 0); i >= len(b) {
 			return -1
 		}
-		switch c := b[i]; {
-		case c == '"':
+		switch b[i] {
+		case '"':
 			return i + 1
-		case c == '\\':
+		case '\\':
 			if i+1 >= len(b) {
 				return -1
 			}
@@ -198,12 +167,37 @@ func jwValidString(b []byte, i int) int {
 			default:
 				return -1
 			}
-		case c < 0x20:
+		default: // a control byte
 			return -1
-		default:
-			i++
 		}
 	}
+}
+
+// jwPlain returns the index of the first byte from b[i] on that is in class c: a quote, a
+// backslash or a control byte (jwSpecial), with pastASCII jwHighs also any byte from 0x80
+// (jwStopASCII; pastASCII 0 for jwSpecial); len(b) when there is none. Eight bytes at a time
+// (the first flagged lane is exact: a borrow only runs upward from a flagged lane); past four
+// such words, 32 at a time (AVX2) while at least 64 bytes are left: most strings end within
+// 32 bytes, and the vector scan pays its set-up only for the long ones.
+func jwPlain(b []byte, i int, c *vecscan.Class, pastASCII uint64) int {
+	for words := 0; i+8 <= len(b); words++ {
+		if words == 4 && vecscan.HasAVX2 && len(b)-i >= 64 {
+			if i += vecscan.PrefixBytes(b[i:], c); i+8 > len(b) {
+				break
+			}
+		}
+		x := binary.LittleEndian.Uint64(b[i:])
+		quote := x ^ (jwLanes * '"')
+		backslash := x ^ (jwLanes * '\\')
+		special := (quote-jwLanes)&^quote | (backslash-jwLanes)&^backslash | (x - jwLanes*0x20)
+		if stop := (special&^x | x&pastASCII) & jwHighs; stop != 0 {
+			return i + bits.TrailingZeros64(stop)/8
+		}
+		i += 8
+	}
+	for ; i < len(b) && !c.Has(b[i]); i++ {
+	}
+	return i
 }
 
 // jwValidLiteral checks that the literal word starts at b[i]; it returns the index after it,

@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/strata-eval/strata-eval/internal/vecscan"
 )
 
 // jwValidCases are records and near-records whose verdict encoding/json decides; jwValid must
@@ -125,10 +127,11 @@ func BenchmarkJWValid(b *testing.B) {
 	}
 }
 
-// TestJWHasControl compares the word-at-a-time check with a byte loop: every byte value at
-// every place of strings of 0 to 20 bytes, among printable ASCII and bytes of 0x80 and above.
-func TestJWHasControl(t *testing.T) {
-	for n := 0; n <= 20; n++ {
+// TestJWPlain compares the word-at-a-time and vector scan with a byte loop: every byte value
+// at every place of strings of 0 to 20 bytes and of lengths around the vector scan's, among
+// printable ASCII and bytes of 0x80 and above, for both classes.
+func TestJWPlain(t *testing.T) {
+	for _, n := range []int{0, 1, 2, 3, 5, 7, 8, 9, 15, 16, 17, 20, 95, 96, 97, 130, 161, 200} {
 		for at := 0; at < n; at++ {
 			for c := 0; c < 256; c++ {
 				b := make([]byte, n)
@@ -136,12 +139,17 @@ func TestJWHasControl(t *testing.T) {
 					b[i] = "a\x80\xff\x20"[i%4]
 				}
 				b[at] = byte(c)
-				want := false
-				for _, x := range b {
-					want = want || x < 0x20
-				}
-				if got := jwHasControl(b); got != want {
-					t.Fatalf("jwHasControl(%q) = %v, want %v", b, got, want)
+				for _, class := range []struct {
+					c         *vecscan.Class
+					pastASCII uint64
+				}{{jwSpecial, 0}, {jwStopASCII, jwHighs}} {
+					want := 0
+					for want < n && !class.c.Has(b[want]) {
+						want++
+					}
+					if got := jwPlain(b, 0, class.c, class.pastASCII); got != want {
+						t.Fatalf("jwPlain(%q, %x) = %d, want %d", b, class.pastASCII, got, want)
+					}
 				}
 			}
 		}

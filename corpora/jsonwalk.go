@@ -388,27 +388,36 @@ func jwUnquote(q []byte) (string, error) {
 
 // jwUnescape decodes the escapes of a JSON string's inner bytes in one pass, with one
 // allocation, the way encoding/json does (a lone or broken UTF-16 surrogate becomes U+FFFD).
-// It declines (ok false) what encoding/json would reject or repair: a control byte, a bad
-// escape, invalid UTF-8; the caller then asks encoding/json for the error or the repair.
+// It declines (ok false) what encoding/json would reject or repair: a control byte, a quote, a
+// bad escape, invalid UTF-8; the caller then asks encoding/json for the error or the repair.
 // A stringified multi-megabyte tool result is all escapes of quotes: this is what reads it.
+// The plain ASCII between escapes is found and copied in one step (jwPlain); a stretch
+// of bytes past ASCII is checked as UTF-8 where it stands (UTF-8 never puts an ASCII byte
+// inside a rune, so the stretches are valid exactly when the whole is).
 func jwUnescape(inner []byte) (string, bool) {
-	if !utf8.Valid(inner) {
-		return "", false
-	}
 	var out strings.Builder // String() hands over the buffer: the text is copied once
 	out.Grow(len(inner))
 	for len(inner) > 0 {
-		k := bytes.IndexByte(inner, '\\')
-		if k < 0 {
-			k = len(inner)
-		}
-		if jwHasControl(inner[:k]) {
-			return "", false
-		}
+		k := jwPlain(inner, 0, jwStopASCII, jwHighs)
 		out.Write(inner[:k])
 		inner = inner[k:]
 		if len(inner) == 0 {
 			break
+		}
+		if inner[0] >= utf8.RuneSelf {
+			k = 1
+			for k < len(inner) && inner[k] >= utf8.RuneSelf {
+				k++
+			}
+			if !utf8.Valid(inner[:k]) {
+				return "", false
+			}
+			out.Write(inner[:k])
+			inner = inner[k:]
+			continue
+		}
+		if inner[0] != '\\' {
+			return "", false // a control byte or a quote
 		}
 		if len(inner) < 2 {
 			return "", false

@@ -161,7 +161,7 @@ func (rd *apiLogReader) readLine(br *bufio.Reader) ([]byte, error) {
 		if spiller != nil && len(spiller.shifts) > 0 {
 			// a payload was streamed past: the buffer sized for the whole line is not kept
 			if cap(buf) > apiOwnLine && cap(buf) > 4*len(buf) {
-				buf = append(make([]byte, 0, len(buf)), buf...)
+				buf = bytes.Clone(buf)
 			}
 			rd.line, rd.spilled = buf, spiller
 			return buf, err
@@ -170,13 +170,15 @@ func (rd *apiLogReader) readLine(br *bufio.Reader) ([]byte, error) {
 			return buf, err
 		}
 		rd.lineScratch = buf[:0]
-		return append(make([]byte, 0, len(buf)), buf...), err
+		return bytes.Clone(buf), err // not make+copy: append's fresh slice is not zeroed first
 	}
 }
 
 // apiOwnLine is the largest line buffer a reader keeps for the next line; a line needing more
-// keeps its buffer (readLine).
-const apiOwnLine = 4 << 20
+// keeps its buffer (readLine). Up to spillActivate, so that a line of a few megabytes (a
+// request re-sending a conversation's pictures) is copied into the scratch and then once into
+// its own slice, not into a buffer that doubles (each doubling zeroed and copied).
+const apiOwnLine = spillActivate
 
 // apiMaxScratch is the line length past which readLine sizes the line's buffer from the
 // bytes left in the input.

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"testing"
 	"unsafe"
+
+	"github.com/strata-eval/strata-eval/internal/gencorpus"
 )
 
 // apiTestPNG draws a w×h picture with a gradient and returns it PNG-encoded.
@@ -529,6 +531,32 @@ func BenchmarkReadOpenAIChatLargeScreenshot(b *testing.B) {
 		var c Collector
 		if err := readOpenAIChat(context.Background(), "f", strings.NewReader(body), &c); err != nil || len(c.Conversations) != 1 {
 			b.Fatal(err, len(c.Problems))
+		}
+	}
+}
+
+// BenchmarkReadGeneratedCorpus reads the request logs of a generated 64 MiB corpus (the shape
+// of `make bench-scale`'s: requests re-sending their history of 2 MiB tool results and
+// screenshots) as a replay does: each file hashed as it is read (ReadFileDigest), its
+// conversations dropped.
+func BenchmarkReadGeneratedCorpus(b *testing.B) {
+	dir := b.TempDir()
+	stats, err := gencorpus.Generate(context.Background(), dir, gencorpus.Config{Seed: 1, TotalBytes: 64 << 20})
+	if err != nil {
+		b.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	b.ReportAllocs()
+	b.SetBytes(stats.Bytes)
+	for b.Loop() {
+		var d chatboxDiscard
+		for _, f := range files {
+			if _, whole, err := ReadFileDigest(context.Background(), f, "", &d, sha256.New()); err != nil || !whole {
+				b.Fatal(f, err, whole)
+			}
+		}
+		if d.convs != stats.Requests || d.problems != 0 {
+			b.Fatalf("%d conversations, %d problems; %d requests written", d.convs, d.problems, stats.Requests)
 		}
 	}
 }

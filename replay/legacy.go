@@ -13,11 +13,11 @@ func LegacyToolText(text string, s Settings) (string, []TextPicture) {
 
 // legacyToolParts renders a tool's text in the before arm and records its pictures.
 func (w *armWalk) legacyToolParts(text string, msgIndex int, loc corpora.Location) []corpora.Part {
-	out, pics := LegacyToolText(text, w.settings)
-	for _, p := range pics {
+	// LegacyToolText, with the runs the other arms find in the same text found once
+	for _, p := range w.memo.findTextPictures(text, w.settings.MinRun) {
 		w.record(textPictureRecord(text, p, msgIndex, loc, w.memo))
 	}
-	return []corpora.Part{{Kind: corpora.PartText, Text: out, Loc: loc}}
+	return []corpora.Part{{Kind: corpora.PartText, Text: text, Loc: loc}}
 }
 
 // legacyMCPParts renders a structured MCP result in the before arm: one text, every picture

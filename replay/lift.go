@@ -125,12 +125,7 @@ func (l *Lifter) CheckNanos() int64 {
 
 func (l *Lifter) plan(text string, check bool) TextLift {
 	var pics []TextPicture
-	for from := 0; ; {
-		r, ok := NextRun(text, from, l.minRun)
-		if !ok {
-			break
-		}
-		from = r.End
+	for _, r := range l.memo.runs(text, l.minRun) {
 		typ := SniffRun(text, r)
 		if typ == "" {
 			continue
@@ -281,21 +276,22 @@ func (t TextLift) DecodeInto(text string, buf []byte) ([]byte, error) {
 // FindTextPictures lists the pictures in a tool's text without changing it (the before arm:
 // every picture stays text, docs/pipeline.md §3).
 func FindTextPictures(text string, minRun int) []TextPicture {
+	return (*PictureMemo)(nil).findTextPictures(text, minRun)
+}
+
+// findTextPictures is FindTextPictures with the text's runs from m (see PictureMemo.runs).
+func (m *PictureMemo) findTextPictures(text string, minRun int) []TextPicture {
 	if minRun <= 0 {
 		minRun = DefaultMinRun
 	}
 	var pics []TextPicture
-	for from := 0; ; {
-		r, ok := NextRun(text, from, minRun)
-		if !ok {
-			return pics
-		}
-		from = r.End
+	for _, r := range m.runs(text, minRun) {
 		if typ := SniffRun(text, r); typ != "" {
 			pics = append(pics, TextPicture{Run: r, Type: typ, Bytes: r.DecodedLen(), Outcome: OutcomeText,
 				Reason: textPictureReason})
 		}
 	}
+	return pics
 }
 
 // pictureFacts are the figures recorded for a picture's bytes.

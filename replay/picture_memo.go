@@ -18,7 +18,28 @@ type PictureMemo struct {
 	mu       sync.Mutex
 	verdicts map[memoKey]checkVerdict
 	facts    map[memoKey]runFacts
+
+	// scans are the runs of the last tool texts scanned, newest last, and scanBytes the sum
+	// of their lengths (see runs).
+	scanMu    sync.Mutex
+	scans     []textScan
+	scanBytes int
 }
+
+// textScan is the runs NextRun finds in a text with a minimum run length; it holds the text,
+// so that no other text can take its address while it is remembered.
+type textScan struct {
+	text   string
+	minRun int
+	runs   []Run
+}
+
+// Scan limits: a memo keeps the runs of the last maxScans texts (the arms of a case meet the
+// same tool texts, one arm after the other), holding at most maxScanBytes of text.
+const (
+	maxScans     = 16
+	maxScanBytes = 32 << 20
+)
 
 // memoKey identifies bytes as the count cache keys text (measure.textKey): the length and two
 // 64-bit maphash values under independent seeds drawn per process, so that bytes cannot be
@@ -164,4 +185,51 @@ func (m *PictureMemo) describeRun(text string, r Run) (pictureFacts, bool) {
 		return runFacts{facts: f, ok: ok}
 	})
 	return v.facts, v.ok
+}
+
+// runs returns every run NextRun finds in text with at least minRun characters, in order. A
+// text met again (the same string at the same address: another arm of the case) is not
+// scanned again; a nil memo, a short text or one past maxScanBytes is always scanned. The
+// runs are shared: callers do not modify them.
+func (m *PictureMemo) runs(text string, minRun int) []Run {
+	if m == nil || len(text) < minMemoBytes || len(text) > maxScanBytes {
+		return scanRuns(text, minRun)
+	}
+	m.scanMu.Lock()
+	for i := len(m.scans) - 1; i >= 0; i-- {
+		if sc := m.scans[i]; sc.minRun == minRun && len(sc.text) == len(text) && unsafe.StringData(sc.text) == unsafe.StringData(text) {
+			m.scanMu.Unlock()
+			return sc.runs
+		}
+	}
+	m.scanMu.Unlock()
+	runs := scanRuns(text, minRun)
+	m.scanMu.Lock()
+	m.scans = append(m.scans, textScan{text: text, minRun: minRun, runs: runs})
+	m.scanBytes += len(text)
+	drop := 0
+	for len(m.scans)-drop > maxScans || m.scanBytes > maxScanBytes {
+		m.scanBytes -= len(m.scans[drop].text)
+		drop++
+	}
+	if drop > 0 {
+		k := copy(m.scans, m.scans[drop:])
+		clear(m.scans[k:])
+		m.scans = m.scans[:k]
+	}
+	m.scanMu.Unlock()
+	return runs
+}
+
+// scanRuns returns every run NextRun finds in text with at least minRun characters, in order.
+func scanRuns(text string, minRun int) []Run {
+	var runs []Run
+	for from := 0; ; {
+		r, ok := NextRun(text, from, minRun)
+		if !ok {
+			return runs
+		}
+		runs = append(runs, r)
+		from = r.End
+	}
 }

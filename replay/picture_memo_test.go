@@ -2,6 +2,9 @@ package replay
 
 import (
 	"errors"
+	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/strata-eval/strata-eval/corpora"
@@ -145,5 +148,43 @@ func TestMCPPictureRecordSharesTheCheckKey(t *testing.T) {
 	}
 	if legacy := RenderMCPLegacy(&res, Settings{}, MCPRenderOptions{Pictures: memo}); legacy.Pictures[0].checked.holds(legacy.Pictures[0].Data) {
 		t.Error("the legacy rendering checked its picture")
+	}
+}
+
+// TestPictureMemoRuns: the runs a memo gives are the ones NextRun finds, for a text met again
+// at the same address, for a copy of it, under another minimum length and past maxScans texts;
+// the before arm lists the same pictures through it.
+func TestPictureMemoRuns(t *testing.T) {
+	pic := b64(fxPNG(t, 80, 60, true))
+	texts := []string{
+		"log\n" + pic + "\nmore " + fxBase64Noise(5000) + " end " + escapeSlashes(pic),
+		"data:image/png;base64," + pic + " and " + strings.Repeat("word ", 2000),
+	}
+	memo := NewPictureMemo()
+	for round := range maxScans + 2 {
+		for _, text := range texts {
+			for _, minRun := range []int{DefaultMinRun, 4096} {
+				text := text
+				if round%2 == 1 {
+					text = strings.Clone(text) // the same bytes at another address
+				}
+				if got, want := memo.runs(text, minRun), scanRuns(text, minRun); !slices.Equal(got, want) {
+					t.Fatalf("round %d, minRun %d: runs %+v, want %+v", round, minRun, got, want)
+				}
+				if got, want := memo.findTextPictures(text, minRun), FindTextPictures(text, minRun); !reflect.DeepEqual(got, want) {
+					t.Fatalf("round %d, minRun %d: pictures %+v, want %+v", round, minRun, got, want)
+				}
+			}
+		}
+	}
+	if n := len(memo.scans); n != maxScans {
+		t.Errorf("%d scans remembered, want %d", n, maxScans)
+	}
+	memo.runs(strings.Repeat("a ", maxScanBytes/2+1), DefaultMinRun) // too long to keep
+	if n := len(memo.scans); n != maxScans || memo.scanBytes > maxScanBytes {
+		t.Errorf("%d scans of %d bytes remembered after a text past the limit", n, memo.scanBytes)
+	}
+	if runs := scanRuns(texts[0], DefaultMinRun); len(runs) != 3 {
+		t.Errorf("%d runs in the first text, want 3", len(runs))
 	}
 }

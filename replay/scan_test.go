@@ -215,7 +215,7 @@ func TestNextRunMatchesNaive(t *testing.T) {
 		}
 		text := b.String()
 		minRun := 32 + iter%40
-		got := collectRuns(text, minRun)
+		got := scanRuns(text, minRun)
 		want := naiveRuns(text, minRun)
 		if len(got) != len(want) {
 			t.Fatalf("iter %d: %d runs, want %d\n got  %+v\n want %+v", iter, len(got), len(want), got, want)
@@ -226,18 +226,6 @@ func TestNextRunMatchesNaive(t *testing.T) {
 				t.Fatalf("iter %d run %d: got %+v, want %+v", iter, i, g, w)
 			}
 		}
-	}
-}
-
-func collectRuns(text string, minRun int) []Run {
-	var out []Run
-	for from := 0; ; {
-		r, ok := NextRun(text, from, minRun)
-		if !ok {
-			return out
-		}
-		out = append(out, r)
-		from = r.End
 	}
 }
 
@@ -351,7 +339,7 @@ func FuzzScan(f *testing.F) {
 	f.Add(`\\\/`+fxBase64Noise(30), 4)
 	f.Fuzz(func(t *testing.T, text string, minRun int) {
 		minRun = 1 + abs(minRun)%64
-		got := collectRuns(text, minRun)
+		got := scanRuns(text, minRun)
 		want := naiveRuns(text, minRun)
 		if len(got) != len(want) {
 			t.Fatalf("%d runs, want %d: %+v vs %+v", len(got), len(want), got, want)

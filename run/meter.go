@@ -17,6 +17,7 @@ import (
 
 	"github.com/strata-eval/strata-eval/corpora"
 	"github.com/strata-eval/strata-eval/engine"
+	"github.com/strata-eval/strata-eval/internal/vecscan"
 	"github.com/strata-eval/strata-eval/measure"
 	"github.com/strata-eval/strata-eval/measure/imagerows"
 	"github.com/strata-eval/strata-eval/measure/score"
@@ -333,20 +334,13 @@ func textChars(s string) int {
 }
 
 // runeCount is utf8.RuneCountInString (len([]rune(s)): a byte that is not UTF-8 counts as one
-// rune) with a fast path over ASCII, eight bytes a step: a tool text is megabytes of base64 or
-// logs, which the standard function walks rune by rune. Four words of ASCII are taken a step.
+// rune) with a fast path over ASCII: a tool text is megabytes of base64 or logs, which the
+// standard function walks rune by rune. The ASCII prefix is passed 32 bytes a step
+// (vecscan.ASCIIPrefix), the rest eight a step between runes.
 func runeCount(s string) int {
 	const high = 0x8080808080808080
-	n := 0
-	for i := 0; i < len(s); {
-		if i+32 <= len(s) {
-			b := []byte(s[i : i+32])
-			le := binary.LittleEndian
-			if (le.Uint64(b)|le.Uint64(b[8:])|le.Uint64(b[16:])|le.Uint64(b[24:]))&high == 0 {
-				n, i = n+32, i+32
-				continue
-			}
-		}
+	n := vecscan.ASCIIPrefix(s)
+	for i := n; i < len(s); {
 		if i+8 <= len(s) && binary.LittleEndian.Uint64([]byte(s[i:i+8]))&high == 0 {
 			n, i = n+8, i+8
 			continue

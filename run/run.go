@@ -321,6 +321,12 @@ func (r *runner) execute(ctx context.Context) (*LoadResult, error) {
 	writerDone := make(chan struct{})
 	go func() {
 		defer close(writerDone)
+		out := &caseWriter{w: cfg.CasesOut}
+		defer func() {
+			if err := out.sync(); writeErr == nil {
+				writeErr = err
+			}
+		}()
 		pending := map[int]indexedCase{}
 		next := 0
 		for ic := range done {
@@ -338,7 +344,7 @@ func (r *runner) execute(ctx context.Context) (*LoadResult, error) {
 					cfg.Progress(Progress{Done: next, TotalBytes: r.sizes.total, ReadBytes: r.sizes.read.Load()})
 				}
 				if cfg.CasesOut != nil && writeErr == nil && !c.resumed && !c.cancelled && !c.notMeasured {
-					writeErr = writeJSONLine(cfg.CasesOut, c.c)
+					writeErr = out.write(c.c)
 				}
 			}
 		}
@@ -381,18 +387,45 @@ func (r *runner) execute(ctx context.Context) (*LoadResult, error) {
 	return load, loadErr
 }
 
-func writeJSONLine(w io.Writer, v any) error {
+// caseWriter appends cases to CasesOut as JSON lines. A file is synced at most once every
+// caseSyncEvery and once at the end: a line is in the kernel's cache once written, so a killed
+// run loses none; a crash of the machine loses at most the last interval's cases, which
+// --resume measures again.
+type caseWriter struct {
+	w        io.Writer
+	lastSync time.Time
+	unsynced bool
+}
+
+// caseSyncEvery is the most time a written case waits for its file to be synced.
+const caseSyncEvery = time.Second
+
+// write appends v as one JSON line, syncing the file when the last sync is caseSyncEvery old.
+func (cw *caseWriter) write(v any) error {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
 		return err
 	}
-	_, err := w.Write(buf.Bytes())
-	if f, ok := w.(*os.File); ok && err == nil {
-		err = f.Sync()
+	if _, err := cw.w.Write(buf.Bytes()); err != nil {
+		return err
 	}
-	return err
+	cw.unsynced = true
+	if time.Since(cw.lastSync) < caseSyncEvery {
+		return nil
+	}
+	return cw.sync()
+}
+
+// sync syncs a file written since the last sync.
+func (cw *caseWriter) sync() error {
+	f, ok := cw.w.(*os.File)
+	if !ok || !cw.unsynced {
+		return nil
+	}
+	cw.unsynced, cw.lastSync = false, time.Now()
+	return f.Sync()
 }
 
 // replayCase runs one request through every arm and measures it.

@@ -43,3 +43,29 @@ func PrefixBytes(b []byte, c *Class) int {
 	}
 	return prefix(unsafe.Pointer(unsafe.SliceData(b)), len(b), c)
 }
+
+// pastASCII is the class of the bytes from 0x80 (high nibble 8 to F).
+var pastASCII = NewClass(
+	[16]byte{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+	[16]byte{8: 1, 9: 1, 10: 1, 11: 1, 12: 1, 13: 1, 14: 1, 15: 1},
+)
+
+// ASCIIPrefix returns the length of the longest prefix of s that is ASCII (no byte from
+// 0x80): 32 bytes at a time with AVX2, else eight.
+func ASCIIPrefix(s string) int {
+	i := 0
+	if HasAVX2 {
+		i = Prefix(s, pastASCII)
+	}
+	for ; i+8 <= len(s); i += 8 {
+		w := s[i : i+8]
+		x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+			uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+		if x&0x8080808080808080 != 0 {
+			break
+		}
+	}
+	for ; i < len(s) && s[i] < 0x80; i++ {
+	}
+	return i
+}

@@ -89,3 +89,27 @@ func FuzzPrefix(f *testing.F) {
 		checkPrefix(t, b)
 	})
 }
+
+// TestASCIIPrefix puts every byte value at every offset of strings around the block sizes.
+func TestASCIIPrefix(t *testing.T) {
+	for _, n := range []int{0, 1, 7, 8, 9, 31, 32, 33, 63, 64, 127, 128, 129, 200} {
+		for at := 0; at <= n; at++ {
+			for c := 0; c < 256; c++ {
+				b := make([]byte, n)
+				for i := range b {
+					b[i] = 'a' + byte(i%26)
+				}
+				want := n
+				if at < n {
+					b[at] = byte(c)
+					if c >= 0x80 {
+						want = at
+					}
+				}
+				if got := ASCIIPrefix(string(b)); got != want {
+					t.Fatalf("ASCIIPrefix(%q) = %d, want %d", b, got, want)
+				}
+			}
+		}
+	}
+}

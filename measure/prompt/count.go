@@ -557,19 +557,23 @@ func nextChunkIn(text string, selectBits uint, final bool) int {
 	}
 	shift := 64 - selectBits
 	i := 8
-	// Four positions a step: the windows of i..i+3 are the 11 bytes from i-8, read as four
+	// Eight positions a step: the windows of i..i+7 are the 15 bytes from i-8, read as eight
 	// overlapping words; a hash passes when it is under 2^shift, so the step branches once on the
-	// least of the four unless one passes.
-	for ; i+3 < len(text); i += 4 {
-		w := text[i-8 : i+3]
+	// least of the eight (a tree of minimums, four deep in all) unless one passes.
+	for ; i+7 < len(text); i += 8 {
+		w := text[i-8 : i+7]
 		h0 := le64(w, 0) * chunkHashMul
 		h1 := le64(w, 1) * chunkHashMul
 		h2 := le64(w, 2) * chunkHashMul
 		h3 := le64(w, 3) * chunkHashMul
-		if min(h0, h1, h2, h3)>>shift != 0 {
+		h4 := le64(w, 4) * chunkHashMul
+		h5 := le64(w, 5) * chunkHashMul
+		h6 := le64(w, 6) * chunkHashMul
+		h7 := le64(w, 7) * chunkHashMul
+		if min(min(h0, h1), min(h2, h3), min(h4, h5), min(h6, h7))>>shift != 0 {
 			continue
 		}
-		for j := i; j < i+4; j++ {
+		for j := i; j < i+8; j++ {
 			if le64(text, j-8)*chunkHashMul>>shift == 0 && chunkCutAt(text, j, selectBits, final) {
 				return j
 			}

@@ -162,6 +162,7 @@ func (w *segmentWriter) image(img *corpora.Image, marker string) {
 type contentItem struct {
 	text  string
 	image *corpora.Image
+	ascii bool // text is known to be ASCII (set by newServerRequest)
 }
 
 // flattenContent returns a message's content in order: text parts (and tool results' text),

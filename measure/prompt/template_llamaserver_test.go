@@ -395,3 +395,18 @@ func TestLlamaServerChatML(t *testing.T) {
 	}
 	t.Logf("%d renderings compared with llama-server", compared)
 }
+
+// wireString passes ASCII by its fast path and anything else to tokenize.InvalidBytesAsRune:
+// the same string either way, invalid bytes at every place around the vector blocks.
+func TestWireStringIsInvalidBytesAsRune(t *testing.T) {
+	for _, n := range []int{0, 1, 8, 31, 32, 33, 64, 100, 130} {
+		for at := 0; at <= n; at++ {
+			for _, bad := range []string{"", "é", "\xff", "\xe3\x80", "日本"} {
+				s := strings.Repeat("x", at) + bad + strings.Repeat("y", n-at)
+				if got, want := wireString(s), tokenize.InvalidBytesAsRune(s); got != want {
+					t.Fatalf("wireString(%q) = %q, want %q", s, got, want)
+				}
+			}
+		}
+	}
+}

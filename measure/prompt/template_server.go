@@ -13,6 +13,7 @@ import (
 
 	"github.com/strata-eval/strata-eval/corpora"
 	"github.com/strata-eval/strata-eval/internal/jsonquote"
+	"github.com/strata-eval/strata-eval/internal/vecscan"
 	"github.com/strata-eval/strata-eval/measure/tokenize"
 )
 
@@ -263,8 +264,21 @@ func serverToJSON(n jsonNode, indent int) string {
 }
 
 // wireString is s as the server decodes it from the request that Go's JSON encoder wrote:
-// each byte that is not UTF-8 becomes U+FFFD.
-func wireString(s string) string { return tokenize.InvalidBytesAsRune(s) }
+// each byte that is not UTF-8 becomes U+FFFD. ASCII, most of a request's text, is passed 32
+// bytes a step before anything is decoded.
+func wireString(s string) string {
+	s, _ = wireText(s)
+	return s
+}
+
+// wireText is wireString that also says whether s is ASCII (so holds none of promptMarkers'
+// code points).
+func wireText(s string) (string, bool) {
+	if vecscan.ASCIIPrefix(s) == len(s) {
+		return s, true
+	}
+	return tokenize.InvalidBytesAsRune(s), false
+}
 
 // serverCall is a tool call as the template sees it.
 type serverCall struct {
@@ -313,8 +327,8 @@ func newServerRequest(msgs []corpora.Message, tools []corpora.ToolDef) serverReq
 		}
 		sm.content = flattenContent(m) // a new slice: its texts are replaced in place
 		for i := range sm.content {
-			if sm.content[i].image == nil {
-				sm.content[i].text = wireString(sm.content[i].text)
+			if it := &sm.content[i]; it.image == nil {
+				it.text, it.ascii = wireText(it.text)
 			}
 		}
 		if m.Role == corpora.RoleAssistant {
@@ -438,7 +452,9 @@ func newPromptMarkers(r *serverRequest, extra ...string) *promptMarkers {
 	}
 	for _, m := range r.msgs {
 		for _, it := range m.content {
-			scan(it.text)
+			if !it.ascii {
+				scan(it.text)
+			}
 		}
 		scan(m.reasoning)
 		scan(m.name)
@@ -485,7 +501,7 @@ func (pm *promptMarkers) emit(w *segmentWriter, s string, content bool, marker s
 			w.special(t)
 		}
 	}
-	for {
+	for len(pm.images) > 0 { // no picture, no placeholder: s is not searched
 		i := strings.Index(s, pm.picOpen)
 		if i < 0 {
 			break
