@@ -58,6 +58,8 @@ type b64ShortCounts struct {
 	// besides the whole piece (rankByConcatenation only).
 	pairRank  [1 << 12]uint32
 	tripleTok [1 << 18 / 64]uint64
+	// pairTok is a bit per two-character piece that is a token (countB64Segments).
+	pairTok [1 << 12 / 64]uint64
 	// tripleIDs are the ids of the three-character tokens in the order of their codes, and
 	// tripleBase[w] how many of them come before word w of tripleTok: the rank of a triple is
 	// read with a count of the bits before it (tripleRank), from 100 KB or so, where a table of
@@ -71,13 +73,8 @@ type b64ShortCounts struct {
 	// no token without the map look-up.
 	longTok [1 << 16 / 64]uint64
 	// tokens are the tokens of minB64Token to maxB64Token base64 characters (newB64TokenSet).
-	tokens *u64Table
-	// short holds the counts of pieces of one, two and three characters at b64ShortIndex.
-	short [b64ShortSlots]uint8
+	tokens *b64TokenSet
 }
-
-// b64ShortSlots is the number of slots of b64ShortCounts.short.
-const b64ShortSlots = 1 + 1<<6 + 1<<12 + 1<<18
 
 // b64Code maps a byte to its 6-bit base64 code, or 0xff.
 var b64Code = func() (t [256]uint8) {
@@ -154,7 +151,7 @@ func (e *bpeEngine) countB64Four(piece string) (int, bool) {
 	if !t.bytesOK {
 		return 0, false
 	}
-	if _, ok := t.b64TokenID(b64Key(uint64(a)|uint64(b)<<6|uint64(c)<<12|uint64(d)<<18, 4)); ok {
+	if _, ok := t.tokens.id(uint64(a)|uint64(b)<<6|uint64(c)<<12|uint64(d)<<18, 4); ok {
 		return 1, true
 	}
 	ab, bc, cd := t.pairRank[uint32(a)<<6|uint32(b)], t.pairRank[uint32(b)<<6|uint32(c)], t.pairRank[uint32(c)<<6|uint32(d)]
@@ -236,6 +233,9 @@ func (e *bpeEngine) fillB64Counts() {
 			if pairOK && e.mode == rankByConcatenation {
 				t.pairRank[i<<6|j] = id
 			}
+			if pairOK {
+				t.pairTok[i] |= 1 << j
+			}
 			switch {
 			case byRule && pairOK:
 				t.two[i<<6|j] = 1
@@ -286,12 +286,6 @@ func (e *bpeEngine) fillB64Counts() {
 			t.longTok[bit>>6] |= 1 << (bit & 63)
 		}
 	}
-	t.short[0] = 0
-	for i := 0; i < 64; i++ {
-		t.short[b64ShortIndex(1, uint32(i))] = 1
-	}
-	copy(t.short[b64ShortIndex(2, 0):], t.two[:])
-	copy(t.short[b64ShortIndex(3, 0):], t.three[:])
 	e.b64Counts = t
 }
 
