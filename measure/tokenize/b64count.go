@@ -48,7 +48,7 @@ func (t *BPETokenizer) b64FastPath() bool {
 
 // countB64Pieces counts the pieces from p on for as long as they are base64 and the byte after
 // each is too, and returns the count and where it stopped (the start of the piece it left). It
-// reads the text 64 bytes at a time: the bytes' classes as bit masks (b64ClassWord), from them
+// reads the text 64 bytes at a time: the bytes' classes as bit masks (classify), from them
 // the bit mask of the bytes that begin a piece (b64Starts), and from that the ends of the pieces
 // of one, two, three and more characters, each a mask of its own; pieces of one character add
 // their number, those of two and three their counts from b64Counts by their codes, longer ones
@@ -129,9 +129,20 @@ type b64Block struct {
 	digitRun int
 }
 
-// classify sets the class masks of the 64 bytes of text from base (bytes past the end are
-// outside the alphabet).
+// classify sets the class masks of the 64 bytes of text from base up to the first word of eight
+// that holds a byte outside the alphabet (the bytes after it are left outside, as are those past
+// the end of the text), eight bytes at a time in a word: a byte is in a range when adding 0x80
+// minus the range's first byte sets its top bit and adding 0x80 minus the byte past its end does
+// not (the top bit cleared first, no sum carries into the next byte), '+' or '/' when setting
+// bit 2 makes it '/', and the eight top bits are gathered by a multiplication.
 func (b *b64Block) classify(text string, base int) {
+	const (
+		ones = 0x0101010101010101
+		high = 0x8080808080808080
+		// gather moves bit 0 of each byte into the top byte, byte k to bit 56+k (the
+		// products never overlap, so no carry spoils them).
+		gather = 0x0102040810204080
+	)
 	for k := 0; k < 64; k += 8 {
 		var w uint64
 		if base+k+8 <= len(text) {
@@ -141,34 +152,21 @@ func (b *b64Block) classify(text string, base int) {
 				w = w<<8 | uint64(text[i])
 			}
 		}
-		u, l, d, p := b64ClassWord(w)
-		b.upper |= u << k
-		b.lower |= l << k
-		b.digit |= d << k
-		b.punct |= p << k
+		ascii := ^w & high
+		y := w &^ high
+		upper := (y + (0x80-'A')*ones) &^ (y + (0x80-'Z'-1)*ones) & ascii
+		lower := (y + (0x80-'a')*ones) &^ (y + (0x80-'z'-1)*ones) & ascii
+		digit := (y + (0x80-'0')*ones) &^ (y + (0x80-'9'-1)*ones) & ascii
+		punct := ^((y | 4*ones) ^ '/'*ones + 0x7f*ones) & ascii
+		b.upper |= upper >> 7 * gather >> 56 << k
+		b.lower |= lower >> 7 * gather >> 56 << k
+		b.digit |= digit >> 7 * gather >> 56 << k
+		b.punct |= punct >> 7 * gather >> 56 << k
+		if upper|lower|digit|punct != high {
+			return // a byte outside the alphabet: the bytes after it are not read (in prose, the
+			// fast path is tried after a word and stops within a few bytes)
+		}
 	}
-}
-
-// Constants of the byte-wise (SWAR) arithmetic on eight bytes in a word.
-const (
-	swarOnes = 0x0101010101010101
-	swarHigh = 0x8080808080808080
-	// swarGather moves bit 7 of each byte, shifted to bit 0, into the top byte, byte k to bit
-	// 56+k (the products never overlap, so no carry spoils them).
-	swarGather = 0x0102040810204080
-)
-
-// b64ClassWord returns the bytes of w (little-endian) in each class of the base64 alphabet as
-// 8-bit masks: upper-case letters, lower-case letters, digits, '+' and '/'.
-func b64ClassWord(w uint64) (upper, lower, digit, punct uint64) {
-	ascii := ^w & swarHigh
-	y := w &^ swarHigh // seven bits a byte: adding up to 0x80 carries into no other byte
-	atLeast := func(c uint64) uint64 { return (y + (0x80-c)*swarOnes) & swarHigh }
-	gather := func(m uint64) uint64 { return (m & ascii >> 7) * swarGather >> 56 }
-	// '+' and '/' differ in bit 2 alone; t is zero in their bytes.
-	t := (y | 4*swarOnes) ^ '/'*swarOnes
-	return gather(atLeast('A') &^ atLeast('Z'+1)), gather(atLeast('a') &^ atLeast('z'+1)),
-		gather(atLeast('0') &^ atLeast('9'+1)), gather(^(t + 0x7f*swarOnes))
 }
 
 // b64Starts returns the bytes of cur that begin a piece, given the block before (zero before
@@ -208,12 +206,13 @@ func b64Starts(cur, prev *b64Block) uint64 {
 	return starts
 }
 
-// countLongB64 counts a base64 piece of four or more characters.
+// countLongB64 counts a base64 piece of four or more characters (the fast path's conditions
+// hold, b64FastPath).
 func (e *bpeEngine) countLongB64(piece string, s *bpeScratch) int {
+	if len(piece) == 4 {
+		return e.b64Counts.countFour(uint32(b64Code[piece[0]]), uint32(b64Code[piece[1]]), uint32(b64Code[piece[2]]), uint32(b64Code[piece[3]]))
+	}
 	if len(piece) <= maxB64Merge {
-		if n, ok := e.countB64Four(piece); ok {
-			return n
-		}
 		if n, ok := e.countB64Triples(piece); ok {
 			return n
 		}
@@ -223,7 +222,7 @@ func (e *bpeEngine) countLongB64(piece string, s *bpeScratch) int {
 	return n
 }
 
-// countB64Triples counts a piece of 4 to maxB64Merge base64 characters (b64Counts filled,
+// countB64Triples counts a piece of 4 to maxB64Merge-1 base64 characters (b64Counts filled,
 // tiktoken's rule) in which no token of four characters or more begins (a bit per first three
 // characters, b64TokenSet.prefix, says so for 88% of the longer pieces of random base64); ok is
 // false for any other piece. The piece is then no token, and every part the merge makes is a
@@ -237,16 +236,20 @@ func (e *bpeEngine) countLongB64(piece string, s *bpeScratch) int {
 func (e *bpeEngine) countB64Triples(piece string) (int, bool) {
 	t := e.b64Counts
 	n := len(piece)
+	if n == maxB64Merge { // its parts would be indexed to 16 (no piece in 100,000 is this long)
+		return 0, false
+	}
 	keys := b64NoKeys
-	var tripleKeys [maxB64Merge + 1]uint32 // set from 1 to n-2; read past n-2 only masked
-	tripleKeys[0] = b64NoKey
+	tripleKeys := b64NoKeys
 	var prefixes uint32 // bit i: a token of four or more may begin at character i
 	c0, c1 := uint32(b64Code[piece[0]]), uint32(b64Code[piece[1]])
 	for i := 1; i+1 < n; i++ {
 		c2 := uint32(b64Code[piece[i+1]])
 		w := c0<<6 | c1
 		keys[i] = t.pairRank[w]<<4 | uint32(i)
-		tripleKeys[i] = t.tripleRank(w<<6|c2)<<4 | uint32(i)
+		if t.tripleTok[w]>>c2&1 != 0 { // one triple in twenty or so
+			tripleKeys[i] = t.tripleRank(w<<6|c2)<<4 | uint32(i)
+		}
 		prefixes |= uint32(t.tokens.prefix[w]>>c2&1) << i
 		c0, c1 = c1, c2
 	}
@@ -257,10 +260,14 @@ func (e *bpeEngine) countB64Triples(piece string) (int, bool) {
 	starts := uint32(1)<<(n+2) - 1 // bit i: a part begins at index i; bit n+1 is the end
 	parts := n
 	for {
-		k := &keys
-		key := minKey(minKey(minKey(k[0], k[1]), minKey(k[2], k[3])), minKey(minKey(k[4], k[5]), minKey(k[6], k[7])))
-		if n > 7 { // else the keys from n on are b64NoKey
-			key = minKey(key, minKey(minKey(minKey(k[8], k[9]), minKey(k[10], k[11])), minKey(minKey(k[12], k[13]), minKey(k[14], k[15]))))
+		var key uint32
+		if k := &keys; n == 5 { // half the pieces: four keys, from 1
+			key = minKey(minKey(k[1], k[2]), minKey(k[3], k[4]))
+		} else {
+			key = minKey(minKey(minKey(k[0], k[1]), minKey(k[2], k[3])), minKey(minKey(k[4], k[5]), minKey(k[6], k[7])))
+			if n > 7 { // else the keys from n on are b64NoKey
+				key = minKey(key, minKey(minKey(minKey(k[8], k[9]), minKey(k[10], k[11])), minKey(minKey(k[12], k[13]), minKey(k[14], k[15]))))
+			}
 		}
 		if key >= b64NoKey&^15 {
 			return parts, true
@@ -371,9 +378,10 @@ func (e *bpeEngine) b64SpanKey(piece string, p uint64, a, c int) uint32 {
 // b64NoKey is the key of a part that merges with nothing: over every key of countB64Merge.
 const b64NoKey = math.MaxUint32
 
-// b64NoKeys are keys of parts that merge with nothing, copied whole (a loop would cost more).
-var b64NoKeys = [maxB64Merge + 1]uint32{b64NoKey, b64NoKey, b64NoKey, b64NoKey, b64NoKey, b64NoKey,
-	b64NoKey, b64NoKey, b64NoKey, b64NoKey, b64NoKey, b64NoKey, b64NoKey, b64NoKey, b64NoKey, b64NoKey, b64NoKey}
+// b64NoKeys are keys of parts that merge with nothing, copied whole (a loop would cost more; 64
+// bytes are four vector moves, where 68 overlap and stall the loads after them).
+var b64NoKeys = [maxB64Merge]uint32{b64NoKey, b64NoKey, b64NoKey, b64NoKey, b64NoKey, b64NoKey,
+	b64NoKey, b64NoKey, b64NoKey, b64NoKey, b64NoKey, b64NoKey, b64NoKey, b64NoKey, b64NoKey, b64NoKey}
 
 // minKey is min by arithmetic: the compiler branches on min, and the lowest key is random.
 func minKey(a, b uint32) uint32 {

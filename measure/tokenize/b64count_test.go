@@ -222,20 +222,36 @@ func TestB64MergeEqualsMergeScan(t *testing.T) {
 	}
 }
 
-// TestB64ClassWordMatchesClass holds the byte-wise classes of b64ClassWord to b64Class: every
-// byte at every place of a word, among random neighbours.
-func TestB64ClassWordMatchesClass(t *testing.T) {
+// TestB64ClassifyMatchesClass holds the class masks of classify to b64Class: every byte at
+// every place of a block among random neighbours, in whole blocks and at the end of the text.
+func TestB64ClassifyMatchesClass(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
+	buf := make([]byte, 64)
 	for c := 0; c < 256; c++ {
-		for at := 0; at < 8; at++ {
-			w := r.Uint64()&^(0xff<<(8*at)) | uint64(c)<<(8*at)
-			masks := [4]uint64{}
-			masks[0], masks[1], masks[2], masks[3] = b64ClassWord(w)
-			for k := 0; k < 8; k++ {
-				class := b64Class[uint8(w>>(8*k))]
-				for m, want := range []uint8{b64Upper, b64Lower, b64Digit, b64Punct} {
-					if got := masks[m]>>k&1 == 1; got != (class == want) {
-						t.Fatalf("word %#x, byte %d (%q): class mask %d is %v", w, k, rune(uint8(w>>(8*k))), m, got)
+		for at := 0; at < 64; at++ {
+			for i := range buf {
+				buf[i] = byte(r.Uint32())
+			}
+			buf[at] = byte(c)
+			for i := range at { // base64 before at, so that classify reads the word of at
+				buf[i] = "Az9+/"[r.IntN(5)]
+			}
+			for _, text := range []string{string(buf), string(buf[:at+1])} {
+				var b b64Block
+				b.classify(text, 0)
+				first := 0 // classify reads up to the word of the first byte outside the alphabet
+				for first < len(text) && b64Class[text[first]] != b64Other {
+					first++
+				}
+				for k := 0; k < 64; k++ {
+					class := b64Other
+					if k < len(text) && k <= first|7 {
+						class = b64Class[text[k]]
+					}
+					for m, mask := range []uint64{b.upper, b.lower, b.digit, b.punct} {
+						if got := mask>>k&1 == 1; got != (class == uint8(m)+b64Upper) {
+							t.Fatalf("%q, byte %d: class mask %d is %v", text, k, m, got)
+						}
 					}
 				}
 			}

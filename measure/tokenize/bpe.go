@@ -151,27 +151,28 @@ func (e *bpeEngine) countB64Four(piece string) (int, bool) {
 	if !t.bytesOK {
 		return 0, false
 	}
-	if _, ok := t.tokens.id(uint64(a)|uint64(b)<<6|uint64(c)<<12|uint64(d)<<18, 4); ok {
-		return 1, true
+	return t.countFour(uint32(a), uint32(b), uint32(c), uint32(d)), true
+}
+
+// countFour is countB64Four of the piece with the codes a, b, c, d, all of whose bytes are
+// tokens, under tiktoken's rule; past the look-up of the whole piece it takes no branch (the
+// pairs' ranks are random), with the comparisons as the sign of a difference.
+func (t *b64ShortCounts) countFour(a, b, c, d uint32) int {
+	if t.tokens.prefix[a<<6|b]>>c&1 != 0 { // a token of four may begin with abc
+		if _, ok := t.tokens.ids.get(b64Key(uint64(a)|uint64(b)<<6|uint64(c)<<12|uint64(d)<<18, 4)); ok {
+			return 1
+		}
 	}
-	ab, bc, cd := t.pairRank[uint32(a)<<6|uint32(b)], t.pairRank[uint32(b)<<6|uint32(c)], t.pairRank[uint32(c)<<6|uint32(d)]
-	abc := t.tripleTok[(uint32(a)<<12|uint32(b)<<6|uint32(c))>>6]>>(c&63)&1 != 0
-	bcd := t.tripleTok[(uint32(b)<<12|uint32(c)<<6|uint32(d))>>6]>>(d&63)&1 != 0
-	var second bool
-	switch {
-	case ab == noRank && bc == noRank && cd == noRank:
-		return 4, true
-	case ab <= bc && ab <= cd:
-		second = abc || cd != noRank
-	case bc <= cd:
-		second = abc || bcd
-	default:
-		second = ab != noRank || bcd
-	}
-	if second {
-		return 2, true
-	}
-	return 3, true
+	ab, bc, cd := uint64(t.pairRank[a<<6|b]), uint64(t.pairRank[b<<6|c]), uint64(t.pairRank[c<<6|d])
+	abc, bcd := t.tripleTok[a<<6|b]>>c&1, t.tripleTok[b<<6|c]>>d&1
+	less := func(x, y uint64) uint64 { return (x - y) >> 63 } // x < y, both under 1<<32
+	abTok, bcTok, cdTok := less(ab, noRank), less(bc, noRank), less(cd, noRank)
+	abFirst := (1 - less(bc, ab)) & (1 - less(cd, ab)) // the lowest, the leftmost on ties
+	bcFirst := (1 - abFirst) & (1 - less(cd, bc))
+	cdFirst := (1 - abFirst) & (1 - bcFirst)
+	second := abFirst&(abc|cdTok) | bcFirst&(abc|bcd) | cdFirst&(abTok|bcd)
+	merged := abTok | bcTok | cdTok
+	return int(4 - merged - merged&second)
 }
 
 // isB64 says every byte of s is a base64 character.
