@@ -3,6 +3,7 @@ package tokenize
 import (
 	"math"
 	"math/bits"
+	"unsafe"
 )
 
 // The base64 fast path of counting under o200k: random base64 splits into short pieces (43% of
@@ -129,13 +130,26 @@ type b64Block struct {
 	digitRun int
 }
 
-// classify sets the class masks of the 64 bytes of text from base up to the first word of eight
-// that holds a byte outside the alphabet (the bytes after it are left outside, as are those past
-// the end of the text), eight bytes at a time in a word: a byte is in a range when adding 0x80
-// minus the range's first byte sets its top bit and adding 0x80 minus the byte past its end does
-// not (the top bit cleared first, no sum carries into the next byte), '+' or '/' when setting
-// bit 2 makes it '/', and the eight top bits are gathered by a multiplication.
+// classify sets the class masks of the 64 bytes of text from base: with AVX2 all of them,
+// without it up to the first word of eight that holds a byte outside the alphabet (in prose the
+// fast path is tried after a word and stops within a few bytes); the bytes after that word and
+// those past the end of the text are left outside the alphabet.
 func (b *b64Block) classify(text string, base int) {
+	if b64ClassVector && base+64 <= len(text) {
+		var m [4]uint64
+		b64ClassAVX2(unsafe.Add(unsafe.Pointer(unsafe.StringData(text)), base), &m)
+		b.upper, b.lower, b.digit, b.punct = m[0], m[1], m[2], m[3]
+		return
+	}
+	b.classifyWords(text, base)
+}
+
+// classifyWords is classify without vectors (other CPUs, and the end of the text), eight bytes
+// at a time in a word: a byte is in a range when adding 0x80 minus the range's first byte sets
+// its top bit and adding 0x80 minus the byte past its end does not (the top bit cleared first,
+// no sum carries into the next byte), '+' or '/' when setting bit 2 makes it '/', and the eight
+// top bits are gathered by a multiplication.
+func (b *b64Block) classifyWords(text string, base int) {
 	const (
 		ones = 0x0101010101010101
 		high = 0x8080808080808080
@@ -163,8 +177,7 @@ func (b *b64Block) classify(text string, base int) {
 		b.digit |= digit >> 7 * gather >> 56 << k
 		b.punct |= punct >> 7 * gather >> 56 << k
 		if upper|lower|digit|punct != high {
-			return // a byte outside the alphabet: the bytes after it are not read (in prose, the
-			// fast path is tried after a word and stops within a few bytes)
+			return // a byte outside the alphabet: the bytes after it are not read
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/strata-eval/strata-eval/measure/internal/tokentext"
 )
@@ -222,41 +223,54 @@ func TestB64MergeEqualsMergeScan(t *testing.T) {
 	}
 }
 
-// TestB64ClassifyMatchesClass holds the class masks of classify to b64Class: every byte at
-// every place of a block among random neighbours, in whole blocks and at the end of the text.
+// TestB64ClassifyMatchesClass holds the class masks of classifyWords and of the vector
+// classification (where the CPU has it) to b64Class: every byte at every place of a block among
+// random neighbours, in whole blocks and at the end of the text.
 func TestB64ClassifyMatchesClass(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	buf := make([]byte, 64)
+	check := func(how, text string, masks [4]uint64, upTo int) {
+		t.Helper()
+		for k := 0; k < 64; k++ {
+			class := b64Other
+			if k < len(text) && k < upTo {
+				class = b64Class[text[k]]
+			}
+			for m, mask := range masks {
+				if got := mask>>k&1 == 1; got != (class == uint8(m)+b64Upper) {
+					t.Fatalf("%s of %q, byte %d: class mask %d is %v", how, text, k, m, got)
+				}
+			}
+		}
+	}
+	vector := 0
 	for c := 0; c < 256; c++ {
 		for at := 0; at < 64; at++ {
 			for i := range buf {
 				buf[i] = byte(r.Uint32())
 			}
-			buf[at] = byte(c)
-			for i := range at { // base64 before at, so that classify reads the word of at
+			for i := range at { // base64 before at, so that classifyWords reads the word of at
 				buf[i] = "Az9+/"[r.IntN(5)]
 			}
+			buf[at] = byte(c)
 			for _, text := range []string{string(buf), string(buf[:at+1])} {
-				var b b64Block
-				b.classify(text, 0)
-				first := 0 // classify reads up to the word of the first byte outside the alphabet
+				first := 0 // classifyWords reads up to the word of the first byte outside the alphabet
 				for first < len(text) && b64Class[text[first]] != b64Other {
 					first++
 				}
-				for k := 0; k < 64; k++ {
-					class := b64Other
-					if k < len(text) && k <= first|7 {
-						class = b64Class[text[k]]
-					}
-					for m, mask := range []uint64{b.upper, b.lower, b.digit, b.punct} {
-						if got := mask>>k&1 == 1; got != (class == uint8(m)+b64Upper) {
-							t.Fatalf("%q, byte %d: class mask %d is %v", text, k, m, got)
-						}
-					}
+				var b b64Block
+				b.classifyWords(text, 0)
+				check("classifyWords", text, [4]uint64{b.upper, b.lower, b.digit, b.punct}, first|7+1)
+				if b64ClassVector && len(text) == 64 {
+					var m [4]uint64
+					b64ClassAVX2(unsafe.Pointer(unsafe.StringData(text)), &m)
+					check("b64ClassAVX2", text, m, 64)
+					vector++
 				}
 			}
 		}
 	}
+	t.Logf("%d blocks classified with vectors", vector)
 }
 
 // b64StartsByBlocks returns the piece starts that b64Starts finds from p, up to the first byte
