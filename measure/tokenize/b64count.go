@@ -56,9 +56,9 @@ func (t *BPETokenizer) b64FastPath() bool {
 // go to countLongB64. No step waits on the piece before it, and the short pieces cost no branch.
 func (e *bpeEngine) countB64Pieces(text string, p int, s *bpeScratch) (n, stop int) {
 	e.b64Once.Do(e.fillB64Counts)
-	t := e.b64Counts
-	var prev b64Block // the block before (zero before p)
-	last := p         // the start of the last piece begun
+	two, three := &e.b64Counts.two, &e.b64Counts.three // the masks below spare the index checks
+	var prev b64Block                                  // the block before (zero before p)
+	last := p                                          // the start of the last piece begun
 	for base := p; base < len(text); base += 64 {
 		var cur b64Block
 		cur.classify(text, base)
@@ -76,11 +76,11 @@ func (e *bpeEngine) countB64Pieces(text string, p int, s *bpeScratch) (n, stop i
 		n += bits.OnesCount64(ends & s1)
 		for m := ends &^ s1 & s2; m != 0; m &= m - 1 {
 			i := base + bits.TrailingZeros64(m)
-			n += int(t.two[uint32(b64Code[text[i-2]])<<6|uint32(b64Code[text[i-1]])])
+			n += int(two[(uint32(b64Code[text[i-2]])<<6|uint32(b64Code[text[i-1]]))&(1<<12-1)])
 		}
 		for m := ends &^ s1 &^ s2 & s3; m != 0; m &= m - 1 {
 			i := base + bits.TrailingZeros64(m)
-			n += int(t.three[uint32(b64Code[text[i-3]])<<12|uint32(b64Code[text[i-2]])<<6|uint32(b64Code[text[i-1]])])
+			n += int(three[(uint32(b64Code[text[i-3]])<<12|uint32(b64Code[text[i-2]])<<6|uint32(b64Code[text[i-1]]))&(1<<18-1)])
 		}
 		for m := ends &^ (s1 | s2 | s3); m != 0; m &= m - 1 {
 			at := bits.TrailingZeros64(m)
@@ -254,19 +254,21 @@ func (e *bpeEngine) countB64Triples(piece string) (int, bool) {
 	}
 	keys := b64NoKeys
 	tripleKeys := b64NoKeys
+	// The masks (&15, &63, &4095) bound the indices and shifts for the compiler: no checks.
+	pairRank, tripleTok, prefix := &t.pairRank, &t.tripleTok, &t.tokens.prefix
 	var prefixes uint32 // bit i: a token of four or more may begin at character i
 	c0, c1 := uint32(b64Code[piece[0]]), uint32(b64Code[piece[1]])
-	for i := 1; i+1 < n; i++ {
-		c2 := uint32(b64Code[piece[i+1]])
-		w := c0<<6 | c1
-		keys[i] = t.pairRank[w]<<4 | uint32(i)
-		if t.tripleTok[w]>>c2&1 != 0 { // one triple in twenty or so
-			tripleKeys[i] = t.tripleRank(w<<6|c2)<<4 | uint32(i)
+	for j := 2; j < len(piece); j++ {
+		c2 := uint32(b64Code[piece[j]]) & 63
+		w, i := (c0<<6|c1)&4095, j-1
+		keys[i&15] = pairRank[w]<<4 | uint32(i)
+		if tripleTok[w]>>c2&1 != 0 { // one triple in twenty or so
+			tripleKeys[i&15] = t.tripleRank(w<<6|c2)<<4 | uint32(i)
 		}
-		prefixes |= uint32(t.tokens.prefix[w]>>c2&1) << i
+		prefixes |= uint32(prefix[w]>>c2&1) << (i & 31)
 		c0, c1 = c1, c2
 	}
-	keys[n-1] = t.pairRank[c0<<6|c1]<<4 | uint32(n-1)
+	keys[(n-1)&15] = pairRank[(c0<<6|c1)&4095]<<4 | uint32(n-1)
 	if prefixes&(1<<(n-2)-1) != 0 {
 		return 0, false
 	}
@@ -287,17 +289,17 @@ func (e *bpeEngine) countB64Triples(piece string) (int, bool) {
 		}
 		// Merge the part at a with the next one, at b, which ends at c; z is the part before.
 		a := int(key & 15)
-		b := a + 1 + bits.TrailingZeros32(starts>>(a+1))
-		c := b + 1 + bits.TrailingZeros32(starts>>(b+1))
+		b := a + 1 + bits.TrailingZeros32(starts>>((a+1)&31))
+		c := b + 1 + bits.TrailingZeros32(starts>>((b+1)&31))
 		z := 31 - bits.LeadingZeros32(starts&(1<<a-1))
-		starts &^= 1 << b
+		starts &^= 1 << (b & 31)
 		parts--
-		pair := uint32(c-a)&1 ^ 1             // 1: a pair, which may make a triple
-		rightSingle := starts >> (c + 1) & 1  // the part at c is one character
-		leftSingle := uint32((a-z)^1-1) >> 31 // the part at z is one character
-		keys[b] = b64NoKey
+		pair := uint32(c-a)&1 ^ 1                   // 1: a pair, which may make a triple
+		rightSingle := starts >> ((c + 1) & 31) & 1 // the part at c is one character
+		leftSingle := uint32((a-z)^1-1) >> 31       // the part at z is one character
+		keys[b&15] = b64NoKey
 		keys[a] = tripleKeys[a] | (pair&rightSingle - 1) // b64NoKey unless both are 1
-		keys[z] = tripleKeys[z] | (pair&leftSingle - 1)
+		keys[z&15] = tripleKeys[z&15] | (pair&leftSingle - 1)
 	}
 }
 
