@@ -145,18 +145,12 @@ func (b *b64Block) classify(text string, base int) {
 }
 
 // classifyWords is classify without vectors (other CPUs, and the end of the text), eight bytes
-// at a time in a word: a byte is in a range when adding 0x80 minus the range's first byte sets
-// its top bit and adding 0x80 minus the byte past its end does not (the top bit cleared first,
-// no sum carries into the next byte), '+' or '/' when setting bit 2 makes it '/', and the eight
-// top bits are gathered by a multiplication.
+// at a time in a word (b64WordClasses), the eight top bits of each class gathered by a
+// multiplication.
 func (b *b64Block) classifyWords(text string, base int) {
-	const (
-		ones = 0x0101010101010101
-		high = 0x8080808080808080
-		// gather moves bit 0 of each byte into the top byte, byte k to bit 56+k (the
-		// products never overlap, so no carry spoils them).
-		gather = 0x0102040810204080
-	)
+	// gather moves bit 0 of each byte into the top byte, byte k to bit 56+k (the products never
+	// overlap, so no carry spoils them).
+	const gather = 0x0102040810204080
 	for k := 0; k < 64; k += 8 {
 		var w uint64
 		if base+k+8 <= len(text) {
@@ -166,20 +160,46 @@ func (b *b64Block) classifyWords(text string, base int) {
 				w = w<<8 | uint64(text[i])
 			}
 		}
-		ascii := ^w & high
-		y := w &^ high
-		upper := (y + (0x80-'A')*ones) &^ (y + (0x80-'Z'-1)*ones) & ascii
-		lower := (y + (0x80-'a')*ones) &^ (y + (0x80-'z'-1)*ones) & ascii
-		digit := (y + (0x80-'0')*ones) &^ (y + (0x80-'9'-1)*ones) & ascii
-		punct := ^((y | 4*ones) ^ '/'*ones + 0x7f*ones) & ascii
+		upper, lower, digit, punct := b64WordClasses(w)
 		b.upper |= upper >> 7 * gather >> 56 << k
 		b.lower |= lower >> 7 * gather >> 56 << k
 		b.digit |= digit >> 7 * gather >> 56 << k
 		b.punct |= punct >> 7 * gather >> 56 << k
-		if upper|lower|digit|punct != high {
+		if upper|lower|digit|punct != swarHigh {
 			return // a byte outside the alphabet: the bytes after it are not read
 		}
 	}
+}
+
+// The bytes of a word (SWAR): each byte 1, each byte's top bit.
+const (
+	swarOnes = 0x0101010101010101
+	swarHigh = 0x8080808080808080
+)
+
+// b64WordClasses returns the top bit of each byte of w that is in each class of the base64
+// alphabet: a byte is in a range when adding 0x80 minus the range's first byte sets its top bit
+// and adding 0x80 minus the byte past its end does not (the top bit cleared first, no sum
+// carries into the next byte), and '+' or '/' when setting bit 2 makes it '/'.
+func b64WordClasses(w uint64) (upper, lower, digit, punct uint64) {
+	ascii := ^w & swarHigh
+	y := w &^ swarHigh
+	upper = (y + (0x80-'A')*swarOnes) &^ (y + (0x80-'Z'-1)*swarOnes) & ascii
+	lower = (y + (0x80-'a')*swarOnes) &^ (y + (0x80-'z'-1)*swarOnes) & ascii
+	digit = (y + (0x80-'0')*swarOnes) &^ (y + (0x80-'9'-1)*swarOnes) & ascii
+	punct = ^((y | 4*swarOnes) ^ '/'*swarOnes + 0x7f*swarOnes) & ascii
+	return upper, lower, digit, punct
+}
+
+// b64Ahead says the eight bytes of text from p are base64: countOrdinary enters countB64Pieces
+// only then, since a run shorter than that costs less through the general path than the setup
+// of a block.
+func b64Ahead(text string, p int) bool {
+	if p+8 > len(text) {
+		return false
+	}
+	upper, lower, digit, punct := b64WordClasses(le64(text, p))
+	return upper|lower|digit|punct == swarHigh
 }
 
 // b64Starts returns the bytes of cur that begin a piece, given the block before (zero before

@@ -110,6 +110,25 @@ func checkB64Pieces(t *testing.T, tok *BPETokenizer, text string) {
 	if got, want := tok.countOrdinary(text, new(bpeScratch)), countOrdinaryGeneral(tok, text); got != want {
 		t.Fatalf("count %d with the base64 fast path, %d without (%q)", got, want, text)
 	}
+	// countB64Pieces from piece starts, also those where countOrdinary would not enter it (fewer
+	// than eight base64 bytes ahead): it stops at a piece start, with the count of the pieces
+	// before (every start of a short text, every 499th of a long one).
+	s := new(bpeScratch)
+	for p, k := 0, 0; p < len(text); p, k = tok.split(text, p), k+1 {
+		if len(text) > 4000 && k%499 != 0 {
+			continue
+		}
+		got, stop := tok.engine.countB64Pieces(text, p, s)
+		want, q := 0, p
+		for q < stop {
+			end := tok.split(text, q)
+			c, _ := tok.engine.countPiece(text[q:end], s)
+			want, q = want+c, end
+		}
+		if q != stop || got != want {
+			t.Fatalf("countB64Pieces(%q, %d) = %d to %d; the pieces to %d count %d", text, p, got, stop, q, want)
+		}
+	}
 }
 
 func TestB64PieceEndMatchesSplitter(t *testing.T) {
