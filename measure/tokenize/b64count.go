@@ -257,8 +257,8 @@ func (e *bpeEngine) countLongB64(piece string, s *bpeScratch) int {
 
 // countB64Triples counts a piece of 4 to maxB64Merge-1 base64 characters (b64Counts filled,
 // tiktoken's rule) in which no token of four characters or more begins (a bit per first three
-// characters, b64TokenSet.prefix, says so for 88% of the longer pieces of random base64); ok is
-// false for any other piece. The piece is then no token, and every part the merge makes is a
+// characters and one per hash of the first four, b64TokenSet.mayBegin, say so for 99% of the
+// longer pieces of random base64); ok is false for any other piece. The piece is then no token, and every part the merge makes is a
 // pair or a triple: merging two single characters makes a pair, which may go on to a triple
 // with a single neighbour; merging a pair with a single makes a triple, which merges no more.
 // So the keys (as in mergeB64) of every pair and triple are read once, before merging, and a
@@ -289,8 +289,11 @@ func (e *bpeEngine) countB64Triples(piece string) (int, bool) {
 		c0, c1 = c1, c2
 	}
 	keys[(n-1)&15] = pairRank[(c0<<6|c1)&4095]<<4 | uint32(n-1)
-	if prefixes&(1<<(n-2)-1) != 0 {
-		return 0, false
+	for m := prefixes & (1<<(n-2) - 1); m != 0; m &= m - 1 { // one piece in eight
+		j := bits.TrailingZeros32(m) - 1 // the character a token of four or more may begin at
+		if t.tokens.mayBegin(uint32(b64Code[piece[j]]), uint32(b64Code[piece[j+1]]), uint32(b64Code[piece[j+2]]), uint32(b64Code[piece[j+3]])) {
+			return 0, false
+		}
 	}
 	starts := uint32(1)<<(n+2) - 1 // bit i: a part begins at index i; bit n+1 is the end
 	parts := n
