@@ -335,17 +335,25 @@ type memoSlot struct {
 func packMemoKey(piece string) (lo, hi uint64) {
 	n := len(piece)
 	if n >= 8 {
-		lo = uint64(piece[0]) | uint64(piece[1])<<8 | uint64(piece[2])<<16 | uint64(piece[3])<<24 |
-			uint64(piece[4])<<32 | uint64(piece[5])<<40 | uint64(piece[6])<<48 | uint64(piece[7])<<56
-		for i := 8; i < n; i++ {
-			hi |= uint64(piece[i]) << (8 * (i - 8))
-		}
+		lo, hi = le64(piece, 0), loadUpTo8(piece[8:])
 	} else {
-		for i := 0; i < n; i++ {
-			lo |= uint64(piece[i]) << (8 * i)
-		}
+		lo = loadUpTo8(piece)
 	}
 	return lo, hi | uint64(n)<<56
+}
+
+// loadUpTo8 reads a string of at most eight bytes as a little-endian word, with two loads that
+// overlap where its length is no power of two (the bytes both read are the same).
+func loadUpTo8(s string) uint64 {
+	switch n := len(s); {
+	case n >= 4:
+		return uint64(le32(s, 0)) | uint64(le32(s, n-4))<<(8*(n-4))
+	case n >= 2:
+		return uint64(le16(s, 0)) | uint64(le16(s, n-2))<<(8*(n-2))
+	case n == 1:
+		return uint64(s[0])
+	}
+	return 0
 }
 
 // memoSlotOf returns the slot of a packed key.
@@ -766,6 +774,15 @@ func (ix *tokenIndex) lookup(tok string) (uint32, bool) {
 	id, ok := ix.long[tok]
 	return id, ok
 }
+
+// le32 reads 4 bytes of s at i as a little-endian word.
+func le32(s string, i int) uint32 {
+	s = s[i : i+4]
+	return uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
+}
+
+// le16 reads 2 bytes of s at i as a little-endian word.
+func le16(s string, i int) uint16 { s = s[i : i+2]; return uint16(s[0]) | uint16(s[1])<<8 }
 
 // le64 reads 8 bytes of s at i as a little-endian word.
 func le64(s string, i int) uint64 {
