@@ -1,9 +1,15 @@
 package tokenize
 
+import (
+	"math"
+	"math/bits"
+	"unsafe"
+)
+
 // The base64 fast path of counting under o200k: random base64 splits into short pieces (43% of
 // one byte, 41% of two or three, 8% of four), and splitting them with the general pre-tokenizer
 // and handing each to countPiece cost as much as the counting. countB64Pieces splits and counts
-// them in one loop with a pre-tokenizer for the base64 alphabet alone, taking a piece only when
+// them with a pre-tokenizer for the base64 alphabet alone (b64Starts), taking a piece only when
 // every byte that decides where it ends is base64 (the piece's own and the one after it), and
 // leaves every other piece to the general path. The pieces it takes are those splitO200KFast
 // gives (TestB64PieceEndMatchesSplitter, FuzzB64Count), and their counts those of countPiece.
@@ -34,75 +40,6 @@ var b64Class = func() (t [256]uint8) {
 	return t
 }()
 
-// States of the base64 pre-tokenizer (docs above b64Trans).
-const (
-	b64Start    uint8 = iota // before the first piece
-	b64InUpper               // a letter piece, in its upper-case letters
-	b64InLower               // a letter piece, in its lower-case letters
-	b64OnePunct              // one '+' or '/': the prefix of a letter piece, or a run of punctuation
-	b64PunctRun              // two or more of '+' and '/'
-	b64Digits1               // one, two, three digits
-	b64Digits2
-	b64Digits3
-)
-
-// b64Boundary marks a transition of b64Trans at which a piece ends before the byte.
-const b64Boundary = 8
-
-// b64Trans is the o200k pre-tokenizer on the base64 alphabet as a state machine: entry
-// state<<3|class is the next state, with b64Boundary set when the byte begins a new piece. In
-// the alphabet the o200k pattern reduces to:
-//
-//   - [^\r\n\p{L}\p{N}]?[Lu]*[Ll]+ | [^\r\n\p{L}\p{N}]?[Lu]+[Ll]*: an optional '+' or '/'
-//     directly before a letter, then upper-case letters, then lower-case ones (a contraction
-//     needs an apostrophe, which is no base64);
-//   - \p{N}{1,3}: one to three digits;
-//   - ' ?[^\s\p{L}\p{N}]+[\r\n/]*': a run of '+' and '/' (one alone only when no letter follows).
-//
-// A piece's end is decided by the byte after it, so a piece is only taken when that byte is
-// base64 too (or the text ends).
-var b64Trans = func() (t [64]uint8) {
-	start := func(class uint8) uint8 { // the state a byte of class begins a piece in
-		return [...]uint8{b64Upper: b64InUpper, b64Lower: b64InLower, b64Digit: b64Digits1, b64Punct: b64OnePunct}[class]
-	}
-	for state := b64Start; state <= b64Digits3; state++ {
-		for class := b64Upper; class <= b64Punct; class++ {
-			next := start(class) | b64Boundary
-			switch {
-			case state == b64Start:
-				next = start(class)
-			case class == b64Upper && (state == b64InUpper || state == b64OnePunct):
-				next = b64InUpper
-			case class == b64Lower && (state == b64InUpper || state == b64InLower || state == b64OnePunct):
-				next = b64InLower
-			case class == b64Punct && (state == b64OnePunct || state == b64PunctRun):
-				next = b64PunctRun
-			case class == b64Digit && (state == b64Digits1 || state == b64Digits2):
-				next = state + 1
-			}
-			t[state<<3|class] = next
-		}
-	}
-	return t
-}()
-
-// b64Rows is b64Trans by byte: for a base64 byte, byte s of its row is the transition from
-// state s (the next state times 8, b64Boundary as bit 6); 0 for a byte outside the alphabet.
-var b64Rows = func() (t [256]uint64) {
-	for c := range t {
-		class := b64Class[c]
-		if class == b64Other {
-			continue
-		}
-		for state := b64Start; state <= b64Digits3; state++ {
-			tr := b64Trans[state<<3|class]
-			field := uint64(tr&7)*8 | uint64(tr>>3)<<6
-			t[c] |= field << (8 * uint(state))
-		}
-	}
-	return t
-}()
-
 // b64FastPath says whether countB64Pieces applies to the tokenizer: the o200k pre-tokenizer
 // without normalisation, tiktoken's merge rule and a byte token for every base64 character.
 func (t *BPETokenizer) b64FastPath() bool {
@@ -111,97 +48,282 @@ func (t *BPETokenizer) b64FastPath() bool {
 }
 
 // countB64Pieces counts the pieces from p on for as long as they are base64 and the byte after
-// each is too, and returns the count and where it stopped (the start of the piece it left). The
-// pieces of one to three characters are counted without a branch (their count is read every
-// byte from b64Counts.short by length and code, and kept at a boundary), so the random piece
-// ends of base64 cost no mispredicted branch; longer ones go to countB64Four and countPiece.
+// each is too, and returns the count and where it stopped (the start of the piece it left). It
+// reads the text 64 bytes at a time: the bytes' classes as bit masks (classify), from them
+// the bit mask of the bytes that begin a piece (b64Starts), and from that the ends of the pieces
+// of one, two, three and more characters, each a mask of its own; pieces of one character add
+// their number, those of two and three their counts from b64Counts by their codes, longer ones
+// go to countLongB64. No step waits on the piece before it, and the short pieces cost no branch.
 func (e *bpeEngine) countB64Pieces(text string, p int, s *bpeScratch) (n, stop int) {
 	e.b64Once.Do(e.fillB64Counts)
-	short := &e.b64Counts.short
-	// length is the length of the current piece, code the codes of the last three characters
-	// (a rolling window, never reset: a short piece's code is its low 6·length bits).
-	// st is the state times 8: the shift that selects the state's transition in the byte's row
-	// (b64Rows), so that the loop's chain from one byte to the next is a shift and a mask.
-	st, length, code := uint64(b64Start)*8, 0, uint32(0)
-	i := p
-	for {
-		// The inner loop makes no call, so that its state stays in registers: it leaves at the
-		// end of a piece of four or more characters, counted below, at a byte outside the
-		// alphabet or at the end of the text.
-		long := false
-		for ; i < len(text); i++ {
-			c := text[i]
-			row := b64Rows[c]
-			if row == 0 {
-				break
-			}
-			tr := row >> (st & 63)
-			boundary := int(tr >> 6 & 1) // 1 when the piece text[i-length:i] ends here
-			if length > 3 && boundary != 0 {
-				long = true
-				break
-			}
-			st = tr & 0x38
-			// The finished piece's count when it ends here; when it does not, the slot read
-			// is any (b64InnerIndex) and its count is masked off.
-			n += int(short[b64InnerIndex(length, code)]) & -boundary
-			length = length&^-boundary + 1
-			code = (code<<6 | uint32(b64Code[c])) & (1<<18 - 1)
+	two, three := &e.b64Counts.two, &e.b64Counts.three // the masks below spare the index checks
+	var prev b64Block                                  // the block before (zero before p)
+	last := p                                          // the start of the last piece begun
+	for base := p; base < len(text); base += 64 {
+		var cur b64Block
+		cur.classify(text, base)
+		valid := cur.upper | cur.lower | cur.digit | cur.punct
+		// The bytes from the first outside the alphabet (or the end of the text) on are left out.
+		in := uint64(1)<<bits.TrailingZeros64(^valid) - 1
+		cur.starts = b64Starts(&cur, &prev) & in
+		prevValid := valid<<1 | (prev.upper|prev.lower|prev.digit|prev.punct)>>63
+		// A piece ends at a start whose byte before is base64; its length is the distance to
+		// the start before.
+		ends := cur.starts & prevValid
+		s1 := cur.starts<<1 | prev.starts>>63
+		s2 := cur.starts<<2 | prev.starts>>62
+		s3 := cur.starts<<3 | prev.starts>>61
+		n += bits.OnesCount64(ends & s1)
+		for m := ends &^ s1 & s2; m != 0; m &= m - 1 {
+			i := base + bits.TrailingZeros64(m)
+			n += int(two[(uint32(b64Code[text[i-2]])<<6|uint32(b64Code[text[i-1]]))&(1<<12-1)])
 		}
-		if !long {
+		for m := ends &^ s1 &^ s2 & s3; m != 0; m &= m - 1 {
+			i := base + bits.TrailingZeros64(m)
+			n += int(three[(uint32(b64Code[text[i-3]])<<12|uint32(b64Code[text[i-2]])<<6|uint32(b64Code[text[i-1]]))&(1<<18-1)])
+		}
+		for m := ends &^ (s1 | s2 | s3); m != 0; m &= m - 1 {
+			at := bits.TrailingZeros64(m)
+			begin := last
+			if before := cur.starts & (1<<at - 1); before != 0 {
+				begin = base + 63 - bits.LeadingZeros64(before)
+			}
+			n += e.countLongB64(text[begin:base+at], s)
+		}
+		if cur.starts != 0 {
+			last = base + 63 - bits.LeadingZeros64(cur.starts)
+		}
+		if in != ^uint64(0) {
+			if end := base + bits.TrailingZeros64(^in); end < len(text) {
+				return n, last // a byte outside the alphabet ends the piece begun at last, or not
+			}
 			break
 		}
-		n += e.countLongB64(text[i-length:i], s)
-		c := text[i] // begins the next piece
-		st = b64Rows[c] >> (st & 63) & 0x38
-		length = 1
-		code = (code<<6 | uint32(b64Code[c])) & (1<<18 - 1)
-		i++
+		prev = cur
 	}
-	if i < len(text) {
-		return n, i - length
-	}
-	if length > 3 {
-		n += e.countLongB64(text[i-length:i], s)
-	} else {
-		n += int(short[b64ShortIndex(length, code)])
-	}
-	return n, i
+	// The text ends: the last piece is whole.
+	return n + e.countB64Piece(text[last:], s), len(text)
 }
 
-// b64InnerIndex is b64ShortIndex for a piece of 0 to 3 characters, and a slot in range for
-// any other length, without a branch.
-func b64InnerIndex(length int, code uint32) uint32 {
-	l := length & 3
-	return b64ShortBase[l] + code&b64ShortMask[l]
-}
-
-// b64ShortIndex is where b64Counts.short holds the count of a piece of length characters (1 to
-// 3) whose codes end code; length 0 or over 3 gives slot 0, which holds 0.
-func b64ShortIndex(length int, code uint32) uint32 {
-	l := length
-	if l > 3 {
-		l = 0
+// countB64Piece counts one base64 piece (b64Counts filled).
+func (e *bpeEngine) countB64Piece(piece string, s *bpeScratch) int {
+	t := e.b64Counts
+	switch len(piece) {
+	case 0:
+		return 0
+	case 1:
+		return 1
+	case 2:
+		return int(t.two[uint32(b64Code[piece[0]])<<6|uint32(b64Code[piece[1]])])
+	case 3:
+		return int(t.three[uint32(b64Code[piece[0]])<<12|uint32(b64Code[piece[1]])<<6|uint32(b64Code[piece[2]])])
 	}
-	return b64ShortBase[l] + code&b64ShortMask[l]
+	return e.countLongB64(piece, s)
 }
 
-// Offsets and code masks of the lengths 0–3 in b64Counts.short.
-var (
-	b64ShortBase = [4]uint32{0, 1, 1 + 1<<6, 1 + 1<<6 + 1<<12}
-	b64ShortMask = [4]uint32{0, 1<<6 - 1, 1<<12 - 1, 1<<18 - 1}
+// b64Block is up to 64 bytes of text as bit masks, bit i for byte i: the bytes of each class of
+// the base64 alphabet, and the bytes that begin a piece.
+type b64Block struct {
+	upper, lower, digit, punct uint64
+	starts                     uint64
+	// digitRun is how many digits end the block, counted from the run's start or p.
+	digitRun int
+}
+
+// classify sets the class masks of the 64 bytes of text from base: with AVX2 all of them,
+// without it up to the first word of eight that holds a byte outside the alphabet (in prose the
+// fast path is tried after a word and stops within a few bytes); the bytes after that word and
+// those past the end of the text are left outside the alphabet.
+func (b *b64Block) classify(text string, base int) {
+	if b64ClassVector && base+64 <= len(text) {
+		var m [4]uint64
+		b64ClassAVX2(unsafe.Add(unsafe.Pointer(unsafe.StringData(text)), base), &m)
+		b.upper, b.lower, b.digit, b.punct = m[0], m[1], m[2], m[3]
+		return
+	}
+	b.classifyWords(text, base)
+}
+
+// classifyWords is classify without vectors (other CPUs, and the end of the text), eight bytes
+// at a time in a word (b64WordClasses), the eight top bits of each class gathered by a
+// multiplication.
+func (b *b64Block) classifyWords(text string, base int) {
+	// gather moves bit 0 of each byte into the top byte, byte k to bit 56+k (the products never
+	// overlap, so no carry spoils them).
+	const gather = 0x0102040810204080
+	for k := 0; k < 64; k += 8 {
+		var w uint64
+		if base+k+8 <= len(text) {
+			w = le64(text, base+k)
+		} else {
+			for i := len(text) - 1; i >= base+k; i-- {
+				w = w<<8 | uint64(text[i])
+			}
+		}
+		upper, lower, digit, punct := b64WordClasses(w)
+		b.upper |= upper >> 7 * gather >> 56 << k
+		b.lower |= lower >> 7 * gather >> 56 << k
+		b.digit |= digit >> 7 * gather >> 56 << k
+		b.punct |= punct >> 7 * gather >> 56 << k
+		if upper|lower|digit|punct != swarHigh {
+			return // a byte outside the alphabet: the bytes after it are not read
+		}
+	}
+}
+
+// The bytes of a word (SWAR): each byte 1, each byte's top bit.
+const (
+	swarOnes = 0x0101010101010101
+	swarHigh = 0x8080808080808080
 )
 
-// countLongB64 counts a base64 piece of four or more characters.
+// b64WordClasses returns the top bit of each byte of w that is in each class of the base64
+// alphabet: a byte is in a range when adding 0x80 minus the range's first byte sets its top bit
+// and adding 0x80 minus the byte past its end does not (the top bit cleared first, no sum
+// carries into the next byte), and '+' or '/' when setting bit 2 makes it '/'.
+func b64WordClasses(w uint64) (upper, lower, digit, punct uint64) {
+	ascii := ^w & swarHigh
+	y := w &^ swarHigh
+	upper = (y + (0x80-'A')*swarOnes) &^ (y + (0x80-'Z'-1)*swarOnes) & ascii
+	lower = (y + (0x80-'a')*swarOnes) &^ (y + (0x80-'z'-1)*swarOnes) & ascii
+	digit = (y + (0x80-'0')*swarOnes) &^ (y + (0x80-'9'-1)*swarOnes) & ascii
+	punct = ^((y | 4*swarOnes) ^ '/'*swarOnes + 0x7f*swarOnes) & ascii
+	return upper, lower, digit, punct
+}
+
+// b64Ahead says the eight bytes of text from p are base64: countOrdinary enters countB64Pieces
+// only then, since a run shorter than that costs less through the general path than the setup
+// of a block.
+func b64Ahead(text string, p int) bool {
+	if p+8 > len(text) {
+		return false
+	}
+	upper, lower, digit, punct := b64WordClasses(le64(text, p))
+	return upper|lower|digit|punct == swarHigh
+}
+
+// b64Starts returns the bytes of cur that begin a piece, given the block before (zero before
+// p), and sets cur.digitRun. In the alphabet the o200k pattern (b64Trans in the tests) begins a
+// piece at:
+//
+//   - a base64 byte after none (the start, p);
+//   - an upper-case letter after a lower-case one or a digit, a letter of either case after a
+//     digit, or after two or more of '+' and '/' (one of them alone is the letter's prefix);
+//   - a digit after no digit, or the fourth, seventh… digit of a run (\p{N}{1,3});
+//   - '+' or '/' after no '+' or '/'.
+func b64Starts(cur, prev *b64Block) uint64 {
+	before := func(m, prevM uint64) uint64 { return m<<1 | prevM>>63 }
+	pu, pl, pd, pp := before(cur.upper, prev.upper), before(cur.lower, prev.lower), before(cur.digit, prev.digit), before(cur.punct, prev.punct)
+	punctRun := pp & (cur.punct<<2 | prev.punct>>62)
+	starts := cur.upper&(pl|pd|punctRun) | cur.lower&(pd|punctRun) | cur.digit&^pd | cur.punct&^pp
+	starts |= (cur.upper | cur.lower | cur.digit | cur.punct) &^ (pu | pl | pd | pp)
+	// Digits run on past three only now and then: the fourth, seventh… are found one by one.
+	pd2, pd3 := cur.digit<<2|prev.digit>>62, cur.digit<<3|prev.digit>>61
+	run := prev.digitRun
+	if cur.digit&pd&pd2&pd3 != 0 {
+		for i := 0; i < 64; i++ {
+			if cur.digit>>i&1 == 0 {
+				run = 0
+				continue
+			}
+			if run++; run > 3 && run%3 == 1 {
+				starts |= 1 << i
+			}
+		}
+	} else if top := bits.LeadingZeros64(^cur.digit); top < 64 {
+		run = top
+	} else {
+		run += 64
+	}
+	cur.digitRun = run
+	return starts
+}
+
+// countLongB64 counts a base64 piece of four or more characters (the fast path's conditions
+// hold, b64FastPath).
 func (e *bpeEngine) countLongB64(piece string, s *bpeScratch) int {
-	if n, ok := e.countB64Four(piece); ok {
-		return n
+	if len(piece) == 4 {
+		return e.b64Counts.countFour(uint32(b64Code[piece[0]]), uint32(b64Code[piece[1]]), uint32(b64Code[piece[2]]), uint32(b64Code[piece[3]]))
 	}
 	if len(piece) <= maxB64Merge {
+		if n, ok := e.countB64Triples(piece); ok {
+			return n
+		}
 		return e.countB64Merge(piece)
 	}
 	n, _ := e.countPiece(piece, s)
 	return n
+}
+
+// countB64Triples counts a piece of 4 to maxB64Merge-1 base64 characters (b64Counts filled,
+// tiktoken's rule) in which no token of four characters or more begins (a bit per first three
+// characters and one per hash of the first four, b64TokenSet.mayBegin, say so for 99% of the
+// longer pieces of random base64); ok is false for any other piece. The piece is then no token, and every part the merge makes is a
+// pair or a triple: merging two single characters makes a pair, which may go on to a triple
+// with a single neighbour; merging a pair with a single makes a triple, which merges no more.
+// So the keys (as in mergeB64) of every pair and triple are read once, before merging, and a
+// merge sets its two neighbours' keys to a triple's or to none, without a branch. The parts
+// are indexed from 1: index 0 is a single part that never merges, so that the first part has a
+// left neighbour too. TestB64FourEqualsMerging (every piece of four) and
+// TestB64MergeEqualsMergeScan compare it with mergeScan.
+func (e *bpeEngine) countB64Triples(piece string) (int, bool) {
+	t := e.b64Counts
+	n := len(piece)
+	if n == maxB64Merge { // its parts would be indexed to 16 (no piece in 100,000 is this long)
+		return 0, false
+	}
+	keys := b64NoKeys
+	tripleKeys := b64NoKeys
+	// The masks (&15, &63, &4095) bound the indices and shifts for the compiler: no checks.
+	pairRank, tripleTok, prefix := &t.pairRank, &t.tripleTok, &t.tokens.prefix
+	var prefixes uint32 // bit i: a token of four or more may begin at character i
+	c0, c1 := uint32(b64Code[piece[0]]), uint32(b64Code[piece[1]])
+	for j := 2; j < len(piece); j++ {
+		c2 := uint32(b64Code[piece[j]]) & 63
+		w, i := (c0<<6|c1)&4095, j-1
+		keys[i&15] = pairRank[w]<<4 | uint32(i)
+		if tripleTok[w]>>c2&1 != 0 { // one triple in twenty or so
+			tripleKeys[i&15] = t.tripleRank(w<<6|c2)<<4 | uint32(i)
+		}
+		prefixes |= uint32(prefix[w]>>c2&1) << (i & 31)
+		c0, c1 = c1, c2
+	}
+	keys[(n-1)&15] = pairRank[(c0<<6|c1)&4095]<<4 | uint32(n-1)
+	for m := prefixes & (1<<(n-2) - 1); m != 0; m &= m - 1 { // one piece in eight
+		j := bits.TrailingZeros32(m) - 1 // the character a token of four or more may begin at
+		if t.tokens.mayBegin(uint32(b64Code[piece[j]]), uint32(b64Code[piece[j+1]]), uint32(b64Code[piece[j+2]]), uint32(b64Code[piece[j+3]])) {
+			return 0, false
+		}
+	}
+	starts := uint32(1)<<(n+2) - 1 // bit i: a part begins at index i; bit n+1 is the end
+	parts := n
+	for {
+		var key uint32
+		if k := &keys; n == 5 { // half the pieces: four keys, from 1
+			key = minKey(minKey(k[1], k[2]), minKey(k[3], k[4]))
+		} else {
+			key = minKey(minKey(minKey(k[0], k[1]), minKey(k[2], k[3])), minKey(minKey(k[4], k[5]), minKey(k[6], k[7])))
+			if n > 7 { // else the keys from n on are b64NoKey
+				key = minKey(key, minKey(minKey(minKey(k[8], k[9]), minKey(k[10], k[11])), minKey(minKey(k[12], k[13]), minKey(k[14], k[15]))))
+			}
+		}
+		if key >= b64NoKey&^15 {
+			return parts, true
+		}
+		// Merge the part at a with the next one, at b, which ends at c; z is the part before.
+		a := int(key & 15)
+		b := a + 1 + bits.TrailingZeros32(starts>>((a+1)&31))
+		c := b + 1 + bits.TrailingZeros32(starts>>((b+1)&31))
+		z := 31 - bits.LeadingZeros32(starts&(1<<a-1))
+		starts &^= 1 << (b & 31)
+		parts--
+		pair := uint32(c-a)&1 ^ 1                   // 1: a pair, which may make a triple
+		rightSingle := starts >> ((c + 1) & 31) & 1 // the part at c is one character
+		leftSingle := uint32((a-z)^1-1) >> 31       // the part at z is one character
+		keys[b&15] = b64NoKey
+		keys[a] = tripleKeys[a] | (pair&rightSingle - 1) // b64NoKey unless both are 1
+		keys[z&15] = tripleKeys[z&15] | (pair&leftSingle - 1)
+	}
 }
 
 // maxB64Merge is the longest piece countB64Merge takes.
@@ -209,78 +331,98 @@ const maxB64Merge = 16
 
 // countB64Merge counts a piece of 5 to maxB64Merge base64 characters (b64Counts filled, every
 // character a byte token, tiktoken's rule) by the merge mergeScan does, lowest rank first and
-// leftmost on ties, with the parts in arrays on the stack: the ranks of two- and
-// three-character spans are read from b64Counts, those of four to maxB64Token from its token
-// set by the parts' packed codes, longer ones from the index.
-// TestB64MergeEqualsMergeScan compares it with mergeScan.
+// leftmost on ties, in arrays on the stack indexed by where each part starts, so that a merge
+// moves nothing: a bit mask holds the starts of the parts, keys[i] the rank of merging the part
+// at i with the next one, times 16, plus i (the lowest key is the merge to make, leftmost on
+// equal ranks, found without a branch), and packed[i] the part's codes as b64Key packs them
+// while it has at most maxB64Token characters. The ranks of two- and three-character spans are
+// read from b64Counts, those of four to maxB64Token from its token set, longer ones from the
+// index. TestB64MergeEqualsMergeScan compares it with mergeScan.
 func (e *bpeEngine) countB64Merge(piece string) int {
 	t := e.b64Counts
 	n := len(piece)
 	if n <= maxB64Token {
-		if _, ok := t.b64TokenID(b64Key(packB64(piece), n)); ok {
+		if _, ok := t.tokens.id(packB64(piece), n); ok {
 			return 1
 		}
 	} else if _, ok := e.lookupB64(piece); ok {
 		return 1
 	}
-	var codes [maxB64Merge]uint32
-	var start [maxB64Merge + 1]int32
-	var ranks [maxB64Merge]uint32
-	// packed holds each part's codes, packed as b64Key packs them while the part has at most
-	// maxB64Token characters (a longer part's is never read).
+	return e.mergeB64(piece)
+}
+
+// mergeB64 is countB64Merge without the look-up of the whole piece: the number of parts that
+// merging leaves of a piece of 2 to maxB64Merge base64 characters.
+func (e *bpeEngine) mergeB64(piece string) int {
+	t := e.b64Counts
+	n := len(piece)
 	var packed [maxB64Merge]uint64
-	for i := 0; i < n; i++ {
-		c := b64Code[piece[i]]
-		codes[i] = uint32(c)
-		packed[i] = uint64(c)
-		start[i] = int32(i)
+	keys := b64NoKeys // keys[n-1] on stay b64NoKey
+	packed[0] = uint64(b64Code[piece[0]])
+	for i := 1; i < n; i++ {
+		packed[i] = uint64(b64Code[piece[i]])
+		keys[i-1] = t.pairRank[packed[i-1]<<6|packed[i]]<<4 | uint32(i-1)
 	}
-	start[n] = int32(n)
-	// spanRank is the rank of the token that parts k and k+1 make, or noRank.
-	spanRank := func(k int) uint32 {
-		a, c := start[k], start[k+2]
-		switch l := c - a; {
-		case l == 2:
-			return t.pairRank[codes[a]<<6|codes[a+1]]
-		case l == 3:
-			return t.tripleRank(codes[a]<<12 | codes[a+1]<<6 | codes[a+2])
-		case l <= maxB64Token:
-			if id, ok := t.b64TokenID(b64Key(packed[k]|packed[k+1]<<(6*uint(start[k+1]-a)), int(l))); ok {
-				return id
-			}
-		default:
-			if id, ok := e.lookupB64(piece[a:c]); ok {
-				return id
-			}
-		}
-		return noRank
-	}
-	for i := 0; i+1 < n; i++ {
-		ranks[i] = t.pairRank[codes[i]<<6|codes[i+1]]
-	}
-	ranks[n-1] = noRank
+	starts := uint32(1)<<(n+1) - 1 // every character begins a part; bit n is the end
 	parts := n
-	for parts > 1 {
-		at := lowestRank(ranks[:parts-1])
-		if at < 0 {
-			break
+	for {
+		// The lowest key, by a tree of comparisons without a branch (a call would cost more).
+		k := &keys
+		key := minKey(minKey(minKey(k[0], k[1]), minKey(k[2], k[3])), minKey(minKey(k[4], k[5]), minKey(k[6], k[7])))
+		if n > 8 { // else the keys from n-1 on are b64NoKey
+			key = minKey(key, minKey(minKey(minKey(k[8], k[9]), minKey(k[10], k[11])), minKey(minKey(k[12], k[13]), minKey(k[14], k[15]))))
 		}
-		packed[at] |= packed[at+1] << (6 * uint(start[at+1]-start[at]))
-		// Shift the later parts down one, a loop of a few steps (copy would call memmove
-		// three times a merge).
-		for j := at + 1; j < parts-1; j++ {
-			start[j], ranks[j], packed[j] = start[j+1], ranks[j+1], packed[j+1]
+		if key >= b64NoKey&^15 { // noRank times 16 (wrapping), or no part
+			return parts
 		}
-		start[parts-1] = start[parts]
+		// Merge the part at a with the next one, at b, which ends at c.
+		a := int(key & 15)
+		b := a + 1 + bits.TrailingZeros32(starts>>(a+1))
+		c := b + 1 + bits.TrailingZeros32(starts>>(b+1))
+		packed[a] |= packed[b] << (6 * uint(b-a))
+		starts &^= 1 << b
+		keys[a], keys[b] = b64NoKey, b64NoKey
 		parts--
-		if at+1 < parts {
-			ranks[at] = spanRank(at)
-		} else {
-			ranks[at] = noRank
+		if c < n {
+			keys[a] = e.b64SpanKey(piece, packed[a]|packed[c]<<(6*uint(c-a)), a, c+1+bits.TrailingZeros32(starts>>(c+1)))
 		}
-		if at > 0 {
-			ranks[at-1] = spanRank(at - 1)
+		if a > 0 {
+			z := 31 - bits.LeadingZeros32(starts&(1<<a-1))
+			keys[z] = e.b64SpanKey(piece, packed[z]|packed[a]<<(6*uint(a-z)), z, c)
 		}
 	}
-	return parts
+}
+
+// b64SpanKey is countB64Merge's key of merging the two parts that span piece[a:c] (three
+// characters or more) with the packed codes p (when c-a is at most maxB64Token).
+func (e *bpeEngine) b64SpanKey(piece string, p uint64, a, c int) uint32 {
+	t := e.b64Counts
+	rank := uint32(noRank)
+	switch l := c - a; {
+	case l == 3:
+		rank = t.tripleRank(uint32(p&63)<<12 | uint32(p>>6&63)<<6 | uint32(p>>12))
+	case l <= maxB64Token:
+		if id, ok := t.tokens.id(p, l); ok {
+			rank = id
+		}
+	default:
+		if id, ok := e.lookupB64(piece[a:c]); ok {
+			rank = id
+		}
+	}
+	return rank<<4 | uint32(a)
+}
+
+// b64NoKey is the key of a part that merges with nothing: over every key of countB64Merge.
+const b64NoKey = math.MaxUint32
+
+// b64NoKeys are keys of parts that merge with nothing, copied whole (a loop would cost more; 64
+// bytes are four vector moves, where 68 overlap and stall the loads after them).
+var b64NoKeys = [maxB64Merge]uint32{b64NoKey, b64NoKey, b64NoKey, b64NoKey, b64NoKey, b64NoKey,
+	b64NoKey, b64NoKey, b64NoKey, b64NoKey, b64NoKey, b64NoKey, b64NoKey, b64NoKey, b64NoKey, b64NoKey}
+
+// minKey is min by arithmetic: the compiler branches on min, and the lowest key is random.
+func minKey(a, b uint32) uint32 {
+	d := int64(a) - int64(b)
+	return uint32(int64(b) + d&(d>>63))
 }

@@ -2,10 +2,13 @@ package tokenize
 
 import (
 	"encoding/base64"
+	"math/bits"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/strata-eval/strata-eval/measure/internal/tokentext"
 )
@@ -22,6 +25,58 @@ func countOrdinaryGeneral(t *BPETokenizer, text string) int {
 	}
 	return n
 }
+
+// States of the base64 pre-tokenizer (docs above b64Trans).
+const (
+	b64Start    uint8 = iota // before the first piece
+	b64InUpper               // a letter piece, in its upper-case letters
+	b64InLower               // a letter piece, in its lower-case letters
+	b64OnePunct              // one '+' or '/': the prefix of a letter piece, or a run of punctuation
+	b64PunctRun              // two or more of '+' and '/'
+	b64Digits1               // one, two, three digits
+	b64Digits2
+	b64Digits3
+)
+
+// b64Boundary marks a transition of b64Trans at which a piece ends before the byte.
+const b64Boundary = 8
+
+// b64Trans is the o200k pre-tokenizer on the base64 alphabet as a state machine, the oracle of
+// b64Starts: entry state<<3|class is the next state, with b64Boundary set when the byte begins a
+// new piece. In the alphabet the o200k pattern reduces to:
+//
+//   - [^\r\n\p{L}\p{N}]?[Lu]*[Ll]+ | [^\r\n\p{L}\p{N}]?[Lu]+[Ll]*: an optional '+' or '/'
+//     directly before a letter, then upper-case letters, then lower-case ones (a contraction
+//     needs an apostrophe, which is no base64);
+//   - \p{N}{1,3}: one to three digits;
+//   - ' ?[^\s\p{L}\p{N}]+[\r\n/]*': a run of '+' and '/' (one alone only when no letter follows).
+//
+// A piece's end is decided by the byte after it, so a piece is only taken when that byte is
+// base64 too (or the text ends).
+var b64Trans = func() (t [64]uint8) {
+	start := func(class uint8) uint8 { // the state a byte of class begins a piece in
+		return [...]uint8{b64Upper: b64InUpper, b64Lower: b64InLower, b64Digit: b64Digits1, b64Punct: b64OnePunct}[class]
+	}
+	for state := b64Start; state <= b64Digits3; state++ {
+		for class := b64Upper; class <= b64Punct; class++ {
+			next := start(class) | b64Boundary
+			switch {
+			case state == b64Start:
+				next = start(class)
+			case class == b64Upper && (state == b64InUpper || state == b64OnePunct):
+				next = b64InUpper
+			case class == b64Lower && (state == b64InUpper || state == b64InLower || state == b64OnePunct):
+				next = b64InLower
+			case class == b64Punct && (state == b64OnePunct || state == b64PunctRun):
+				next = b64PunctRun
+			case class == b64Digit && (state == b64Digits1 || state == b64Digits2):
+				next = state + 1
+			}
+			t[state<<3|class] = next
+		}
+	}
+	return t
+}()
 
 // b64PieceEnd walks b64Trans from p and returns the end of the first piece; ok is false when a
 // byte that decides it (the piece's, or the one after it) is no base64.
@@ -54,6 +109,25 @@ func checkB64Pieces(t *testing.T, tok *BPETokenizer, text string) {
 	}
 	if got, want := tok.countOrdinary(text, new(bpeScratch)), countOrdinaryGeneral(tok, text); got != want {
 		t.Fatalf("count %d with the base64 fast path, %d without (%q)", got, want, text)
+	}
+	// countB64Pieces from piece starts, also those where countOrdinary would not enter it (fewer
+	// than eight base64 bytes ahead): it stops at a piece start, with the count of the pieces
+	// before (every start of a short text, every 499th of a long one).
+	s := new(bpeScratch)
+	for p, k := 0, 0; p < len(text); p, k = tok.split(text, p), k+1 {
+		if len(text) > 4000 && k%499 != 0 {
+			continue
+		}
+		got, stop := tok.engine.countB64Pieces(text, p, s)
+		want, q := 0, p
+		for q < stop {
+			end := tok.split(text, q)
+			c, _ := tok.engine.countPiece(text[q:end], s)
+			want, q = want+c, end
+		}
+		if q != stop || got != want {
+			t.Fatalf("countB64Pieces(%q, %d) = %d to %d; the pieces to %d count %d", text, p, got, stop, q, want)
+		}
 	}
 }
 
@@ -99,9 +173,10 @@ func FuzzB64Count(f *testing.F) {
 	})
 }
 
-// TestB64MergeEqualsMergeScan compares countB64Merge with the general merge on random pieces of
-// every length it takes, on pieces cut from random base64 by the pre-tokenizer, and on pieces
-// of repeated characters and pairs (equal ranks: the leftmost merges first).
+// TestB64MergeEqualsMergeScan compares countB64Merge and countB64Triples (where it takes the
+// piece) with the general merge on random pieces of every length countB64Merge takes, on pieces
+// cut from random base64 by the pre-tokenizer, and on pieces of repeated characters and pairs
+// (equal ranks: the leftmost merges first).
 func TestB64MergeEqualsMergeScan(t *testing.T) {
 	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 	for _, tok := range chunkTokenizers(t) {
@@ -147,40 +222,137 @@ func TestB64MergeEqualsMergeScan(t *testing.T) {
 			}
 			p = end
 		}
+		segmented := 0
 		for _, piece := range pieces {
 			want, _ := e.encodePiece(s.out[:0], piece, s)
 			if got := e.countB64Merge(piece); got != len(want) {
 				t.Fatalf("%s: countB64Merge(%q) = %d; merging gives %d tokens", tok.Name(), piece, got, len(want))
 			}
+			if got, ok := e.countB64Triples(piece); ok {
+				segmented++
+				if got != len(want) {
+					t.Fatalf("%s: countB64Triples(%q) = %d; merging gives %d tokens", tok.Name(), piece, got, len(want))
+				}
+			}
 			s.out = want
+		}
+		if segmented < len(pieces)/2 {
+			t.Errorf("%s: countB64Triples took %d of %d pieces", tok.Name(), segmented, len(pieces))
 		}
 	}
 }
 
-// TestB64RowsMatchTrans reads every transition back from b64Rows: the next state and boundary
-// of b64Trans for each base64 byte and state, and an empty row for every other byte.
-func TestB64RowsMatchTrans(t *testing.T) {
-	for c := 0; c < 256; c++ {
-		class := b64Class[c]
-		if class == b64Other {
-			if b64Rows[c] != 0 {
-				t.Errorf("byte %#x is no base64 but has row %#x", c, b64Rows[c])
+// TestB64ClassifyMatchesClass holds the class masks of classifyWords and of the vector
+// classification (where the CPU has it) to b64Class: every byte at every place of a block among
+// random neighbours, in whole blocks and at the end of the text.
+func TestB64ClassifyMatchesClass(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	buf := make([]byte, 64)
+	check := func(how, text string, masks [4]uint64, upTo int) {
+		t.Helper()
+		for k := 0; k < 64; k++ {
+			class := b64Other
+			if k < len(text) && k < upTo {
+				class = b64Class[text[k]]
 			}
-			continue
+			for m, mask := range masks {
+				if got := mask>>k&1 == 1; got != (class == uint8(m)+b64Upper) {
+					t.Fatalf("%s of %q, byte %d: class mask %d is %v", how, text, k, m, got)
+				}
+			}
 		}
-		for state := b64Start; state <= b64Digits3; state++ {
-			tr := b64Trans[state<<3|class]
-			field := b64Rows[c] >> (8 * uint(state))
-			if next, boundary := uint8(field&0x38)/8, uint8(field>>6&1); next != tr&7 || boundary != tr>>3 {
-				t.Errorf("byte %q, state %d: row gives %d/%d, b64Trans %d/%d", rune(c), state, next, boundary, tr&7, tr>>3)
+	}
+	vector := 0
+	for c := 0; c < 256; c++ {
+		for at := 0; at < 64; at++ {
+			for i := range buf {
+				buf[i] = byte(r.Uint32())
+			}
+			for i := range at { // base64 before at, so that classifyWords reads the word of at
+				buf[i] = "Az9+/"[r.IntN(5)]
+			}
+			buf[at] = byte(c)
+			for _, text := range []string{string(buf), string(buf[:at+1])} {
+				first := 0 // classifyWords reads up to the word of the first byte outside the alphabet
+				for first < len(text) && b64Class[text[first]] != b64Other {
+					first++
+				}
+				var b b64Block
+				b.classifyWords(text, 0)
+				check("classifyWords", text, [4]uint64{b.upper, b.lower, b.digit, b.punct}, first|7+1)
+				if b64ClassVector && len(text) == 64 {
+					var m [4]uint64
+					b64ClassAVX2(unsafe.Pointer(unsafe.StringData(text)), &m)
+					check("b64ClassAVX2", text, m, 64)
+					vector++
+				}
+			}
+		}
+	}
+	t.Logf("%d blocks classified with vectors", vector)
+}
+
+// b64StartsByBlocks returns the piece starts that b64Starts finds from p, up to the first byte
+// outside the alphabet or the end of the text.
+func b64StartsByBlocks(text string, p int) []int {
+	var starts []int
+	var prev b64Block
+	for base := p; base < len(text); base += 64 {
+		var cur b64Block
+		cur.classify(text, base)
+		valid := cur.upper | cur.lower | cur.digit | cur.punct
+		cur.starts = b64Starts(&cur, &prev) & (uint64(1)<<bits.TrailingZeros64(^valid) - 1)
+		for m := cur.starts; m != 0; m &= m - 1 {
+			starts = append(starts, base+bits.TrailingZeros64(m))
+		}
+		if ^valid != 0 {
+			break
+		}
+		prev = cur
+	}
+	return starts
+}
+
+// TestB64StartsMatchTrans holds the piece starts of b64Starts to those of b64Trans on random
+// text over the classes (long digit and punctuation runs, pieces across the 64-byte blocks,
+// bytes outside the alphabet) from every place.
+func TestB64StartsMatchTrans(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	const pool = "AZbz0123456789+/+/=é-"
+	for range 3000 {
+		b := make([]byte, 0, 300)
+		for n := 1 + r.IntN(300); len(b) < n; {
+			c := pool[r.IntN(16)]
+			if r.IntN(30) == 0 { // outside the alphabet
+				c = pool[16+r.IntN(len(pool)-16)]
+			}
+			b = append(b, c)
+			if r.IntN(8) == 0 { // a run of digits or of punctuation
+				b = append(b, strings.Repeat(string("7/"[r.IntN(2)]), r.IntN(12))...)
+			}
+		}
+		text := string(b)
+		for p := 0; p < len(text); p += 1 + r.IntN(40) {
+			var want []int
+			state := b64Start
+			for i := p; i < len(text) && b64Class[text[i]] != b64Other; i++ {
+				tr := b64Trans[state<<3|b64Class[text[i]]]
+				if i == p || tr&b64Boundary != 0 {
+					want = append(want, i)
+				}
+				state = tr & 7
+			}
+			if got := b64StartsByBlocks(text, p); !slices.Equal(got, want) {
+				t.Fatalf("%q from %d: b64Starts begins pieces at %v, b64Trans at %v", text, p, got, want)
 			}
 		}
 	}
 }
 
 // TestB64TokenSetMatchesIndex holds the base64 token set to the index: every token of four to
-// maxB64Token base64 characters is in it with its id, and random spans of those lengths are
-// in it exactly when the index has them (o200k_base and cl100k_base).
+// maxB64Token base64 characters is in it with its id, random spans of those lengths are in it
+// exactly when the index has them, and every base64 token of four or more may begin with its
+// first four characters (o200k_base and cl100k_base).
 func TestB64TokenSetMatchesIndex(t *testing.T) {
 	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 	for _, name := range []string{"o200k_base", "cl100k_base"} {
@@ -188,11 +360,17 @@ func TestB64TokenSetMatchesIndex(t *testing.T) {
 		set := newB64TokenSet(e.vocab)
 		tokens := 0
 		for tok, want := range e.vocab {
-			if len(tok) < minB64Token || len(tok) > maxB64Token || !isB64(tok) {
+			if len(tok) < minB64Token || !isB64(tok) {
+				continue
+			}
+			if !set.mayBegin(uint32(b64Code[tok[0]]), uint32(b64Code[tok[1]]), uint32(b64Code[tok[2]]), uint32(b64Code[tok[3]])) {
+				t.Fatalf("%s: token %q may not begin with its first four characters", name, tok)
+			}
+			if len(tok) > maxB64Token {
 				continue
 			}
 			tokens++
-			if id, ok := set.get(b64Key(packB64(tok), len(tok))); !ok || uint32(id) != want {
+			if id, ok := set.id(packB64(tok), len(tok)); !ok || id != want {
 				t.Fatalf("%s: token %q (id %d) gives %d, %v", name, tok, want, id, ok)
 			}
 		}
@@ -203,7 +381,7 @@ func TestB64TokenSetMatchesIndex(t *testing.T) {
 				b[i] = alphabet[r.IntN(64)]
 			}
 			wantID, want := e.index.lookup(string(b))
-			if id, ok := set.get(b64Key(packB64(string(b)), len(b))); ok != want || ok && uint32(id) != wantID {
+			if id, ok := set.id(packB64(string(b)), len(b)); ok != want || ok && id != wantID {
 				t.Fatalf("%s: span %q gives %d, %v; the index %d, %v", name, b, id, ok, wantID, want)
 			}
 		}
@@ -276,6 +454,9 @@ func TestB64FourEqualsMerging(t *testing.T) {
 			want, _ := e.encodePiece(s.out[:0], piece, s)
 			if !ok || got != len(want) {
 				t.Fatalf("%s: countB64Four(%q) = %d, %v; merging gives %d tokens", tok.Name(), piece, got, ok, len(want))
+			}
+			if got, ok := e.countB64Triples(piece); ok && got != len(want) {
+				t.Fatalf("%s: countB64Triples(%q) = %d; merging gives %d tokens", tok.Name(), piece, got, len(want))
 			}
 			s.out = want
 			checked++

@@ -58,6 +58,8 @@ type b64ShortCounts struct {
 	// besides the whole piece (rankByConcatenation only).
 	pairRank  [1 << 12]uint32
 	tripleTok [1 << 18 / 64]uint64
+	// pairTok is a bit per two-character piece that is a token (countB64Segments).
+	pairTok [1 << 12 / 64]uint64
 	// tripleIDs are the ids of the three-character tokens in the order of their codes, and
 	// tripleBase[w] how many of them come before word w of tripleTok: the rank of a triple is
 	// read with a count of the bits before it (tripleRank), from 100 KB or so, where a table of
@@ -71,13 +73,8 @@ type b64ShortCounts struct {
 	// no token without the map look-up.
 	longTok [1 << 16 / 64]uint64
 	// tokens are the tokens of minB64Token to maxB64Token base64 characters (newB64TokenSet).
-	tokens *u64Table
-	// short holds the counts of pieces of one, two and three characters at b64ShortIndex.
-	short [b64ShortSlots]uint8
+	tokens *b64TokenSet
 }
-
-// b64ShortSlots is the number of slots of b64ShortCounts.short.
-const b64ShortSlots = 1 + 1<<6 + 1<<12 + 1<<18
 
 // b64Code maps a byte to its 6-bit base64 code, or 0xff.
 var b64Code = func() (t [256]uint8) {
@@ -154,27 +151,28 @@ func (e *bpeEngine) countB64Four(piece string) (int, bool) {
 	if !t.bytesOK {
 		return 0, false
 	}
-	if _, ok := t.b64TokenID(b64Key(uint64(a)|uint64(b)<<6|uint64(c)<<12|uint64(d)<<18, 4)); ok {
-		return 1, true
+	return t.countFour(uint32(a), uint32(b), uint32(c), uint32(d)), true
+}
+
+// countFour is countB64Four of the piece with the codes a, b, c, d, all of whose bytes are
+// tokens, under tiktoken's rule; past the look-up of the whole piece it takes no branch (the
+// pairs' ranks are random), with the comparisons as the sign of a difference.
+func (t *b64ShortCounts) countFour(a, b, c, d uint32) int {
+	if t.tokens.prefix[a<<6|b]>>c&1 != 0 { // a token of four may begin with abc
+		if _, ok := t.tokens.ids.get(b64Key(uint64(a)|uint64(b)<<6|uint64(c)<<12|uint64(d)<<18, 4)); ok {
+			return 1
+		}
 	}
-	ab, bc, cd := t.pairRank[uint32(a)<<6|uint32(b)], t.pairRank[uint32(b)<<6|uint32(c)], t.pairRank[uint32(c)<<6|uint32(d)]
-	abc := t.tripleTok[(uint32(a)<<12|uint32(b)<<6|uint32(c))>>6]>>(c&63)&1 != 0
-	bcd := t.tripleTok[(uint32(b)<<12|uint32(c)<<6|uint32(d))>>6]>>(d&63)&1 != 0
-	var second bool
-	switch {
-	case ab == noRank && bc == noRank && cd == noRank:
-		return 4, true
-	case ab <= bc && ab <= cd:
-		second = abc || cd != noRank
-	case bc <= cd:
-		second = abc || bcd
-	default:
-		second = ab != noRank || bcd
-	}
-	if second {
-		return 2, true
-	}
-	return 3, true
+	ab, bc, cd := uint64(t.pairRank[a<<6|b]), uint64(t.pairRank[b<<6|c]), uint64(t.pairRank[c<<6|d])
+	abc, bcd := t.tripleTok[a<<6|b]>>c&1, t.tripleTok[b<<6|c]>>d&1
+	less := func(x, y uint64) uint64 { return (x - y) >> 63 } // x < y, both under 1<<32
+	abTok, bcTok, cdTok := less(ab, noRank), less(bc, noRank), less(cd, noRank)
+	abFirst := (1 - less(bc, ab)) & (1 - less(cd, ab)) // the lowest, the leftmost on ties
+	bcFirst := (1 - abFirst) & (1 - less(cd, bc))
+	cdFirst := (1 - abFirst) & (1 - bcFirst)
+	second := abFirst&(abc|cdTok) | bcFirst&(abc|bcd) | cdFirst&(abTok|bcd)
+	merged := abTok | bcTok | cdTok
+	return int(4 - merged - merged&second)
 }
 
 // isB64 says every byte of s is a base64 character.
@@ -236,6 +234,9 @@ func (e *bpeEngine) fillB64Counts() {
 			if pairOK && e.mode == rankByConcatenation {
 				t.pairRank[i<<6|j] = id
 			}
+			if pairOK {
+				t.pairTok[i] |= 1 << j
+			}
 			switch {
 			case byRule && pairOK:
 				t.two[i<<6|j] = 1
@@ -286,12 +287,6 @@ func (e *bpeEngine) fillB64Counts() {
 			t.longTok[bit>>6] |= 1 << (bit & 63)
 		}
 	}
-	t.short[0] = 0
-	for i := 0; i < 64; i++ {
-		t.short[b64ShortIndex(1, uint32(i))] = 1
-	}
-	copy(t.short[b64ShortIndex(2, 0):], t.two[:])
-	copy(t.short[b64ShortIndex(3, 0):], t.three[:])
 	e.b64Counts = t
 }
 
@@ -340,17 +335,25 @@ type memoSlot struct {
 func packMemoKey(piece string) (lo, hi uint64) {
 	n := len(piece)
 	if n >= 8 {
-		lo = uint64(piece[0]) | uint64(piece[1])<<8 | uint64(piece[2])<<16 | uint64(piece[3])<<24 |
-			uint64(piece[4])<<32 | uint64(piece[5])<<40 | uint64(piece[6])<<48 | uint64(piece[7])<<56
-		for i := 8; i < n; i++ {
-			hi |= uint64(piece[i]) << (8 * (i - 8))
-		}
+		lo, hi = le64(piece, 0), loadUpTo8(piece[8:])
 	} else {
-		for i := 0; i < n; i++ {
-			lo |= uint64(piece[i]) << (8 * i)
-		}
+		lo = loadUpTo8(piece)
 	}
 	return lo, hi | uint64(n)<<56
+}
+
+// loadUpTo8 reads a string of at most eight bytes as a little-endian word, with two loads that
+// overlap where its length is no power of two (the bytes both read are the same).
+func loadUpTo8(s string) uint64 {
+	switch n := len(s); {
+	case n >= 4:
+		return uint64(le32(s, 0)) | uint64(le32(s, n-4))<<(8*(n-4))
+	case n >= 2:
+		return uint64(le16(s, 0)) | uint64(le16(s, n-2))<<(8*(n-2))
+	case n == 1:
+		return uint64(s[0])
+	}
+	return 0
 }
 
 // memoSlotOf returns the slot of a packed key.
@@ -771,6 +774,15 @@ func (ix *tokenIndex) lookup(tok string) (uint32, bool) {
 	id, ok := ix.long[tok]
 	return id, ok
 }
+
+// le32 reads 4 bytes of s at i as a little-endian word.
+func le32(s string, i int) uint32 {
+	s = s[i : i+4]
+	return uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
+}
+
+// le16 reads 2 bytes of s at i as a little-endian word.
+func le16(s string, i int) uint16 { s = s[i : i+2]; return uint16(s[0]) | uint16(s[1])<<8 }
 
 // le64 reads 8 bytes of s at i as a little-endian word.
 func le64(s string, i int) uint64 {

@@ -468,7 +468,10 @@ func splitO200KFast(s string, p int) int {
 		} else if end, stop = asciiRun(s, end, akLower); stop {
 			return splitO200K(s, p)
 		}
-		return end + contraction(s, end, true)
+		if end < len(s) && s[end] == '\'' { // else no contraction, without the call
+			end += contraction(s, end, true)
+		}
+		return end
 	}
 	switch {
 	case k&akDigit != 0: // \p{N}{1,3}

@@ -321,11 +321,11 @@ func (t *BPETokenizer) encodeOrdinary(dst []uint32, text string, s *bpeScratch) 
 
 func (t *BPETokenizer) countOrdinary(text string, s *bpeScratch) int {
 	n := 0
-	// The base64 fast path is tried where the last piece ended on a base64 byte: in prose it
-	// would stop at once after every word.
+	// The base64 fast path is tried where the last piece ended on a base64 byte and eight more
+	// follow: in prose it would stop at once after every word.
 	fast := t.b64Fast
 	for p := 0; p < len(text); {
-		if fast {
+		if fast && b64Ahead(text, p) {
 			c, stop := t.engine.countB64Pieces(text, p, s)
 			if n, p = n+c, stop; p == len(text) {
 				break

@@ -231,3 +231,46 @@ func TestReadTiktokenRanksMatchesLoader(t *testing.T) {
 		}
 	}
 }
+
+// TestSplitO200KFastMatchesSplitO200K holds the fast o200k splitter to the general one from
+// every place of random text: ASCII letter runs, runs that end at a letter outside ASCII,
+// contractions and apostrophes, digits, punctuation and spaces.
+func TestSplitO200KFastMatchesSplitO200K(t *testing.T) {
+	r := rand.New(rand.NewPCG(41, 42))
+	pool := []string{"abcdefghij", "xyz", "q", "ABC", "Zz", "é", "Éa", "'s", "'LL", "'", " ", "  ", "\n", "\r\n", "123", "4567", "+/", ".", "日本", "a\u0301", "\t"}
+	for range 2000 {
+		var b strings.Builder
+		for n := r.IntN(30); n >= 0; n-- {
+			b.WriteString(pool[r.IntN(len(pool))])
+		}
+		text := b.String()
+		for p := 0; p < len(text); p++ {
+			if !utf8.RuneStart(text[p]) {
+				continue
+			}
+			if got, want := splitO200KFast(text, p), splitO200K(text, p); got != want {
+				t.Fatalf("%q from %d: splitO200KFast ends the piece at %d, splitO200K at %d", text, p, got, want)
+			}
+		}
+	}
+}
+
+// TestPackMemoKeyMatchesBytes holds packMemoKey to the key packed a byte at a time, for every
+// length the memo takes.
+func TestPackMemoKeyMatchesBytes(t *testing.T) {
+	r := rand.New(rand.NewPCG(43, 44))
+	for range 1000 {
+		b := make([]byte, 2+r.IntN(maxMemoPiece-1))
+		for i := range b {
+			b[i] = byte(r.Uint32())
+		}
+		var want [2]uint64
+		for i, c := range b {
+			want[i/8] |= uint64(c) << (8 * (i % 8))
+		}
+		want[1] |= uint64(len(b)) << 56
+		if lo, hi := packMemoKey(string(b)); lo != want[0] || hi != want[1] {
+			t.Fatalf("packMemoKey(%q) = %#x %#x, want %#x %#x", b, lo, hi, want[0], want[1])
+		}
+	}
+}
