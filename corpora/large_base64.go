@@ -13,6 +13,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync/atomic"
 )
 
 // LargeBase64Bytes is the decoded size past which the MCP line readers stream the base64 of an
@@ -55,7 +56,18 @@ var largeNonce = func() string {
 // largeMarkerPrefix starts the text a line reader writes in place of a streamed payload: a
 // whole JSON string for an image's data, or a stretch inside a tool's text for a base64 run
 // in it; the text holds the LargeBase64 fields and ends with a NUL (see largeMarker).
-func largeMarkerPrefix() string { return "\x00strata-eval:large-base64:" + largeNonce + ":" }
+func largeMarkerPrefix() string { return largeMarkerText }
+
+// largeMarkerText is what largeMarkerPrefix returns, made once.
+var largeMarkerText = "\x00strata-eval:large-base64:" + largeNonce + ":"
+
+// standInsWritten is set when the process writes its first stand-in (largeMarker): until
+// then no text can hold one, since a stand-in carries the process's nonce, and the checks of
+// every text a replay counts or sends (HasLargeRun, LargeRuns…) answer without reading it.
+var standInsWritten atomic.Bool
+
+// standInsMayExist says whether any text of the process may hold a stand-in.
+func standInsMayExist() bool { return standInsWritten.Load() }
 
 // largeMarkerFields is the number of ':'-separated fields after the prefix of a marker.
 const largeMarkerFields = 10
@@ -64,6 +76,7 @@ const largeMarkerFields = 10
 // Every field of bytes or text is hex, whose characters never decode as base64 to the
 // signature of a picture, so a scanner that met a marker would find no picture in it.
 func largeMarker(l *LargeBase64) string {
+	standInsWritten.Store(true)
 	fields := []string{strconv.FormatInt(l.Chars, 10), strconv.FormatInt(l.Bytes, 10), l.SHA256,
 		hex.EncodeToString(l.Head), hex.EncodeToString([]byte(l.Err)), "", "", "", "", ""}
 	if c := l.Count; c != nil {
@@ -687,6 +700,9 @@ func DescribeStandIns(raw []byte) []byte {
 // eachStandIn calls fn with the place of each stand-in of a payload or run streamed past in
 // JSON text raw, and what it stands for.
 func eachStandIn(raw []byte, fn func(start, end int, l *LargeBase64)) {
+	if !standInsMayExist() {
+		return
+	}
 	start := []byte(`\u0000` + largeMarkerPrefix()[1:])
 	for at := 0; ; {
 		i := bytes.Index(raw[at:], start)

@@ -68,6 +68,9 @@ type LargeRun struct {
 // LargeRuns returns the runs streamed past in a text, in order (none for a text that holds
 // none, the common case, found without allocating).
 func LargeRuns(text string) []LargeRun {
+	if !standInsMayExist() {
+		return nil
+	}
 	var out []LargeRun
 	prefix := largeMarkerPrefix()
 	for from := 0; ; {
@@ -87,7 +90,9 @@ func LargeRuns(text string) []LargeRun {
 }
 
 // HasLargeRun says whether a text holds a run streamed past.
-func HasLargeRun(text string) bool { return strings.Contains(text, largeMarkerPrefix()) }
+func HasLargeRun(text string) bool {
+	return standInsMayExist() && strings.Contains(text, largeMarkerPrefix())
+}
 
 // newSpiller returns the follower of a long line of a request log: it streams past image
 // payloads and the base64 runs of any string, counted by the reader's RunCounter.
@@ -113,6 +118,9 @@ func (rd *apiLogReader) spillFrom() int {
 // verbatim: those are sent) holds a base64 run streamed past while reading, whose characters
 // were not kept.
 func HeldRun(msgs []Message, verbatim bool) error {
+	if !standInsMayExist() {
+		return nil
+	}
 	for i := range msgs {
 		if err := heldRunIn(msgs[i].Parts); err != nil {
 			return err
@@ -157,7 +165,9 @@ func heldRunIn(parts []Part) error {
 
 // MentionsLargeRun says whether text holds a run streamed past, its marker as written or
 // escaped again (JSON text holding it).
-func MentionsLargeRun(text string) bool { return strings.Contains(text, largeMarkerPrefix()[1:]) }
+func MentionsLargeRun(text string) bool {
+	return standInsMayExist() && strings.Contains(text, largeMarkerPrefix()[1:])
+}
 
 // RewrittenRun says whether text holds a run streamed past whose marker LargeRuns cannot read
 // back: a marker escaped again (a template that re-encodes a tool call's arguments as JSON
