@@ -195,7 +195,7 @@ func (c *Counter) CountRequest(msgs []corpora.Message, tools []corpora.ToolDef) 
 	}
 	if o, ok := c.template.(*OllamaTemplate); ok {
 		if heldRun(segs) {
-			return TextCount{}, fmt.Errorf("Ollama's tokenizer cannot count a tool text whose base64 run was streamed past while reading")
+			return TextCount{}, errors.New("the Ollama tokenizer cannot count a tool text whose base64 run was streamed past while reading")
 		}
 		if tc, ok := o.CountPrompt(segs); ok {
 			return tc, nil // Ollama's own tokenizer, as its server counts
