@@ -34,7 +34,7 @@ type InputsError struct {
 }
 
 func (e *InputsError) Error() string {
-	return fmt.Sprintf("%d problem(s) reading the inputs; the rest was processed", e.Problems)
+	return fmt.Sprintf("%d problem(s) reading or replaying the inputs, listed above; the rest was processed", e.Problems)
 }
 
 // ServerError says a live server failed requests: the cases it cost were not measured (they

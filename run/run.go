@@ -506,7 +506,7 @@ func dumpArm(dir, caseID string, eng engine.Engine, res *replay.Result, tools []
 	base := filepath.Join(dir, fsutil.SafeName(caseID)+"."+fsutil.SafeName(res.Arm))
 	body, err := engine.DumpBody(eng, armRequest(arm, res, tools))
 	if err != nil {
-		return fmt.Errorf("arm %s: %w", res.Arm, err)
+		return err // the case's error names the arm
 	}
 	if err := fsutil.WriteAtomic(base+".request.json", func(w io.Writer) error { _, err := w.Write(body); return err }); err != nil {
 		return err
