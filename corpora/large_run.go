@@ -3,6 +3,7 @@ package corpora
 import (
 	"bytes"
 	"fmt"
+	"reflect"
 	"strings"
 )
 
@@ -174,4 +175,47 @@ func MentionsLargeRun(text string) bool {
 // writes its NUL bytes as \u0000), so the text can neither be counted nor sent.
 func RewrittenRun(text string) bool {
 	return MentionsLargeRun(text) && strings.Count(text, largeMarkerPrefix()[1:]) > len(LargeRuns(text))
+}
+
+// mapLineOffsets rewrites every Location of v (a pointer) found in file and line from an
+// offset in the line as read (with stand-ins) to the offset in the file's line, through
+// toFile. Only a line that held a stand-in pays for the walk.
+func mapLineOffsets(v any, file string, line int, toFile func(int64) int64) {
+	locType := reflect.TypeFor[Location]()
+	seen := map[uintptr]bool{}
+	var walk func(reflect.Value)
+	walk = func(v reflect.Value) {
+		switch v.Kind() {
+		case reflect.Pointer:
+			if v.IsNil() || seen[v.Pointer()] {
+				return
+			}
+			seen[v.Pointer()] = true
+			walk(v.Elem())
+		case reflect.Interface:
+			if !v.IsNil() {
+				walk(v.Elem())
+			}
+		case reflect.Slice, reflect.Array:
+			if v.Type().Elem().Kind() == reflect.Uint8 {
+				return // raw bytes
+			}
+			for i := range v.Len() {
+				walk(v.Index(i))
+			}
+		case reflect.Struct:
+			if v.Type() == locType {
+				if l := v.Addr().Interface().(*Location); l.File == file && l.Line == line && l.Offset > 0 {
+					l.Offset = toFile(l.Offset)
+				}
+				return
+			}
+			for i := range v.NumField() {
+				if f := v.Field(i); f.CanSet() {
+					walk(f)
+				}
+			}
+		}
+	}
+	walk(reflect.ValueOf(v))
 }

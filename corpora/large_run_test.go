@@ -45,7 +45,7 @@ func TestRequestLogLargeRunStreamed(t *testing.T) {
 		line string
 		text func(c *Collector) string
 	}{
-		{FormatOpenAIChat, `{"model":"m","messages":[{"role":"tool","tool_call_id":"c1","content":"the screen: ` + escaped + `\nand more"}]}`,
+		{FormatOpenAIChat, `{"model":"m","messages":[{"role":"tool","tool_call_id":"c1","content":"the screen: ` + escaped + `\nand more"},{"role":"user","content":"after"}]}`,
 			func(c *Collector) string { return c.Conversations[0].Messages[0].Parts[0].ToolResult.Text }},
 		{FormatOpenAIResponses, `{"model":"m","input":[{"type":"function_call","call_id":"c1","name":"shot","arguments":"{}"},{"type":"function_call_output","call_id":"c1","output":"the screen: ` + escaped + `\nand more"}]}`,
 			func(c *Collector) string { return c.Conversations[0].Messages[1].Parts[0].ToolResult.Text }},
@@ -73,6 +73,13 @@ func TestRequestLogLargeRunStreamed(t *testing.T) {
 		}
 		if r.Count == nil || r.Count.Head != b64 || r.Count.Tokenizer != "kept" {
 			t.Errorf("%s: the counter was handed %+v", format.name, r.Count)
+		}
+		// a place after the run is where it is in the file, not in the shortened line
+		if format.name == FormatOpenAIChat {
+			loc := e.Conversations[0].Messages[1].Parts[0].Loc
+			if want := int64(strings.Index(format.line, `"after"`)); loc.Offset != want {
+				t.Errorf("%s: the message after the run at byte %d (%s), in the file at %d", format.name, loc.Offset, loc, want)
+			}
 		}
 		// the conversation's size is the request's in the file, not the shortened line's
 		for _, c := range e.Conversations {

@@ -303,6 +303,7 @@ func (rd *apiLogReader) handleLine(ctx context.Context, line []byte, lineNo int)
 
 // documentMode reads a whole document held in memory: one or more JSON values.
 func (rd *apiLogReader) documentMode(ctx context.Context, data []byte) error {
+	rd.line, rd.spilled = nil, nil // the document is read whole, nothing streamed past
 	pos := 0
 	if bytes.HasPrefix(data, []byte("\ufeff")) {
 		pos = 3
@@ -403,6 +404,13 @@ func (rd *apiLogReader) handleRequest(ctx context.Context, n jwNode) error {
 	id := fmt.Sprintf("%s#%d", rd.base, rd.next)
 	rd.next++
 	conv, problems, rerr := apiParseRequest(rd.format, n, id, rd.recordedSize)
+	if rd.spilled != nil && n.loc.Line > 0 {
+		// places after a stand-in are moved to where they are in the file
+		toFile := rd.spilled.inputOffset
+		mapLineOffsets(conv, rd.name, n.loc.Line, toFile)
+		mapLineOffsets(&problems, rd.name, n.loc.Line, toFile)
+		mapLineOffsets(rerr, rd.name, n.loc.Line, toFile)
+	}
 	for _, p := range problems {
 		rd.e.Problem(p)
 	}
