@@ -126,7 +126,7 @@ func HeldRun(msgs []Message, verbatim bool) error {
 		if err := heldRunIn(msgs[i].Parts); err != nil {
 			return err
 		}
-		if verbatim && bytes.Contains(msgs[i].Raw, []byte(largeMarkerPrefix()[1:])) {
+		if verbatim && bytes.Contains(msgs[i].Raw, []byte(escapedMarkerText)) {
 			return fmt.Errorf("the recorded bytes of message %d hold a base64 run that was read past, not kept: they cannot be sent", i)
 		}
 	}
@@ -165,16 +165,21 @@ func heldRunIn(parts []Part) error {
 }
 
 // MentionsLargeRun says whether text holds a run streamed past, its marker as written or
-// escaped again (JSON text holding it).
+// escaped again (JSON text holding it). Each form is looked for by its first byte, a NUL or a
+// backslash, which text holds far more rarely than the letters of the prefix.
 func MentionsLargeRun(text string) bool {
-	return standInsMayExist() && strings.Contains(text, largeMarkerPrefix()[1:])
+	return standInsMayExist() && (strings.Contains(text, largeMarkerPrefix()) || strings.Contains(text, escapedMarkerText))
 }
+
+// escapedMarkerText is the prefix of a marker escaped again as JSON escapes its NUL.
+var escapedMarkerText = `\u0000` + largeMarkerText[1:]
 
 // RewrittenRun says whether text holds a run streamed past whose marker LargeRuns cannot read
 // back: a marker escaped again (a template that re-encodes a tool call's arguments as JSON
 // writes its NUL bytes as \u0000), so the text can neither be counted nor sent.
 func RewrittenRun(text string) bool {
-	return MentionsLargeRun(text) && strings.Count(text, largeMarkerPrefix()[1:]) > len(LargeRuns(text))
+	return MentionsLargeRun(text) &&
+		(strings.Contains(text, escapedMarkerText) || strings.Count(text, largeMarkerPrefix()) > len(LargeRuns(text)))
 }
 
 // mapLineOffsets rewrites every Location of v (a pointer) found in file and line from an

@@ -200,7 +200,7 @@ func renderMCP(res *corpora.CallToolResult, s Settings, opt MCPRenderOptions, li
 			items = append(items, mcpItem{text: OmittedNote(p.Reason), loc: loc})
 		case p.Bytes > maxBytes:
 			p.Outcome = OutcomeCapped
-			p.Reason = fmt.Sprintf("larger than %s bytes", FormatCount(maxBytes))
+			p.Reason = capReason(maxBytes)
 			items = append(items, mcpItem{text: LegacyPictureNote(p.Type, p.Bytes), loc: loc})
 		default:
 			p.checked = opt.Pictures.picture(p.Data)

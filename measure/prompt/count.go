@@ -627,7 +627,7 @@ func le64(s string, i int) uint64 {
 func isChunkCut(text string, i int) bool {
 	b, prev := text[i], text[i-1]
 	if prev >= '0' && prev <= '9' {
-		return (b|0x20) >= 'a' && (b|0x20) <= 'z'
+		return digitLetterCut(prev, b)
 	}
 	if prev != '\n' {
 		return false
@@ -637,4 +637,10 @@ func isChunkCut(text string, i int) bool {
 	}
 	r, _ := utf8.DecodeRuneInString(text[i:])
 	return !unicode.IsSpace(r)
+}
+
+// digitLetterCut says whether prev, b is an ASCII digit followed by an ASCII letter: a cut of
+// isChunkCut, and the only kind a base64 run holds (isRunCut).
+func digitLetterCut(prev, b byte) bool {
+	return prev-'0' <= 9 && (b|0x20)-'a' <= 'z'-'a'
 }

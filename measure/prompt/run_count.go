@@ -118,9 +118,7 @@ func (r *runCounter) Finish() corpora.RunCount {
 // isRunCut says whether i (0 < i < len(run)) is a provable cut of a base64 run's characters:
 // isChunkCut's digit before an ASCII letter, the only kind of cut a run holds (it has no
 // newline; TestRunCutIsChunkCut).
-func isRunCut(run []byte, i int) bool {
-	return run[i-1]-'0' <= 9 && (run[i]|0x20)-'a' <= 'z'-'a'
-}
+func isRunCut(run []byte, i int) bool { return digitLetterCut(run[i-1], run[i]) }
 
 // runCountOf returns the count of a run streamed past, or why the text holding it cannot be
 // counted by c.
