@@ -164,12 +164,22 @@ func (p *proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	} else if err := ex.req.open(p.log.path, r.Header.Get("Content-Encoding")); err != nil {
 		ex.fail("spool: %v", err)
 	}
+	// The request body goes on being read (by the transport, towards the upstream) while the
+	// response is written: without full duplex the server would drain and close the request
+	// body when the response head is written, and the transport, failing to read the rest of
+	// it, would close the upstream connection under the response being relayed.
+	_ = http.NewResponseController(w).EnableFullDuplex()
 	defer func() {
-		// The ReverseProxy panics with http.ErrAbortHandler when the client goes away
-		// mid-response; the exchange is not recorded, and the panic ends the connection.
+		// The ReverseProxy panics with http.ErrAbortHandler when it cannot relay the whole
+		// response (the client went away, or the upstream's body broke off); the exchange is
+		// not recorded, and the panic ends the connection.
 		if v := recover(); v != nil {
 			if v == http.ErrAbortHandler {
-				ex.fail("the client went away before the whole response was sent")
+				if r.Context().Err() != nil {
+					ex.fail("the client went away before the whole response was sent")
+				} else {
+					ex.fail("the upstream's response broke off before its end")
+				}
 				ex.discard()
 			}
 			ex.close()

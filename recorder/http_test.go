@@ -245,3 +245,36 @@ func waitFor(t *testing.T, cond func() bool) {
 		}
 	}
 }
+
+// TestRecordHTTPUpstreamBreaksOff: an upstream that closes its connection in the middle of a
+// chunked response leaves the exchange unrecorded, and the log says the upstream broke off, not
+// that the client went away.
+func TestRecordHTTPUpstreamBreaksOff(t *testing.T) {
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		conn, bw, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer conn.Close()
+		// a chunked response whose first chunk promises more than is sent before the close
+		bw.WriteString("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n")
+		bw.WriteString("40\r\ndata: {\"n\":0}\n\n")
+		bw.Flush()
+	}))
+	defer upstream.Close()
+	base, _, log, stop := startRecorder(t, upstream.URL)
+	resp, err := http.Post(base+"/v1/chat/completions", "application/json", strings.NewReader(chatBody))
+	if err == nil {
+		io.ReadAll(resp.Body)
+		resp.Body.Close()
+	}
+	st := stop()
+	if st.Recorded != 0 || st.NotRecorded != 1 {
+		t.Fatalf("stats %+v, log:\n%s", st, log)
+	}
+	if got := log.String(); !strings.Contains(got, "not recorded: the upstream's response broke off before its end") {
+		t.Fatalf("log:\n%s", got)
+	}
+}
