@@ -57,6 +57,9 @@ type ReplayOptions struct {
 	Summary bool
 	// CPUProfile is a file for a CPU profile of the run (hidden: for profiling, not for users).
 	CPUProfile string
+	// MemProfile is a file for a heap profile (allocations and what is live) written when the
+	// run ends (hidden, as CPUProfile).
+	MemProfile string
 	// flags records every flag as given, for the results' config block.
 	flags map[string]string
 	// now is the clock (tests inject a fixed one).
@@ -108,6 +111,8 @@ PATH - reads a recording from stdin.
 	f.BoolVar(&opts.Summary, "summary", false, "print only the summary tables: no table per case, no pictures table (--out writes everything)")
 	f.StringVar(&opts.CPUProfile, "cpuprofile", "", "write a CPU profile of the run to this file")
 	_ = f.MarkHidden("cpuprofile")
+	f.StringVar(&opts.MemProfile, "memprofile", "", "write a heap profile of the run to this file when it ends")
+	_ = f.MarkHidden("memprofile")
 	return c
 }
 
@@ -183,6 +188,9 @@ func runReplay(ctx context.Context, opts *ReplayOptions) error {
 			return err
 		}
 		defer stop()
+	}
+	if opts.MemProfile != "" {
+		defer writeHeapProfile(opts.MemProfile, opts.IO.ErrOut)
 	}
 	cfg, err := opts.runConfig()
 	if err != nil {
@@ -331,6 +339,21 @@ func writeReport(opts *ReplayOptions, r *results.Report, stdout bool) error {
 		return nil
 	}
 	return results.ReportFormats().WriteFiles(opts.Out, r)
+}
+
+// writeHeapProfile writes the heap profile to path; a failure is said on stderr (the run's
+// results are written already).
+func writeHeapProfile(path string, stderr io.Writer) {
+	f, err := fsutil.Create(path)
+	if err == nil {
+		err = pprof.Lookup("heap").WriteTo(f, 0)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "strata-eval: heap profile %s: %v\n", path, err)
+	}
 }
 
 // startCPUProfile writes a CPU profile to path until the returned stop is called.
