@@ -200,7 +200,7 @@ func TestB64MergeEqualsMergeScan(t *testing.T) {
 			}
 		}
 		// Every base64 token the merge can meet whole, and with a character either side.
-		for tok := range e.vocab {
+		for tok := range e.vocab.all() {
 			if len(tok) >= 4 && len(tok) <= maxB64Merge && isB64(tok) {
 				c := string(alphabet[r.IntN(64)])
 				for _, piece := range []string{tok, c + tok, tok + c, c + tok + c} {
@@ -357,9 +357,9 @@ func TestB64TokenSetMatchesIndex(t *testing.T) {
 	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 	for _, name := range []string{"o200k_base", "cl100k_base"} {
 		e := ourTiktoken(t, name).engine
-		set := newB64TokenSet(e.vocab)
+		set := newB64TokenSet(e.vocab.all())
 		tokens := 0
-		for tok, want := range e.vocab {
+		for tok, want := range e.vocab.all() {
 			if len(tok) < minB64Token || !isB64(tok) {
 				continue
 			}

@@ -1,5 +1,7 @@
 package tokenize
 
+import "iter"
+
 // The base64 tokens of minB64Token to maxB64Token characters (30,041 in o200k_base) are kept in
 // a u64Table keyed by their 6-bit codes packed first character lowest with the length on top
 // (b64Key), so that the base64 merge looks a span up from the packed codes of its parts without
@@ -46,9 +48,9 @@ func (set *b64TokenSet) mayBegin(a, b, c, d uint32) bool {
 // b64Key packs a span's codes (6 bits each, the first lowest) with its length.
 func b64Key(packed uint64, length int) uint64 { return packed | uint64(length)<<60 }
 
-// newB64TokenSet collects the base64 tokens of vocab of minB64Token to maxB64Token characters,
-// by b64Key, with their ids.
-func newB64TokenSet(vocab map[string]uint32) *b64TokenSet {
+// newB64TokenSet collects the base64 tokens of vocab (token bytes with ids) of minB64Token to
+// maxB64Token characters, by b64Key, with their ids.
+func newB64TokenSet(vocab iter.Seq2[string, uint32]) *b64TokenSet {
 	n := 0
 	for tok := range vocab {
 		if len(tok) >= minB64Token && len(tok) <= maxB64Token && isB64(tok) {

@@ -27,8 +27,8 @@ const (
 // 100,000-letter piece costs O(n log n) instead of O(n²).
 type bpeEngine struct {
 	mode bpeMode
-	// vocab maps a token's bytes to its id (every byte-level token, specials excluded).
-	vocab map[string]uint32
+	// vocab lists every byte-level token's bytes with its id, specials excluded.
+	vocab *vocabList
 	// index finds multi-byte tokens fast (built from vocab).
 	index *tokenIndex
 	// merges maps left<<32|right to rank<<32|merged id (rankByMergeList only).
@@ -280,8 +280,8 @@ func (e *bpeEngine) fillB64Counts() {
 		t.tripleBase[w] = uint32(count)
 		count += bits.OnesCount64(t.tripleTok[w])
 	}
-	t.tokens = newB64TokenSet(e.vocab)
-	for tok := range e.index.long {
+	t.tokens = newB64TokenSet(e.vocab.all())
+	for tok := range e.index.long.tokens() {
 		if isB64(tok) {
 			bit := b64LongBit(tok)
 			t.longTok[bit>>6] |= 1 << (bit & 63)
@@ -730,32 +730,31 @@ func packShort(s string) uint64 {
 }
 
 // tokenIndex finds a token id by its bytes: two-byte tokens in a direct table, tokens of up to
-// seven bytes in a packed hash table, longer ones in a map.
+// seven bytes in a packed hash table, longer ones in a table of their places in the vocabulary
+// list (none of the three holds a pointer per token).
 type tokenIndex struct {
 	pair  []uint32 // 65536 entries: id of the two-byte token b0 b1, or noRank
 	short *u64Table
-	long  map[string]uint32
+	long  longIndex
 }
 
-func newTokenIndex(vocab map[string]uint32) *tokenIndex {
+func newTokenIndex(vocab *vocabList) *tokenIndex {
 	nShort := 0
-	for tok := range vocab {
+	for tok := range vocab.all() {
 		if len(tok) > 2 && len(tok) <= maxShortToken {
 			nShort++
 		}
 	}
-	ix := &tokenIndex{pair: make([]uint32, 1<<16), short: newU64Table(nShort), long: map[string]uint32{}}
+	ix := &tokenIndex{pair: make([]uint32, 1<<16), short: newU64Table(nShort), long: newLongIndex(vocab)}
 	for i := range ix.pair {
 		ix.pair[i] = noRank
 	}
-	for tok, id := range vocab {
+	for tok, id := range vocab.all() {
 		switch {
 		case len(tok) == 2:
 			ix.pair[uint16(tok[0])<<8|uint16(tok[1])] = id
 		case len(tok) > 2 && len(tok) <= maxShortToken:
 			ix.short.put(packShort(tok), uint64(id))
-		case len(tok) > maxShortToken:
-			ix.long[tok] = id
 		}
 	}
 	return ix
@@ -771,8 +770,7 @@ func (ix *tokenIndex) lookup(tok string) (uint32, bool) {
 		v, ok := ix.short.get(packShort(tok))
 		return uint32(v), ok
 	}
-	id, ok := ix.long[tok]
-	return id, ok
+	return ix.long.lookup(tok)
 }
 
 // le32 reads 4 bytes of s at i as a little-endian word.

@@ -100,7 +100,7 @@ type BPETokenizer struct {
 	specialsByByte [256][]string
 	// normalize is applied to text before splitting (Hugging Face NFC), or nil.
 	normalize func(string) string
-	decoder   [][]byte
+	decoder   tokenTexts
 	scratch   sync.Pool
 	// b64Fast says countOrdinary may count runs of base64 with countB64Pieces.
 	b64Fast bool
@@ -130,10 +130,10 @@ func newBPETokenizer(sp bpeSpec) (*BPETokenizer, error) {
 	if !ok {
 		return nil, fmt.Errorf("%s: unknown pre-tokenizer %q", sp.name, sp.pretokenizer)
 	}
-	e := &bpeEngine{mode: sp.mode, vocab: sp.vocab, index: newTokenIndex(sp.vocab), merges: sp.merges, wholePieceFirst: sp.wholePieceFirst}
 	if sp.mode == rankByMergeList && sp.merges == nil {
 		return nil, fmt.Errorf("%s: merge-list BPE without merges", sp.name)
 	}
+	e := &bpeEngine{mode: sp.mode, merges: sp.merges, wholePieceFirst: sp.wholePieceFirst}
 	var missing []int
 	for b := 0; b < 256; b++ {
 		id, ok := sp.vocab[string([]byte{byte(b)})]
@@ -156,25 +156,17 @@ func newBPETokenizer(sp bpeSpec) (*BPETokenizer, error) {
 	if maxID > 1<<24 {
 		return nil, fmt.Errorf("%s: token id %d is implausibly large", sp.name, maxID)
 	}
+	vocab, decoder, err := newVocabTables(sp.name, sp.vocab, sp.specials, maxID)
+	if err != nil {
+		return nil, err
+	}
+	e.vocab, e.index = vocab, newTokenIndex(vocab)
 	t := &BPETokenizer{name: sp.name, engine: e, split: split, pretoken: sp.pretokenizer,
-		specials: sp.specials, normalize: sp.normalize, decoder: make([][]byte, maxID+1)}
-	// Every token's bytes in one allocation, each capped at its end.
-	total := 0
-	for text := range sp.vocab {
-		total += len(text)
-	}
-	all := make([]byte, 0, total)
-	for text, id := range sp.vocab {
-		start := len(all)
-		all = append(all, text...)
-		t.decoder[id] = all[start:len(all):len(all)]
-	}
-	for text, id := range sp.specials {
-		if text == "" {
-			continue
+		specials: sp.specials, normalize: sp.normalize, decoder: decoder}
+	for text := range sp.specials {
+		if text != "" {
+			t.specialsByByte[text[0]] = append(t.specialsByByte[text[0]], text)
 		}
-		t.decoder[id] = []byte(text)
-		t.specialsByByte[text[0]] = append(t.specialsByByte[text[0]], text)
 	}
 	for i := range t.specialsByByte {
 		l := t.specialsByByte[i]
@@ -344,10 +336,11 @@ func (t *BPETokenizer) countOrdinary(text string, s *bpeScratch) int {
 func (t *BPETokenizer) Decode(ids []int) ([]byte, error) {
 	var out []byte
 	for i, id := range ids {
-		if id < 0 || id >= len(t.decoder) || t.decoder[id] == nil {
+		text, ok := t.decoder.at(id)
+		if !ok {
 			return out, fmt.Errorf("decode %s: token %d (at %d) is not in the vocabulary", t.name, id, i)
 		}
-		out = append(out, t.decoder[id]...)
+		out = append(out, text...)
 	}
 	return out, nil
 }
