@@ -65,8 +65,9 @@ type apiLogReader struct {
 	e         Emitter
 	maxRecord int
 	next      int // index of the next request in the file
-	// lineScratch gathers a line longer than the bufio buffer (see readLine).
-	lineScratch []byte
+	// lineScratch gathers a line longer than the bufio buffer (see readLine); spareLine is the
+	// next one while a line read into it is kept (see borrowed).
+	lineScratch, spareLine []byte
 	// left, when the input knows its size, says how many bytes are left in it (readLine).
 	left *sizedReader
 	// runs, when not nil, counts the base64 runs of tool text streamed past (and may set
@@ -127,12 +128,15 @@ func (rd *apiLogReader) readLine(br *bufio.Reader) ([]byte, error) {
 		}
 		if rd.borrows(len(chunk)) {
 			buf := append(rd.lineScratch[:0], chunk...)
-			rd.lineScratch, rd.borrowed = nil, true
+			rd.borrowScratch()
 			return buf, err
 		}
 		return append([]byte(nil), chunk...), err
 	}
 	var spiller *lineSpiller // set once the line is long enough to hold a large payload
+	if rd.lineScratch == nil {
+		rd.lineScratch, rd.spareLine = rd.spareLine, nil
+	}
 	buf := rd.lineScratch[:0]
 	rd.lineScratch = nil // given back below when it stays the scratch
 	total := 0           // bytes of the line read
@@ -194,7 +198,7 @@ func (rd *apiLogReader) readLine(br *bufio.Reader) ([]byte, error) {
 			return buf, err
 		}
 		if rd.borrows(len(buf)) {
-			rd.borrowed = true
+			rd.borrowScratch()
 			return buf, err
 		}
 		rd.lineScratch = buf[:0]
@@ -337,6 +341,7 @@ func (rd *apiLogReader) handleLine(ctx context.Context, line []byte, lineNo int)
 // documentMode reads a whole document held in memory: one or more JSON values.
 func (rd *apiLogReader) documentMode(ctx context.Context, data []byte) error {
 	rd.line, rd.spilled = nil, nil // the document is read whole, nothing streamed past
+	rd.borrowed = false            // its lines are its own: none re-sends what the last did
 	pos := 0
 	if bytes.HasPrefix(data, []byte("\ufeff")) {
 		pos = 3

@@ -323,9 +323,22 @@ func (rd *apiLogReader) setMemo(m *resentMemo) {
 	}
 }
 
-// giveBack makes b, a line buffer of the reader's, its buffer for the next line.
+// giveBack makes b, a line buffer of the reader's, its buffer for the next line, or the one
+// after (the larger first: lines re-sent grow).
 func (rd *apiLogReader) giveBack(b []byte) {
-	if cap(b) <= apiOwnLine && cap(b) > cap(rd.lineScratch) {
-		rd.lineScratch = b[:0]
+	if cap(b) > apiOwnLine {
+		return
 	}
+	if cap(b) > cap(rd.lineScratch) {
+		b, rd.lineScratch = rd.lineScratch, b[:0]
+	}
+	if cap(b) > cap(rd.spareLine) {
+		rd.spareLine = b[:0]
+	}
+}
+
+// borrowScratch hands over the reader's line buffer (b, which holds the line read) and makes
+// its spare one the next.
+func (rd *apiLogReader) borrowScratch() {
+	rd.lineScratch, rd.spareLine, rd.borrowed = rd.spareLine, nil, true
 }

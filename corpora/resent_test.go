@@ -240,6 +240,7 @@ func TestResentSameOnCraftedLines(t *testing.T) {
 		{"envelope", resentLines(`{"request":`+req("m", sys, u1)+`}`, `{"request":`+req("m", sys, u1, a2)+`}`), false},
 		{"array of requests", resentLines(`[`+req("m", sys, u1)+`]`, `[`+req("m", sys, u1, a2)+`]`), false},
 		{"not an object after", resentLines(req("m", sys, u1), `"x"`, req("m", sys, u1, a2)), false},
+		{"document", []byte(`{"model":"m",` + "\n" + req("m", sys, u1) + "\n" + req("m", sys, u1, a2) + "\n"), false},
 		{"blank lines", resentLines(req("m", sys, u1), ``, `  `, req("m", sys, u1, a2)), true},
 	}
 	for _, c := range cases {
