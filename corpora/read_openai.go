@@ -85,6 +85,7 @@ type apiLogReader struct {
 	resentOff  bool
 	resentFrom int
 	memo       *resentMemo
+	same       int // how many first bytes the line in hand shares with memo's (compareWithLast)
 	recording  *resentParse
 	// resentTaken counts the messages taken from a line before (for tests).
 	resentTaken int
@@ -120,7 +121,7 @@ func (e *apiLineTooLongError) Error() string {
 // that length in any string (a picture in a tool's text, counted as it streams: newSpiller), is
 // streamed past and a stand-in kept, and a buffer left mostly empty by that is not kept.
 func (rd *apiLogReader) readLine(br *bufio.Reader) ([]byte, error) {
-	rd.line, rd.spilled, rd.borrowed = nil, nil, false
+	rd.line, rd.spilled, rd.borrowed, rd.same = nil, nil, false, 0
 	chunk, err := br.ReadSlice('\n')
 	if !errors.Is(err, bufio.ErrBufferFull) {
 		if len(chunk) > rd.maxRecord {
@@ -128,6 +129,7 @@ func (rd *apiLogReader) readLine(br *bufio.Reader) ([]byte, error) {
 		}
 		if rd.borrows(len(chunk)) {
 			buf := append(rd.lineScratch[:0], chunk...)
+			rd.compareWithLast(0, buf)
 			rd.borrowScratch()
 			return buf, err
 		}
@@ -181,6 +183,7 @@ func (rd *apiLogReader) readLine(br *bufio.Reader) ([]byte, error) {
 			buf = spiller.feed(spiller.feed(out, buf), chunk)
 		default:
 			buf = append(buf, chunk...)
+			rd.compareWithLast(len(buf)-len(chunk), chunk) // while the chunk is in the cache
 		}
 		if errors.Is(err, bufio.ErrBufferFull) {
 			chunk, err = br.ReadSlice('\n')

@@ -209,6 +209,21 @@ func relocate(v reflect.Value, file string, from, to int) reflect.Value {
 	return v
 }
 
+// compareWithLast extends rd.same over chunk, the bytes of the line being read from offset at,
+// while they are those of the remembered line up to its last message.
+func (rd *apiLogReader) compareWithLast(at int, chunk []byte) {
+	m := rd.memo
+	if m == nil || rd.same != at {
+		return
+	}
+	last := m.line[:m.elems[len(m.elems)-1].end]
+	if at >= len(last) {
+		return
+	}
+	n := min(len(chunk), len(last)-at)
+	rd.same = at + commonPrefix(last[at:at+n], chunk[:n])
+}
+
 // commonPrefix returns how many first bytes a and b share.
 func commonPrefix(a, b []byte) int {
 	n := min(len(a), len(b))
@@ -233,8 +248,7 @@ func (rd *apiLogReader) readResent(ctx context.Context, line, t []byte, lead, li
 	}
 	end := lead + len(t)
 	k := 0
-	same := commonPrefix(m.line[:m.elems[len(m.elems)-1].end], line[:end])
-	for k < len(m.elems) && m.elems[k].end <= same {
+	for k < len(m.elems) && m.elems[k].end <= rd.same && m.elems[k].end <= end {
 		k++
 	}
 	if k = m.taken(k); k == 0 {
