@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 	"unsafe"
@@ -333,4 +334,46 @@ func FuzzResentPair(f *testing.F) {
 			resentSame(t, format, in, 0)
 		}
 	})
+}
+
+// TestResentMemoryStaysBounded: a conversation that edits its last, large message on every
+// line (the history before it re-sent) does not keep every line's buffer alive: what the
+// remembered messages keep holds at most twice their bytes plus resentSlack, beside the line
+// in hand, and the heap stays near a few lines.
+func TestResentMemoryStaysBounded(t *testing.T) {
+	const lines, big = 40, 1 << 20
+	var in bytes.Buffer
+	var history []string
+	for i := range lines {
+		history = append(history, fmt.Sprintf(`{"role":"user","content":"turn %d"}`, i))
+		last := `{"role":"tool","tool_call_id":"c","content":"` + strings.Repeat(string(rune('a'+i%26)), big) + `"}`
+		in.WriteString(`{"model":"m","messages":[` + strings.Join(append(history[:len(history):len(history)], last), ",") + "]}\n")
+	}
+	var c chatboxDiscard
+	rd := newAPILogReader("edits.jsonl", chatAPI(), &c)
+	if err := rd.read(context.Background(), &sizedReader{r: bytes.NewReader(in.Bytes()), left: int64(in.Len())}); err != nil {
+		t.Fatal(err)
+	}
+	if c.convs != lines || rd.resentTaken == 0 {
+		t.Fatalf("%d conversations, %d messages taken", c.convs, rd.resentTaken)
+	}
+	m := rd.memo
+	pinned, live := 0, 0
+	for j, e := range m.elems {
+		if j == 0 || e.buf != m.elems[j-1].buf {
+			pinned += e.bufLen
+		}
+		live += e.end - e.start
+	}
+	if newest := m.elems[len(m.elems)-1].bufLen; pinned > 2*live+resentSlack+newest {
+		t.Errorf("the remembered messages keep %d bytes alive for %d of their own", pinned, live)
+	}
+	in, rd.left = bytes.Buffer{}, nil // the input itself
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	if ms.HeapInuse > 24<<20 {
+		t.Errorf("heap in use %d MB after %d lines of %d MB", ms.HeapInuse>>20, lines, big>>20)
+	}
+	runtime.KeepAlive(rd)
 }
