@@ -123,10 +123,11 @@ func (p *apiParse) eachMessage(arr jwNode, message func(jwNode) *ReadError) *Rea
 	rs.names = maps.Clone(p.callNames)
 	if len(rs.take) > 0 {
 		for _, e := range rs.take {
-			p.conv.Messages = append(p.conv.Messages, relocated(e.msgs, rs.file, e.lineNo, rs.lineNo)...)
+			mv := lineMove{file: rs.file, from: e.lineNo, to: rs.lineNo}
+			p.conv.Messages = mv.appendMessages(p.conv.Messages, e.msgs)
 			p.conv.Notes = append(p.conv.Notes, e.notes...)
 			for _, pr := range e.problems {
-				p.problems = append(p.problems, &ReadError{Loc: relocated(pr.Loc, rs.file, e.lineNo, rs.lineNo), Err: pr.Err})
+				p.problems = append(p.problems, &ReadError{Loc: mv.loc(pr.Loc), Err: pr.Err})
 			}
 			for _, n := range e.names {
 				p.callNames[n[0]] = n[1]
@@ -144,7 +145,7 @@ func (p *apiParse) eachMessage(arr jwNode, message func(jwNode) *ReadError) *Rea
 			return rerr
 		}
 		e := resentElem{start: int(m.loc.Offset), end: int(m.loc.Offset) + len(m.raw), lineNo: rs.lineNo,
-			msgs:  relocated(p.conv.Messages[m0:], rs.file, rs.lineNo, rs.lineNo),
+			msgs:  lineMove{}.appendMessages(nil, p.conv.Messages[m0:]),
 			notes: append([]string(nil), p.conv.Notes[n0:]...), names: names,
 			buf: uintptr(unsafe.Pointer(unsafe.SliceData(rs.buf))), bufLen: len(rs.buf)}
 		for _, pr := range p.problems[p0:] {
@@ -164,20 +165,93 @@ func (rs *resentParse) memo(line []byte) *resentMemo {
 	return &resentMemo{line: line, arrStart: rs.arrStart, names: rs.names, elems: rs.elems}
 }
 
-// relocated returns a deep copy of v (pointers, slices and structs copied; strings and byte
-// slices shared) in which every Location of file at line from is at line to.
-func relocated[T any](v T, file string, from, to int) T {
-	return relocate(reflect.ValueOf(v), file, from, to).Interface().(T)
+// lineMove copies what a line's parse made for another line: a deep copy (pointers, slices and
+// structs copied; strings and byte slices shared) in which every Location of file at line from
+// is at line to (the zero lineMove moves nothing).
+type lineMove struct {
+	file     string
+	from, to int
 }
 
-func relocate(v reflect.Value, file string, from, to int) reflect.Value {
+// loc returns l moved.
+func (mv lineMove) loc(l Location) Location {
+	if l.Line == mv.from && l.File == mv.file {
+		l.Line = mv.to
+	}
+	return l
+}
+
+// appendMessages appends a copy of each of msgs to dst.
+func (mv lineMove) appendMessages(dst, msgs []Message) []Message {
+	for _, m := range msgs {
+		m.Loc = mv.loc(m.Loc)
+		m.Parts = mv.parts(m.Parts)
+		dst = append(dst, m)
+	}
+	return dst
+}
+
+// parts returns a copy of ps. The model's types are copied field by field here, the rarer MCP
+// result by reflection (TestLineMoveCopiesEveryField holds the two to the same result).
+func (mv lineMove) parts(ps []Part) []Part {
+	if ps == nil {
+		return nil
+	}
+	out := make([]Part, len(ps))
+	for i, p := range ps {
+		p.Loc = mv.loc(p.Loc)
+		if p.Image != nil {
+			img := *p.Image
+			img.Large = mv.large(img.Large)
+			p.Image = &img
+		}
+		if p.ToolCall != nil {
+			call := *p.ToolCall
+			p.ToolCall = &call
+		}
+		if p.Ref != nil {
+			ref := *p.Ref
+			p.Ref = &ref
+		}
+		if p.ToolResult != nil {
+			res := *p.ToolResult
+			res.Parts = mv.parts(res.Parts)
+			if res.MCP != nil {
+				res.MCP = mv.reflected(reflect.ValueOf(res.MCP)).Interface().(*CallToolResult)
+			}
+			if res.RPCError != nil {
+				e := *res.RPCError
+				res.RPCError = &e
+			}
+			p.ToolResult = &res
+		}
+		out[i] = p
+	}
+	return out
+}
+
+// large returns a copy of l.
+func (mv lineMove) large(l *LargeBase64) *LargeBase64 {
+	if l == nil {
+		return nil
+	}
+	c := *l
+	if c.Count != nil {
+		n := *c.Count
+		c.Count = &n
+	}
+	return &c
+}
+
+// reflected returns a copy of v, any value of the model.
+func (mv lineMove) reflected(v reflect.Value) reflect.Value {
 	switch v.Kind() {
 	case reflect.Pointer:
 		if v.IsNil() {
 			return v
 		}
 		c := reflect.New(v.Type().Elem())
-		c.Elem().Set(relocate(v.Elem(), file, from, to))
+		c.Elem().Set(mv.reflected(v.Elem()))
 		return c
 	case reflect.Slice:
 		if v.IsNil() || v.Type().Elem().Kind() == reflect.Uint8 || v.Type().Elem().Kind() == reflect.String {
@@ -185,23 +259,19 @@ func relocate(v reflect.Value, file string, from, to int) reflect.Value {
 		}
 		c := reflect.MakeSlice(v.Type(), v.Len(), v.Len())
 		for i := range v.Len() {
-			c.Index(i).Set(relocate(v.Index(i), file, from, to))
+			c.Index(i).Set(mv.reflected(v.Index(i)))
 		}
 		return c
 	case reflect.Struct:
 		if v.Type() == reflect.TypeFor[Location]() {
-			l := v.Interface().(Location)
-			if l.File == file && l.Line == from {
-				l.Line = to
-			}
-			return reflect.ValueOf(l)
+			return reflect.ValueOf(mv.loc(v.Interface().(Location)))
 		}
 		c := reflect.New(v.Type()).Elem()
 		c.Set(v)
 		for i := range v.NumField() {
 			switch v.Field(i).Kind() {
 			case reflect.Pointer, reflect.Slice, reflect.Struct:
-				c.Field(i).Set(relocate(v.Field(i), file, from, to))
+				c.Field(i).Set(mv.reflected(v.Field(i)))
 			}
 		}
 		return c

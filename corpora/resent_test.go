@@ -377,3 +377,122 @@ func TestResentMemoryStaysBounded(t *testing.T) {
 	}
 	runtime.KeepAlive(rd)
 }
+
+// BenchmarkResentShortMessages reads a conversation of many short messages, re-sent with two
+// more on every line (lines of about 100 KiB), with and without taking re-sent messages.
+func BenchmarkResentShortMessages(b *testing.B) {
+	var in bytes.Buffer
+	var history []string
+	for i := range 400 {
+		history = append(history, fmt.Sprintf(`{"role":"user","content":"question %d: what does the build log say about step %d?"}`, i, i),
+			fmt.Sprintf(`{"role":"assistant","content":"Step %d passed; the log shows no error and %d warnings."}`, i, i%7))
+		if i >= 300 {
+			in.WriteString(`{"model":"m","messages":[` + strings.Join(history, ",") + "]}\n")
+		}
+	}
+	for _, mode := range []struct {
+		name string
+		off  bool
+	}{{"full", true}, {"resent", false}} {
+		b.Run(mode.name, func(b *testing.B) {
+			b.SetBytes(int64(in.Len()))
+			b.ReportAllocs()
+			for b.Loop() {
+				var c chatboxDiscard
+				rd := newAPILogReader("short.jsonl", chatAPI(), &c)
+				rd.resentOff = mode.off
+				if err := rd.read(context.Background(), bytes.NewReader(in.Bytes())); err != nil || c.convs != 100 {
+					b.Fatal(err, c.convs)
+				}
+			}
+		})
+	}
+}
+
+// TestLineMoveCopiesEveryField: a message with every field of the model set is copied by the
+// field-by-field copy as by the reflective one: every Location moved, every pointer and slice
+// new (but byte slices), every string the same.
+func TestLineMoveCopiesEveryField(t *testing.T) {
+	var fill func(v reflect.Value, depth int)
+	fill = func(v reflect.Value, depth int) {
+		switch v.Kind() {
+		case reflect.String:
+			v.SetString("text")
+		case reflect.Bool:
+			v.SetBool(true)
+		case reflect.Int, reflect.Int64:
+			v.SetInt(3)
+		case reflect.Float64:
+			v.SetFloat(1.5)
+		case reflect.Pointer:
+			if depth < 6 {
+				v.Set(reflect.New(v.Type().Elem()))
+				fill(v.Elem(), depth+1)
+			}
+		case reflect.Slice:
+			if v.Type().Elem().Kind() == reflect.Uint8 {
+				v.SetBytes([]byte("{}"))
+			} else if depth < 6 {
+				v.Set(reflect.MakeSlice(v.Type(), 2, 2))
+				for i := range 2 {
+					fill(v.Index(i), depth+1)
+				}
+			}
+		case reflect.Struct:
+			if v.Type() == reflect.TypeFor[Location]() {
+				v.Set(reflect.ValueOf(Location{File: "f", Line: 3, Offset: 9, Pointer: "/messages/1"}))
+				return
+			}
+			for i := range v.NumField() {
+				fill(v.Field(i), depth+1)
+			}
+		}
+	}
+	var msg Message
+	fill(reflect.ValueOf(&msg).Elem(), 0)
+	mv := lineMove{file: "f", from: 3, to: 4}
+	fast := mv.appendMessages(nil, []Message{msg})
+	slow := mv.reflected(reflect.ValueOf([]Message{msg})).Interface().([]Message)
+	if !reflect.DeepEqual(fast, slow) {
+		t.Fatalf("the two copies differ:\n%+v\n%+v", fast, slow)
+	}
+	var walk func(a, b reflect.Value, path string)
+	walk = func(a, b reflect.Value, path string) {
+		switch a.Kind() {
+		case reflect.Pointer:
+			if a.IsNil() {
+				return
+			}
+			if a.Pointer() == b.Pointer() {
+				t.Errorf("%s: pointer shared", path)
+			}
+			walk(a.Elem(), b.Elem(), path)
+		case reflect.Slice:
+			if a.Len() == 0 {
+				return
+			}
+			same := a.Pointer() == b.Pointer()
+			if byteSlice := a.Type().Elem().Kind() == reflect.Uint8; byteSlice != same {
+				t.Errorf("%s: shared %v", path, same)
+			}
+			for i := 0; i < a.Len() && a.Type().Elem().Kind() != reflect.Uint8; i++ {
+				walk(a.Index(i), b.Index(i), fmt.Sprintf("%s[%d]", path, i))
+			}
+		case reflect.String:
+			if a.Len() > 0 && unsafe.StringData(a.String()) != unsafe.StringData(b.String()) {
+				t.Errorf("%s: string copied", path)
+			}
+		case reflect.Struct:
+			if a.Type() == reflect.TypeFor[Location]() {
+				if b.Interface().(Location).Line != 4 {
+					t.Errorf("%s: not moved", path)
+				}
+				return
+			}
+			for i := range a.NumField() {
+				walk(a.Field(i), b.Field(i), path+"."+a.Type().Field(i).Name)
+			}
+		}
+	}
+	walk(reflect.ValueOf(msg), reflect.ValueOf(fast[0]), "Message")
+}
