@@ -20,9 +20,10 @@ import (
 // message array and those after the last message taken, as one value whose places are moved
 // to where they lie in the line (jwGap).
 //
-// Anything that is not proven the same is parsed in full: a line that held a stand-in for
-// something streamed past, a document, an envelope, a changed state of the tool names, a
-// broken line (read in full, its problem is the one it always was).
+// Anything that is not proven the same is parsed in full: a line under resentDefaultFrom or
+// over apiOwnLine bytes (not read into the reader's own buffer), a line that held a stand-in
+// for something streamed past, a document, an envelope, an array of requests, a changed state
+// of the tool names, a broken line (read in full, its problem is the one it always was).
 
 // resentDefaultFrom is the line length from which a line is read that way: a shorter line costs
 // less to parse than to remember.
@@ -121,17 +122,15 @@ func (p *apiParse) eachMessage(arr jwNode, message func(jwNode) *ReadError) *Rea
 		}
 	}
 	rs.names = maps.Clone(p.callNames)
-	if len(rs.take) > 0 {
-		for _, e := range rs.take {
-			mv := lineMove{file: rs.file, from: e.lineNo, to: rs.lineNo}
-			p.conv.Messages = mv.appendMessages(p.conv.Messages, e.msgs)
-			p.conv.Notes = append(p.conv.Notes, e.notes...)
-			for _, pr := range e.problems {
-				p.problems = append(p.problems, &ReadError{Loc: mv.loc(pr.Loc), Err: pr.Err})
-			}
-			for _, n := range e.names {
-				p.callNames[n[0]] = n[1]
-			}
+	for _, e := range rs.take {
+		mv := lineMove{file: rs.file, from: e.lineNo, to: rs.lineNo}
+		p.conv.Messages = mv.appendMessages(p.conv.Messages, e.msgs)
+		p.conv.Notes = append(p.conv.Notes, e.notes...)
+		for _, pr := range e.problems {
+			p.problems = append(p.problems, &ReadError{Loc: mv.loc(pr.Loc), Err: pr.Err})
+		}
+		for _, n := range e.names {
+			p.callNames[n[0]] = n[1]
 		}
 	}
 	rs.elems = append(rs.elems, rs.take...)
