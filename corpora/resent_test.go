@@ -19,14 +19,14 @@ import (
 
 // resentRead reads input with the reader of format, taking re-sent messages from lines of
 // from bytes on (off: never), and returns what it found and how many messages it took.
-func resentRead(t testing.TB, format apiFormat, input []byte, off bool, from int) (*Collector, error, int) {
+func resentRead(t testing.TB, format apiFormat, input []byte, off bool, from int) (*Collector, int, error) {
 	t.Helper()
 	var c Collector
 	rd := newAPILogReader("log.jsonl", format, &c)
 	rd.resentOff, rd.resentFrom = off, from
 	rd.maxRecord = 64 << 20
 	err := rd.read(context.Background(), &sizedReader{r: bytes.NewReader(input), left: int64(len(input))})
-	return &c, err, rd.resentTaken
+	return &c, rd.resentTaken, err
 }
 
 // resentSame reads input with and without taking re-sent messages and fails unless both give
@@ -34,8 +34,8 @@ func resentRead(t testing.TB, format apiFormat, input []byte, off bool, from int
 // order. It returns how many messages were taken.
 func resentSame(t testing.TB, format apiFormat, input []byte, from int) int {
 	t.Helper()
-	want, wantErr, _ := resentRead(t, format, input, true, 0)
-	got, gotErr, taken := resentRead(t, format, input, false, from)
+	want, _, wantErr := resentRead(t, format, input, true, 0)
+	got, taken, gotErr := resentRead(t, format, input, false, from)
 	if fmt.Sprint(wantErr) != fmt.Sprint(gotErr) {
 		t.Fatalf("error %v, want %v", gotErr, wantErr)
 	}
@@ -296,7 +296,7 @@ func TestResentSharesStrings(t *testing.T) {
 	long := strings.Repeat(`log line \"quoted\"\n`, 4000)
 	first := `{"model":"m","messages":[{"role":"user","content":"go"},{"role":"tool","tool_call_id":"c","content":"` + long + `"}]}`
 	second := strings.TrimSuffix(first, `]}`) + `,{"role":"assistant","content":"ok"}]}`
-	c, err, taken := resentRead(t, chatAPI(), resentLines(first, second), false, resentDefaultFrom)
+	c, taken, err := resentRead(t, chatAPI(), resentLines(first, second), false, resentDefaultFrom)
 	if err != nil || len(c.Conversations) != 2 || taken != 2 {
 		t.Fatalf("err %v, %d conversations, %d taken", err, len(c.Conversations), taken)
 	}
