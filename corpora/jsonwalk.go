@@ -27,6 +27,18 @@ type jwNode struct {
 	// embedded is set for values parsed out of a JSON string (a stringified request body):
 	// their byte positions do not map to the file, so children keep the string's offset.
 	embedded bool
+	// gap is set on a value of a line read with re-sent messages left out (resent.go) whose
+	// bytes run across the place they were cut from.
+	gap *jwGap
+}
+
+// jwGap is where the messages a line re-sends were cut from the bytes a value is read from:
+// a value after the cut is shift bytes further into the line than its place in the bytes
+// says, and the message array's elements after it are index places further on.
+type jwGap struct {
+	capAt int // the capacity of the bytes from the cut on: a value at or after it has no more
+	shift int64
+	index int
 }
 
 // errJWMalformed reports JSON the walker cannot follow; validated input never yields it.
@@ -121,6 +133,14 @@ func (n jwNode) child(token any, start, end int) jwNode {
 	c := jwNode{raw: n.raw[start:end], loc: n.loc.Child(token), embedded: n.embedded}
 	if !n.embedded {
 		c.loc.Offset += int64(start)
+	}
+	if g := n.gap; g != nil {
+		switch {
+		case cap(c.raw) <= g.capAt: // after the cut
+			c.loc.Offset += g.shift
+		case cap(c.raw)-len(c.raw) < g.capAt: // across it
+			c.gap = g
+		}
 	}
 	return c
 }
@@ -294,7 +314,11 @@ func (n jwNode) elements(fn func(i int, v jwNode) error) error {
 	if i < len(b) && b[i] == ']' {
 		return nil
 	}
-	for idx := 0; i < len(b); idx++ {
+	first := 0
+	if n.gap != nil { // an array cut: its elements are the ones after the cut
+		first = n.gap.index
+	}
+	for idx := first; i < len(b); idx++ {
 		end, err := jwValueEnd(b, i)
 		if err != nil {
 			return n.errorf("%w", err)

@@ -9,7 +9,7 @@ import (
 
 // anthropicAPI is the Anthropic Messages request format.
 func anthropicAPI() apiFormat {
-	return apiFormat{format: FormatAnthropic, isRequest: apiHas("messages"), parse: parseAnthropicRequest}
+	return apiFormat{format: FormatAnthropic, isRequest: apiHas("messages"), parse: parseAnthropicRequest, messages: "messages"}
 }
 
 // sniffAnthropic: an Anthropic Messages body has tool_use/tool_result blocks, an
@@ -48,7 +48,7 @@ func parseAnthropicRequest(p *apiParse, req jwNode, f jwFields) *ReadError {
 		}
 		p.conv.Messages = append(p.conv.Messages, Message{Role: RoleSystem, Parts: parts, Loc: sys.loc, Raw: json.RawMessage(sys.raw)})
 	}
-	return apiMessages(f, p.anthropicMessage)
+	return p.messages(f, p.anthropicMessage)
 }
 
 // anthropicMessage reads one message, splitting out tool_result blocks.
@@ -203,7 +203,7 @@ func (p *apiParse) anthropicBlock(b jwNode, origin Origin) (Part, *ReadError) {
 			return Part{}, rerr
 		}
 		if id != "" {
-			p.callNames[id] = name
+			p.nameCall(id, name)
 		}
 		return Part{Kind: PartToolCall, ToolCall: &ToolCall{ID: id, Name: name, Arguments: args}, Loc: b.loc}, nil
 	case "image":

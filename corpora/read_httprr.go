@@ -276,7 +276,7 @@ func (h httprrReader) record(idx, line int, raw, rawResp []byte) error {
 	if !ok {
 		return nil
 	}
-	conv, problems, rerr := apiParseRequest(format, root, fmt.Sprintf("%s#%d", h.base, idx), nil)
+	conv, problems, rerr := apiParseRequest(format, root, fmt.Sprintf("%s#%d", h.base, idx), nil, nil)
 	for _, p := range problems {
 		h.e.Problem(p)
 	}

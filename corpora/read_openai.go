@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unsafe"
 )
 
 // This file holds what the three request-body readers (OpenAI Chat Completions, OpenAI
@@ -27,11 +28,14 @@ type apiFormat struct {
 	isRequest func(f jwFields) bool
 	// parse fills p.conv from the request body.
 	parse func(p *apiParse, req jwNode, f jwFields) *ReadError
+	// messages is the member of a request that holds its history, one element a message
+	// (resent.go).
+	messages string
 }
 
 // chatAPI is the OpenAI Chat Completions request format.
 func chatAPI() apiFormat {
-	return apiFormat{format: FormatOpenAIChat, isRequest: apiHas("messages"), parse: parseChatRequest}
+	return apiFormat{format: FormatOpenAIChat, isRequest: apiHas("messages"), parse: parseChatRequest, messages: "messages"}
 }
 
 // apiHas returns a predicate that is true when an object has one of the keys.
@@ -61,8 +65,9 @@ type apiLogReader struct {
 	e         Emitter
 	maxRecord int
 	next      int // index of the next request in the file
-	// lineScratch gathers a line longer than the bufio buffer (see readLine).
-	lineScratch []byte
+	// lineScratch gathers a line longer than the bufio buffer (see readLine); spareLine is the
+	// next one while a line read into it is kept (see borrowed).
+	lineScratch, spareLine []byte
 	// left, when the input knows its size, says how many bytes are left in it (readLine).
 	left *sizedReader
 	// runs, when not nil, counts the base64 runs of tool text streamed past (and may set
@@ -72,11 +77,27 @@ type apiLogReader struct {
 	// in it (nil when none was): a request's size is then the one it had in the file.
 	line    []byte
 	spilled *lineSpiller
+	// borrowed says that the last line read lies in the reader's own buffer, to be copied
+	// (all of it, or what it does not re-send: resent.go). Lines of resentFrom bytes or more
+	// are read so unless resentOff; memo is what the reader keeps of the last line, and
+	// recording what the parse of the line in hand keeps for the next.
+	borrowed   bool
+	resentOff  bool
+	resentFrom int
+	memo       *resentMemo
+	same       int // how many first bytes the line in hand shares with memo's (compareWithLast)
+	recording  *resentParse
+	// resentTaken counts the messages taken from a line before (for tests).
+	resentTaken int
 }
 
 func newAPILogReader(name string, format apiFormat, e Emitter) *apiLogReader {
-	return &apiLogReader{name: name, base: name, format: format, e: e, maxRecord: apiMaxRecordBytes, runs: largeRunOptions(e)}
+	return &apiLogReader{name: name, base: name, format: format, e: e, maxRecord: apiMaxRecordBytes, runs: largeRunOptions(e),
+		resentFrom: resentDefaultFrom}
 }
+
+// borrows says whether a line of n bytes is read into the reader's own buffer (see borrowed).
+func (rd *apiLogReader) borrows(n int) bool { return !rd.resentOff && n >= rd.resentFrom }
 
 // apiLineTooLongError reports a line past the record cap.
 type apiLineTooLongError struct{ size int }
@@ -100,15 +121,24 @@ func (e *apiLineTooLongError) Error() string {
 // that length in any string (a picture in a tool's text, counted as it streams: newSpiller), is
 // streamed past and a stand-in kept, and a buffer left mostly empty by that is not kept.
 func (rd *apiLogReader) readLine(br *bufio.Reader) ([]byte, error) {
-	rd.line, rd.spilled = nil, nil
+	rd.line, rd.spilled, rd.borrowed, rd.same = nil, nil, false, 0
 	chunk, err := br.ReadSlice('\n')
 	if !errors.Is(err, bufio.ErrBufferFull) {
 		if len(chunk) > rd.maxRecord {
 			return nil, &apiLineTooLongError{size: rd.maxRecord}
 		}
+		if rd.borrows(len(chunk)) {
+			buf := append(rd.lineScratch[:0], chunk...)
+			rd.compareWithLast(0, buf)
+			rd.borrowScratch()
+			return buf, err
+		}
 		return append([]byte(nil), chunk...), err
 	}
 	var spiller *lineSpiller // set once the line is long enough to hold a large payload
+	if rd.lineScratch == nil {
+		rd.lineScratch, rd.spareLine = rd.spareLine, nil
+	}
 	buf := rd.lineScratch[:0]
 	rd.lineScratch = nil // given back below when it stays the scratch
 	total := 0           // bytes of the line read
@@ -153,6 +183,7 @@ func (rd *apiLogReader) readLine(br *bufio.Reader) ([]byte, error) {
 			buf = spiller.feed(spiller.feed(out, buf), chunk)
 		default:
 			buf = append(buf, chunk...)
+			rd.compareWithLast(len(buf)-len(chunk), chunk) // while the chunk is in the cache
 		}
 		if errors.Is(err, bufio.ErrBufferFull) {
 			chunk, err = br.ReadSlice('\n')
@@ -167,6 +198,10 @@ func (rd *apiLogReader) readLine(br *bufio.Reader) ([]byte, error) {
 			return buf, err
 		}
 		if cap(buf) > apiOwnLine || spiller != nil {
+			return buf, err
+		}
+		if rd.borrows(len(buf)) {
+			rd.borrowScratch()
 			return buf, err
 		}
 		rd.lineScratch = buf[:0]
@@ -295,6 +330,11 @@ func (rd *apiLogReader) lineMode(ctx context.Context, br *bufio.Reader, lineNo i
 func (rd *apiLogReader) handleLine(ctx context.Context, line []byte, lineNo int) error {
 	lead := len(line) - len(bytes.TrimLeft(bytes.TrimPrefix(line, []byte("\ufeff")), " \t\r\n")) // bytes before the value
 	t := apiTrim(line)
+	if rd.borrowed {
+		rd.borrowed = false
+		return rd.handleBorrowed(ctx, line, t, lead, lineNo)
+	}
+	rd.setMemo(nil)
 	if len(t) == 0 {
 		return nil
 	}
@@ -304,6 +344,7 @@ func (rd *apiLogReader) handleLine(ctx context.Context, line []byte, lineNo int)
 // documentMode reads a whole document held in memory: one or more JSON values.
 func (rd *apiLogReader) documentMode(ctx context.Context, data []byte) error {
 	rd.line, rd.spilled = nil, nil // the document is read whole, nothing streamed past
+	rd.borrowed = false            // its lines are its own: none re-sends what the last did
 	pos := 0
 	if bytes.HasPrefix(data, []byte("\ufeff")) {
 		pos = 3
@@ -403,7 +444,9 @@ func (rd *apiLogReader) handleRequest(ctx context.Context, n jwNode) error {
 	}
 	id := fmt.Sprintf("%s#%d", rd.base, rd.next)
 	rd.next++
-	conv, problems, rerr := apiParseRequest(rd.format, n, id, rd.recordedSize)
+	rs := rd.recording
+	rd.recording = nil // for the line's request only
+	conv, problems, rerr := apiParseRequest(rd.format, n, id, rd.recordedSize, rs)
 	if rd.spilled != nil && n.loc.Line > 0 {
 		// places after a stand-in are moved to where they are in the file
 		toFile := rd.spilled.inputOffset
@@ -417,6 +460,9 @@ func (rd *apiLogReader) handleRequest(ctx context.Context, n jwNode) error {
 	if rerr != nil {
 		rd.e.Problem(rerr)
 		return nil
+	}
+	if rs != nil {
+		rs.emitted = true
 	}
 	if err := rd.e.Conversation(conv); err != nil {
 		return fmt.Errorf("read %s: %w", rd.name, err)
@@ -438,10 +484,18 @@ func (rd *apiLogReader) recordedSize(raw []byte) int64 {
 // apiParseRequest reads one request body (or envelope) into a conversation (recordedSize, when
 // not nil, gives the size a value had in the file). problems are
 // located issues that did not stop the request (a broken data URL, say).
-func apiParseRequest(format apiFormat, n jwNode, id string, recordedSize func(raw []byte) int64) (*Conversation, []*ReadError, *ReadError) {
+func apiParseRequest(format apiFormat, n jwNode, id string, recordedSize func(raw []byte) int64, rs *resentParse) (*Conversation, []*ReadError, *ReadError) {
 	req, f, rerr := apiUnwrap(n, format)
 	if rerr != nil {
 		return nil, nil, rerr
+	}
+	if rs != nil && (len(req.raw) != len(n.raw) || unsafe.SliceData(req.raw) != unsafe.SliceData(n.raw)) {
+		// an envelope: its messages are not taken or remembered
+		if len(rs.take) > 0 {
+			rs.failed = true
+			return nil, nil, n.errorf("%w", errResentMismatch)
+		}
+		rs = nil
 	}
 	size := int64(len(req.raw))
 	if recordedSize != nil {
@@ -450,6 +504,7 @@ func apiParseRequest(format apiFormat, n jwNode, id string, recordedSize func(ra
 	p := &apiParse{
 		conv:      &Conversation{ID: id, Format: format.format, Source: req.loc, Bytes: size, Messages: []Message{}},
 		callNames: map[string]string{},
+		resent:    rs,
 	}
 	if rerr := format.parse(p, req, f); rerr != nil {
 		return nil, p.problems, rerr
@@ -506,8 +561,11 @@ func apiUnwrap(n jwNode, format apiFormat) (jwNode, jwFields, *ReadError) {
 type apiParse struct {
 	conv     *Conversation
 	problems []*ReadError
-	// callNames maps tool call ids to tool names, to name the results.
+	// callNames maps tool call ids to tool names, to name the results (set by nameCall).
 	callNames map[string]string
+	// resent, when not nil, is what the parse takes from the last line and keeps for the next
+	// (resent.go).
+	resent *resentParse
 }
 
 // note records a reader remark on the conversation.
@@ -626,7 +684,7 @@ func parseChatRequest(p *apiParse, req jwNode, f jwFields) *ReadError {
 	if rerr := p.chatTools(f); rerr != nil {
 		return rerr
 	}
-	return apiMessages(f, p.chatMessage)
+	return p.messages(f, p.chatMessage)
 }
 
 // chatTools reads tools (and the deprecated functions) into ToolDefs.
@@ -804,7 +862,7 @@ func (p *apiParse) chatFunction(fn jwNode, id string) (Part, *ReadError) {
 		return Part{}, rerr
 	}
 	if id != "" {
-		p.callNames[id] = name
+		p.nameCall(id, name)
 	}
 	return Part{Kind: PartToolCall, ToolCall: &ToolCall{ID: id, Name: name, Arguments: args}, Loc: fn.loc}, nil
 }
@@ -854,18 +912,13 @@ func apiToolResultContent(res *ToolResult, v jwNode, parts func() ([]Part, *Read
 	return true, rerr
 }
 
-// apiMessages reads the "messages" array of a request, one message at a time.
-func apiMessages(f jwFields, message func(jwNode) *ReadError) *ReadError {
+// messages reads the "messages" array of a request, one message at a time.
+func (p *apiParse) messages(f jwFields, message func(jwNode) *ReadError) *ReadError {
 	msgs := f.get("messages")
 	if msgs.kind() != '[' {
 		return msgs.errorf("messages must be an array, found %s", msgs.kindName())
 	}
-	return asReadError(msgs, msgs.elements(func(_ int, m jwNode) error {
-		if rerr := message(m); rerr != nil {
-			return rerr
-		}
-		return nil
-	}))
+	return p.eachMessage(msgs, message)
 }
 
 // chatContent reads a Chat Completions content value: absent, null, a string or an array of parts.

@@ -9,7 +9,7 @@ import (
 
 // responsesAPI is the OpenAI Responses request format.
 func responsesAPI() apiFormat {
-	return apiFormat{format: FormatOpenAIResponses, isRequest: apiHas("input", "instructions"), parse: parseResponsesRequest}
+	return apiFormat{format: FormatOpenAIResponses, isRequest: apiHas("input", "instructions"), parse: parseResponsesRequest, messages: "input"}
 }
 
 // sniffOpenAIResponses: a Responses body has an input, with Responses-only item or part types
@@ -105,12 +105,7 @@ func (p *apiParse) flatTools(f jwFields, schemaKey string) *ReadError {
 
 // responsesItems reads an array of input items.
 func (p *apiParse) responsesItems(items jwNode) *ReadError {
-	return asReadError(items, items.elements(func(_ int, it jwNode) error {
-		if rerr := p.responsesItem(it); rerr != nil {
-			return rerr
-		}
-		return nil
-	}))
+	return p.eachMessage(items, p.responsesItem)
 }
 
 // responsesItem reads one input item.
@@ -197,7 +192,7 @@ func (p *apiParse) responsesCall(it jwNode, f jwFields, name string) (Part, *Rea
 		return Part{}, rerr
 	}
 	if id != "" {
-		p.callNames[id] = name
+		p.nameCall(id, name)
 	}
 	return Part{Kind: PartToolCall, ToolCall: &ToolCall{ID: id, Name: name, Arguments: args}, Loc: it.loc}, nil
 }
