@@ -104,6 +104,8 @@ type BPETokenizer struct {
 	scratch   sync.Pool
 	// b64Fast says countOrdinary may count runs of base64 with countB64Pieces.
 	b64Fast bool
+	// asciiFast says countOrdinary may count ASCII text with countASCIIPieces.
+	asciiFast bool
 	// bos is the text of the BOS token the vocabulary adds to every prompt (a GGUF's
 	// tokenizer.ggml.add_bos_token), or "".
 	bos string
@@ -187,6 +189,7 @@ func newBPETokenizer(sp bpeSpec) (*BPETokenizer, error) {
 	}
 	t.scratch.New = func() any { return new(bpeScratch) }
 	t.b64Fast = t.b64FastPath()
+	t.asciiFast = t.pretoken == preO200K
 	return t, nil
 }
 
@@ -329,6 +332,15 @@ func (t *BPETokenizer) countOrdinary(text string, s *bpeScratch) int {
 			c, stop := t.engine.countB64Pieces(text, p, s)
 			if n, p = n+c, stop; p == len(text) {
 				break
+			}
+		}
+		if t.asciiFast {
+			c, stop, b64 := t.countASCIIPieces(text, p, s)
+			if n, p = n+c, stop; p == len(text) {
+				break
+			}
+			if fast = b64; b64 {
+				continue
 			}
 		}
 		end := t.split(text, p)

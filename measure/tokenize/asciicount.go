@@ -1,0 +1,250 @@
+package tokenize
+
+import (
+	"math/bits"
+	"unicode/utf8"
+)
+
+// The ASCII fast path of counting under o200k: logs, prose, JSON and code are mostly ASCII, and
+// there the o200k pattern reduces to a few rules on seven byte classes (asciiPieceEnd). A piece
+// is taken only when every byte that decides where it ends is ASCII; at any other piece the
+// general path (t.split, countPiece) takes over for that one piece. The pieces are those
+// splitO200K gives (TestASCIIPieceEndMatchesSplitter, FuzzASCIICount), and their counts those
+// of countPiece.
+
+// Byte classes of the ASCII pre-tokenizer; each byte has exactly one.
+const (
+	acUpper   uint8 = 1 << iota // A-Z: [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}] in ASCII
+	acLower                     // a-z: [\p{Ll}\p{Lm}\p{Lo}\p{M}] in ASCII
+	acDigit                     // 0-9: \p{N}
+	acSpace                     // \t \v \f and space: \s but not [\r\n]
+	acNewline                   // \r \n
+	acPunct                     // every other ASCII byte: [^\s\p{L}\p{N}]
+	acOther                     // a byte of a rune outside ASCII: the general path decides
+
+	acLetter = acUpper | acLower
+)
+
+// asciiClass is the class of each byte (from asciiKinds); read-only.
+var asciiClass = func() (t [256]uint8) {
+	for b := range t {
+		if b >= len(asciiKinds) {
+			t[b] = acOther
+			continue
+		}
+		switch k := asciiKinds[b]; {
+		case k&akNewline != 0:
+			t[b] = acNewline
+		case k&akSpace != 0:
+			t[b] = acSpace
+		case k&akUpper != 0:
+			t[b] = acUpper
+		case k&akLower != 0:
+			t[b] = acLower
+		case k&akDigit != 0:
+			t[b] = acDigit
+		default:
+			t[b] = acPunct
+		}
+	}
+	return t
+}()
+
+// asciiPieceEnd returns the end of the o200k piece that starts at p (p < len(s)), or -1 when a
+// byte that decides it is outside ASCII. In ASCII the pattern's alternatives, tried in order,
+// come to:
+//
+//   - letters: an optional prefix of one space or punctuation byte (not \r or \n) directly
+//     before a letter, then the upper-case letters, then the lower-case ones, then an optional
+//     contraction ('s 't 're 've 'm 'll 'd in either case);
+//   - one to three digits;
+//   - punctuation after an optional space, then any \r, \n and '/';
+//   - whitespace: up to the last \r or \n of the run; else the run less its last byte when a
+//     byte that is no whitespace follows and the run has two or more; else the run.
+func asciiPieceEnd(s string, p int) int {
+	if q := asciiLettersAt(s, p); q >= 0 {
+		return asciiWordEnd(s, q)
+	}
+	return asciiOtherEnd(s, p)
+}
+
+// asciiLettersAt returns where the letters of a piece that starts at p begin (p, or p+1 after
+// a prefix), or -1 when it is no piece of letters or a byte outside ASCII may decide.
+func asciiLettersAt(s string, p int) int {
+	k0 := asciiClass[s[p]]
+	if k0&acLetter != 0 {
+		return p
+	}
+	if k0&(acSpace|acPunct) != 0 && p+1 < len(s) && asciiClass[s[p+1]]&acLetter != 0 {
+		return p + 1
+	}
+	return -1
+}
+
+// asciiOtherEnd is asciiPieceEnd of a piece that is no piece of letters (asciiLettersAt
+// returned -1).
+func asciiOtherEnd(s string, p int) int {
+	k0 := asciiClass[s[p]]
+	if p+1 == len(s) {
+		if k0 == acOther {
+			return -1
+		}
+		return p + 1
+	}
+	k1 := asciiClass[s[p+1]]
+	if (k0|k1)&acOther != 0 {
+		return -1
+	}
+	switch {
+	case k0 == acDigit:
+		switch {
+		case k1 != acDigit:
+			return p + 1
+		case p+2 == len(s):
+			return p + 2
+		}
+		switch asciiClass[s[p+2]] {
+		case acDigit:
+			return p + 3
+		case acOther:
+			return -1
+		}
+		return p + 2
+	case k0 == acPunct || k1 == acPunct && s[p] == ' ':
+		q := p + 1
+		for q < len(s) && asciiClass[s[q]] == acPunct {
+			q++
+		}
+		if q < len(s) && asciiClass[s[q]] == acOther {
+			return -1
+		}
+		for q < len(s) && (s[q] == '\r' || s[q] == '\n' || s[q] == '/') {
+			q++
+		}
+		return q
+	}
+	// Whitespace.
+	q, newlineEnd := p, -1
+	for ; q < len(s); q++ {
+		k := asciiClass[s[q]]
+		if k&(acSpace|acNewline) == 0 {
+			if k == acOther {
+				return -1
+			}
+			break
+		}
+		if k == acNewline {
+			newlineEnd = q + 1
+		}
+	}
+	switch {
+	case newlineEnd >= 0:
+		return newlineEnd
+	case q == len(s) || q == p+1:
+		return q
+	}
+	return q - 1
+}
+
+// asciiWordEnd returns the end of the letters from q (the upper-case, then the lower-case ones)
+// and the contraction after them, or -1 when a byte outside ASCII follows the letters.
+func asciiWordEnd(s string, q int) int {
+	if q+8 <= len(s) {
+		// Both runs within the eight bytes from q, read at once (the usual word).
+		w := le64(s, q)
+		notUpper, notLower := ^asciiBytesIn(w, 'A', 'Z')&swarHigh, ^asciiBytesIn(w, 'a', 'z')&swarHigh
+		upper := bits.TrailingZeros64(notUpper) &^ 7 // bits of the upper-case run
+		if rest := notLower >> upper; upper < 64 && rest != 0 {
+			return asciiWordTail(s, q+(upper+bits.TrailingZeros64(rest))>>3)
+		}
+	}
+	if asciiClass[s[q]] == acUpper {
+		q = asciiRunEnd(s, q+1, 'A', 'Z')
+	}
+	return asciiWordTail(s, asciiRunEnd(s, q, 'a', 'z'))
+}
+
+// asciiWordTail returns the end of a piece of letters that end at q: after the contraction
+// there, or -1 when a byte outside ASCII follows the letters.
+func asciiWordTail(s string, q int) int {
+	switch {
+	case q == len(s):
+		return q
+	case s[q] == '\'':
+		return q + contraction(s, q, true)
+	case s[q] >= utf8.RuneSelf:
+		return -1
+	}
+	return q
+}
+
+// asciiBytesIn returns the top bit of each byte of w that is one of the ASCII bytes lo to hi
+// (see b64WordClasses).
+func asciiBytesIn(w uint64, lo, hi byte) uint64 {
+	y := w &^ swarHigh
+	return (y + (0x80-uint64(lo))*swarOnes) &^ (y + (0x80-uint64(hi)-1)*swarOnes) &^ w & swarHigh
+}
+
+// asciiRunEnd returns the end of the run of the bytes lo to hi (ASCII) from q, reading eight
+// bytes at a time.
+func asciiRunEnd(s string, q int, lo, hi byte) int {
+	for q+8 <= len(s) {
+		if out := ^asciiBytesIn(le64(s, q), lo, hi) & swarHigh; out != 0 {
+			return q + bits.TrailingZeros64(out)>>3
+		}
+		q += 8
+	}
+	for q < len(s) && s[q] >= lo && s[q] <= hi {
+		q++
+	}
+	return q
+}
+
+// countASCIIPieces counts the pieces from p on for as long as asciiPieceEnd decides them, and
+// returns the count and where it stopped: at a piece it left to the general path, the end of
+// the text, or, with b64 true, a place where the base64 fast path may take over (a piece ended
+// between two base64 bytes and b64Ahead holds).
+func (t *BPETokenizer) countASCIIPieces(text string, p int, s *bpeScratch) (n, stop int, b64 bool) {
+	e, b64Fast := t.engine, t.b64Fast
+	if s.memo == nil {
+		s.memo = new(pieceMemo)
+	}
+	memo := s.memo
+	for p < len(text) {
+		var end int
+		if q := asciiLettersAt(text, p); q >= 0 {
+			end = asciiWordEnd(text, q)
+		} else {
+			end = asciiOtherEnd(text, p)
+		}
+		switch size := end - p; {
+		case end < 0:
+			return n, p, false
+		case size == 1:
+			n++
+		case size <= 8 && p+8 <= len(text):
+			// The memo's look-up (countPiece) with the key read as one word.
+			lo, hi := le64(text, p)&wordMasks[size&7], uint64(size)<<56
+			if slot := memo.slotOf(lo, hi); slot.lo == lo && slot.hi == hi {
+				n += int(slot.count)
+			} else {
+				c, _ := e.countMemoMiss(text[p:end], slot, lo, hi, s)
+				n += c
+			}
+		default:
+			c, _ := e.countPiece(text[p:end], s)
+			n += c
+		}
+		p = end
+		if b64Fast && p < len(text) && b64Class[text[p]] != b64Other && b64Class[text[p-1]] != b64Other &&
+			b64Ahead(text, p) && b64Ahead(text, p+8) {
+			// Sixteen base64 bytes ahead: in prose, "/acme/dashboard" and the like would enter
+			// the base64 path for a piece or two, at more cost than they save.
+			return n, p, true
+		}
+	}
+	return n, p, false
+}
+
+// wordMasks keeps the low i bytes of a word (all eight for i = 0, the memo key of eight bytes).
+var wordMasks = [8]uint64{^uint64(0), 1<<8 - 1, 1<<16 - 1, 1<<24 - 1, 1<<32 - 1, 1<<40 - 1, 1<<48 - 1, 1<<56 - 1}
