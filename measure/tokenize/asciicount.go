@@ -62,55 +62,80 @@ var asciiClass = func() (t [256]uint8) {
 //   - whitespace: up to the last \r or \n of the run; else the run less its last byte when a
 //     byte that is no whitespace follows and the run has two or more; else the run.
 func asciiPieceEnd(s string, p int) int {
-	if q := asciiLettersAt(s, p); q >= 0 {
-		return asciiWordEnd(s, q)
-	}
-	return asciiOtherEnd(s, p)
-}
-
-// asciiLettersAt returns where the letters of a piece that starts at p begin (p, or p+1 after
-// a prefix), or -1 when it is no piece of letters or a byte outside ASCII may decide.
-func asciiLettersAt(s string, p int) int {
-	k0 := asciiClass[s[p]]
-	if k0&acLetter != 0 {
-		return p
-	}
-	if k0&(acSpace|acPunct) != 0 && p+1 < len(s) && asciiClass[s[p+1]]&acLetter != 0 {
-		return p + 1
+	var end [1]int
+	if k, _ := asciiPieceEnds(s, p, end[:], false); k == 1 {
+		return end[0]
 	}
 	return -1
 }
 
-// asciiOtherEnd is asciiPieceEnd of a piece that is no piece of letters (asciiLettersAt
-// returned -1).
-func asciiOtherEnd(s string, p int) int {
-	k0 := asciiClass[s[p]]
-	if p+1 == len(s) {
-		if k0 == acOther {
-			return -1
+// asciiPieceEnds writes the ends of the pieces from p on to ends, for as long as
+// asciiPieceEnd decides them and ends has room, and returns how many it wrote. With b64Fast it
+// stops, b64 true, after a piece of letters that ends before a base64 byte with sixteen of
+// them ahead, where the base64 fast path may take over: in prose a mere eight (b64Ahead), as in
+// "/acme/dashboard", would enter it for a piece or two, at more cost than it saves.
+func asciiPieceEnds(s string, p int, ends []int, b64Fast bool) (k int, b64 bool) {
+	for p < len(s) && k < len(ends) {
+		end, letters := -1, p // letters: where the letters of a piece of letters begin, or -1
+		switch k0 := asciiClass[s[p]]; {
+		case k0&acLetter != 0:
+		case p+1 == len(s):
+			if letters = -1; k0 != acOther {
+				end = p + 1
+			}
+		case k0&(acSpace|acPunct) != 0 && asciiClass[s[p+1]]&acLetter != 0:
+			letters = p + 1
+		case (k0|asciiClass[s[p+1]])&acOther != 0:
+			letters = -1
+		case k0 == acDigit:
+			letters, end = -1, p+1 // \p{N}{1,3}
+			for end < len(s) && end < p+3 && asciiClass[s[end]] == acDigit {
+				end++
+			}
+			if end < p+3 && end < len(s) && asciiClass[s[end]] == acOther {
+				end = -1
+			}
+		case k0 == acPunct && asciiClass[s[p+1]]&(acPunct|acNewline) == 0:
+			letters, end = -1, p+1 // one punctuation byte, not before a letter
+		default:
+			letters, end = -1, asciiPunctSpaceEnd(s, p)
 		}
-		return p + 1
+		if q := letters; q >= 0 {
+			// The upper-case letters, then the lower-case ones: within the eight bytes from q,
+			// read at once (the usual word), or else by asciiRunEnd.
+			if q+8 <= len(s) {
+				w := le64(s, q)
+				notUpper, notLower := ^asciiBytesIn(w, 'A', 'Z')&swarHigh, ^asciiBytesIn(w, 'a', 'z')&swarHigh
+				upper := uint(bits.TrailingZeros64(notUpper)) &^ 7 // bits of the upper-case run
+				if rest := notLower >> upper; rest != 0 {          // (0 when upper is 64)
+					end = q + int(upper+uint(bits.TrailingZeros64(rest)))>>3
+				}
+			}
+			if end < 0 {
+				if asciiClass[s[q]] == acUpper {
+					q = asciiRunEnd(s, q+1, 'A', 'Z')
+				}
+				end = asciiRunEnd(s, q, 'a', 'z')
+			}
+			if end < len(s) && (s[end] == '\'' || s[end] >= utf8.RuneSelf) {
+				end = asciiWordTail(s, end)
+			}
+		}
+		if end < 0 {
+			break
+		}
+		ends[k], k, p = end, k+1, end
+		if letters >= 0 && b64Fast && p < len(s) && b64Class[s[p]] != b64Other && b64Ahead(s, p) && b64Ahead(s, p+8) {
+			return k, true
+		}
 	}
-	k1 := asciiClass[s[p+1]]
-	if (k0|k1)&acOther != 0 {
-		return -1
-	}
-	switch {
-	case k0 == acDigit:
-		switch {
-		case k1 != acDigit:
-			return p + 1
-		case p+2 == len(s):
-			return p + 2
-		}
-		switch asciiClass[s[p+2]] {
-		case acDigit:
-			return p + 3
-		case acOther:
-			return -1
-		}
-		return p + 2
-	case k0 == acPunct || k1 == acPunct && s[p] == ' ':
+	return k, false
+}
+
+// asciiPunctSpaceEnd is asciiPieceEnd of a piece of punctuation or whitespace that is no
+// prefix of letters, with s[p] and s[p+1] ASCII.
+func asciiPunctSpaceEnd(s string, p int) int {
+	if asciiClass[s[p]] == acPunct || asciiClass[s[p+1]] == acPunct && s[p] == ' ' {
 		q := p + 1
 		for q < len(s) && asciiClass[s[q]] == acPunct {
 			q++
@@ -146,36 +171,14 @@ func asciiOtherEnd(s string, p int) int {
 	return q - 1
 }
 
-// asciiWordEnd returns the end of the letters from q (the upper-case, then the lower-case ones)
-// and the contraction after them, or -1 when a byte outside ASCII follows the letters.
-func asciiWordEnd(s string, q int) int {
-	if q+8 <= len(s) {
-		// Both runs within the eight bytes from q, read at once (the usual word).
-		w := le64(s, q)
-		notUpper, notLower := ^asciiBytesIn(w, 'A', 'Z')&swarHigh, ^asciiBytesIn(w, 'a', 'z')&swarHigh
-		upper := bits.TrailingZeros64(notUpper) &^ 7 // bits of the upper-case run
-		if rest := notLower >> upper; upper < 64 && rest != 0 {
-			return asciiWordTail(s, q+(upper+bits.TrailingZeros64(rest))>>3)
-		}
-	}
-	if asciiClass[s[q]] == acUpper {
-		q = asciiRunEnd(s, q+1, 'A', 'Z')
-	}
-	return asciiWordTail(s, asciiRunEnd(s, q, 'a', 'z'))
-}
-
-// asciiWordTail returns the end of a piece of letters that end at q: after the contraction
-// there, or -1 when a byte outside ASCII follows the letters.
+// asciiWordTail returns the end of a piece of letters that end at q before an apostrophe or a
+// byte outside ASCII: after the contraction there, or -1 for the byte outside ASCII (it may
+// be a letter).
 func asciiWordTail(s string, q int) int {
-	switch {
-	case q == len(s):
-		return q
-	case s[q] == '\'':
+	if s[q] == '\'' {
 		return q + contraction(s, q, true)
-	case s[q] >= utf8.RuneSelf:
-		return -1
 	}
-	return q
+	return -1
 }
 
 // asciiBytesIn returns the top bit of each byte of w that is one of the ASCII bytes lo to hi
@@ -202,48 +205,40 @@ func asciiRunEnd(s string, q int, lo, hi byte) int {
 
 // countASCIIPieces counts the pieces from p on for as long as asciiPieceEnd decides them, and
 // returns the count and where it stopped: at a piece it left to the general path, the end of
-// the text, or, with b64 true, a place where the base64 fast path may take over (a piece ended
-// between two base64 bytes and b64Ahead holds).
+// the text, or, with b64 true, a place where the base64 fast path may take over (see
+// asciiPieceEnds). The pieces are found 64 at a time, then counted.
 func (t *BPETokenizer) countASCIIPieces(text string, p int, s *bpeScratch) (n, stop int, b64 bool) {
-	e, b64Fast := t.engine, t.b64Fast
+	e := t.engine
 	if s.memo == nil {
 		s.memo = new(pieceMemo)
 	}
 	memo := s.memo
-	for p < len(text) {
-		var end int
-		if q := asciiLettersAt(text, p); q >= 0 {
-			end = asciiWordEnd(text, q)
-		} else {
-			end = asciiOtherEnd(text, p)
-		}
-		switch size := end - p; {
-		case end < 0:
-			return n, p, false
-		case size == 1:
-			n++
-		case size <= 8 && p+8 <= len(text):
-			// The memo's look-up (countPiece) with the key read as one word.
-			lo, hi := le64(text, p)&wordMasks[size&7], uint64(size)<<56
-			if slot := memo.slotOf(lo, hi); slot.lo == lo && slot.hi == hi {
-				n += int(slot.count)
-			} else {
-				c, _ := e.countMemoMiss(text[p:end], slot, lo, hi, s)
+	var ends [64]int
+	for {
+		k, b64 := asciiPieceEnds(text, p, ends[:], t.b64Fast)
+		for _, end := range ends[:k] {
+			switch size := end - p; {
+			case size == 1:
+				n++
+			case size <= 8 && p+8 <= len(text):
+				// The memo's look-up (countPiece) with the key read as one word.
+				lo, hi := le64(text, p)&wordMasks[size&7], uint64(size)<<56
+				if slot := memo.slotOf(lo, hi); slot.lo == lo && slot.hi == hi {
+					n += int(slot.count)
+				} else {
+					c, _ := e.countMemoMiss(text[p:end], slot, lo, hi, s)
+					n += c
+				}
+			default:
+				c, _ := e.countPiece(text[p:end], s)
 				n += c
 			}
-		default:
-			c, _ := e.countPiece(text[p:end], s)
-			n += c
+			p = end
 		}
-		p = end
-		if b64Fast && p < len(text) && b64Class[text[p]] != b64Other && b64Class[text[p-1]] != b64Other &&
-			b64Ahead(text, p) && b64Ahead(text, p+8) {
-			// Sixteen base64 bytes ahead: in prose, "/acme/dashboard" and the like would enter
-			// the base64 path for a piece or two, at more cost than they save.
-			return n, p, true
+		if b64 || k < len(ends) {
+			return n, p, b64
 		}
 	}
-	return n, p, false
 }
 
 // wordMasks keeps the low i bytes of a word (all eight for i = 0, the memo key of eight bytes).
