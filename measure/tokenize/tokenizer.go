@@ -325,7 +325,8 @@ func (t *BPETokenizer) encodeOrdinary(dst []uint32, text string, s *bpeScratch) 
 func (t *BPETokenizer) countOrdinary(text string, s *bpeScratch) int {
 	n := 0
 	// The base64 fast path is tried where the last piece ended on a base64 byte and eight more
-	// follow: in prose it would stop at once after every word.
+	// follow (in prose it would stop at once after every word); the ASCII fast path takes every
+	// piece it can decide, and the general path each one it leaves.
 	fast := t.b64Fast
 	for p := 0; p < len(text); {
 		if fast && b64Ahead(text, p) {
