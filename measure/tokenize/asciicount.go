@@ -5,12 +5,12 @@ import (
 	"unicode/utf8"
 )
 
-// The ASCII fast path of counting under o200k: logs, prose, JSON and code are mostly ASCII, and
-// there the o200k pattern reduces to a few rules on seven byte classes (asciiPieceEnd). A piece
-// is taken only when every byte that decides where it ends is ASCII; at any other piece the
-// general path (t.split, countPiece) takes over for that one piece. The pieces are those
-// splitO200K gives (TestASCIIPieceEndMatchesSplitter, FuzzASCIICount), and their counts those
-// of countPiece.
+// The ASCII fast path of counting: logs, prose, JSON and code are mostly ASCII, and there the
+// o200k, cl100k and Qwen2 patterns reduce to a few rules on seven byte classes (asciiPieceEnds,
+// asciiPieceEndsLlama3). A piece is taken only when every byte that decides where it ends is
+// ASCII; at any other piece the general path (t.split, countPiece) takes over for that one
+// piece. The pieces are those the general splitters give (TestASCIIPieceEndMatchesSplitter,
+// FuzzASCIICount), and their counts those of countPiece.
 
 // Byte classes of the ASCII pre-tokenizer; each byte has exactly one.
 const (
@@ -50,9 +50,9 @@ var asciiClass = func() (t [256]uint8) {
 	return t
 }()
 
-// asciiPieceEnd returns the end of the o200k piece that starts at p (p < len(s)), or -1 when a
-// byte that decides it is outside ASCII. In ASCII the pattern's alternatives, tried in order,
-// come to:
+// asciiPieceEnds writes the ends of the o200k pieces from p on to ends, for as long as bytes
+// in ASCII decide them and ends has room, and returns how many it wrote. In ASCII the pattern's
+// alternatives, tried in order, come to:
 //
 //   - letters: an optional prefix of one space or punctuation byte (not \r or \n) directly
 //     before a letter, then the upper-case letters, then the lower-case ones, then an optional
@@ -61,19 +61,11 @@ var asciiClass = func() (t [256]uint8) {
 //   - punctuation after an optional space, then any \r, \n and '/';
 //   - whitespace: up to the last \r or \n of the run; else the run less its last byte when a
 //     byte that is no whitespace follows and the run has two or more; else the run.
-func asciiPieceEnd(s string, p int) int {
-	var end [1]int
-	if k, _ := asciiPieceEnds(s, p, end[:], false); k == 1 {
-		return end[0]
-	}
-	return -1
-}
-
-// asciiPieceEnds writes the ends of the pieces from p on to ends, for as long as
-// asciiPieceEnd decides them and ends has room, and returns how many it wrote. With b64Fast it
-// stops, b64 true, after a piece of letters that ends before a base64 byte with sixteen of
-// them ahead, where the base64 fast path may take over: in prose a mere eight (b64Ahead), as in
-// "/acme/dashboard", would enter it for a piece or two, at more cost than it saves.
+//
+// With b64Fast it stops, b64 true, after a piece of letters that ends before a base64 byte with
+// sixteen of them ahead, where the base64 fast path may take over: in prose a mere eight
+// (b64Ahead), as in "/acme/dashboard", would enter it for a piece or two, at more cost than it
+// saves.
 func asciiPieceEnds(s string, p int, ends []int, b64Fast bool) (k int, b64 bool) {
 	for p < len(s) && k < len(ends) {
 		end, letters := -1, p // letters: where the letters of a piece of letters begin, or -1
@@ -88,17 +80,11 @@ func asciiPieceEnds(s string, p int, ends []int, b64Fast bool) (k int, b64 bool)
 		case (k0|asciiClass[s[p+1]])&acOther != 0:
 			letters = -1
 		case k0 == acDigit:
-			letters, end = -1, p+1 // \p{N}{1,3}
-			for end < len(s) && end < p+3 && asciiClass[s[end]] == acDigit {
-				end++
-			}
-			if end < p+3 && end < len(s) && asciiClass[s[end]] == acOther {
-				end = -1
-			}
+			letters, end = -1, asciiDigitsEnd(s, p, 3)
 		case k0 == acPunct && asciiClass[s[p+1]]&(acPunct|acNewline) == 0:
 			letters, end = -1, p+1 // one punctuation byte, not before a letter
 		default:
-			letters, end = -1, asciiPunctSpaceEnd(s, p)
+			letters, end = -1, asciiPunctSpaceEnd(s, p, true)
 		}
 		if q := letters; q >= 0 {
 			// The upper-case letters, then the lower-case ones: within the eight bytes from q,
@@ -113,9 +99,9 @@ func asciiPieceEnds(s string, p int, ends []int, b64Fast bool) (k int, b64 bool)
 			}
 			if end < 0 {
 				if asciiClass[s[q]] == acUpper {
-					q = asciiRunEnd(s, q+1, 'A', 'Z')
+					q = asciiRunEnd(s, q+1, 'A', 'Z', 0)
 				}
-				end = asciiRunEnd(s, q, 'a', 'z')
+				end = asciiRunEnd(s, q, 'a', 'z', 0)
 			}
 			if end < len(s) && (s[end] == '\'' || s[end] >= utf8.RuneSelf) {
 				end = asciiWordTail(s, end)
@@ -132,9 +118,10 @@ func asciiPieceEnds(s string, p int, ends []int, b64Fast bool) (k int, b64 bool)
 	return k, false
 }
 
-// asciiPunctSpaceEnd is asciiPieceEnd of a piece of punctuation or whitespace that is no
-// prefix of letters, with s[p] and s[p+1] ASCII.
-func asciiPunctSpaceEnd(s string, p int) int {
+// asciiPunctSpaceEnd returns the end of a piece of punctuation or whitespace that is no
+// prefix of letters, with s[p] and s[p+1] ASCII; slash adds '/' to the newlines that
+// punctuation takes after it (o200k).
+func asciiPunctSpaceEnd(s string, p int, slash bool) int {
 	if asciiClass[s[p]] == acPunct || asciiClass[s[p+1]] == acPunct && s[p] == ' ' {
 		q := p + 1
 		for q < len(s) && asciiClass[s[q]] == acPunct {
@@ -143,7 +130,7 @@ func asciiPunctSpaceEnd(s string, p int) int {
 		if q < len(s) && asciiClass[s[q]] == acOther {
 			return -1
 		}
-		for q < len(s) && (s[q] == '\r' || s[q] == '\n' || s[q] == '/') {
+		for q < len(s) && (s[q] == '\r' || s[q] == '\n' || slash && s[q] == '/') {
 			q++
 		}
 		return q
@@ -188,22 +175,73 @@ func asciiBytesIn(w uint64, lo, hi byte) uint64 {
 	return (y + (0x80-uint64(lo))*swarOnes) &^ (y + (0x80-uint64(hi)-1)*swarOnes) &^ w & swarHigh
 }
 
-// asciiRunEnd returns the end of the run of the bytes lo to hi (ASCII) from q, reading eight
-// bytes at a time.
-func asciiRunEnd(s string, q int, lo, hi byte) int {
+// asciiRunEnd returns the end of the run of the bytes lo to hi (ASCII) from q, each byte or'd
+// with fold first (0x20 makes a-z take A-Z too), reading eight bytes at a time.
+func asciiRunEnd(s string, q int, lo, hi, fold byte) int {
 	for q+8 <= len(s) {
-		if out := ^asciiBytesIn(le64(s, q), lo, hi) & swarHigh; out != 0 {
+		if out := ^asciiBytesIn(le64(s, q)|uint64(fold)*swarOnes, lo, hi) & swarHigh; out != 0 {
 			return q + bits.TrailingZeros64(out)>>3
 		}
 		q += 8
 	}
-	for q < len(s) && s[q] >= lo && s[q] <= hi {
+	for q < len(s) && s[q]|fold >= lo && s[q]|fold <= hi {
 		q++
 	}
 	return q
 }
 
-// countASCIIPieces counts the pieces from p on for as long as asciiPieceEnd decides them, and
+// asciiPieceEndsLlama3 is asciiPieceEnds for the cl100k pattern (Llama 3's) with maxDigits 3,
+// and Qwen2's with maxDigits 1. In ASCII they differ from o200k's in that a contraction is a
+// piece of its own, tried first; letters run on whatever their case and take no contraction;
+// digits come maxDigits at a time; and punctuation takes the newlines after it but no '/'.
+func asciiPieceEndsLlama3(s string, p int, ends []int, maxDigits int) int {
+	k := 0
+	for p < len(s) && k < len(ends) {
+		end, letters := -1, -1 // letters: where the letters of a piece of letters begin, or -1
+		switch k0 := asciiClass[s[p]]; {
+		case s[p] == '\'' && contraction(s, p, true) > 0:
+			end = p + contraction(s, p, true)
+		case k0&acLetter != 0:
+			letters = p
+		case p+1 == len(s):
+			if k0 != acOther {
+				end = p + 1
+			}
+		case k0&(acSpace|acPunct) != 0 && asciiClass[s[p+1]]&acLetter != 0:
+			letters = p + 1
+		case (k0|asciiClass[s[p+1]])&acOther != 0:
+		case k0 == acDigit:
+			end = asciiDigitsEnd(s, p, maxDigits)
+		default:
+			end = asciiPunctSpaceEnd(s, p, false)
+		}
+		if letters >= 0 {
+			if end = asciiRunEnd(s, letters, 'a', 'z', 0x20); end < len(s) && s[end] >= utf8.RuneSelf {
+				end = -1 // a letter outside ASCII may follow
+			}
+		}
+		if end < 0 {
+			break
+		}
+		ends[k], k, p = end, k+1, end
+	}
+	return k
+}
+
+// asciiDigitsEnd returns the end of \p{N}{1,maxDigits} from the digit at p, or -1 when a byte
+// outside ASCII may be one more digit.
+func asciiDigitsEnd(s string, p, maxDigits int) int {
+	end := p + 1
+	for end < len(s) && end < p+maxDigits && asciiClass[s[end]] == acDigit {
+		end++
+	}
+	if end < p+maxDigits && end < len(s) && asciiClass[s[end]] == acOther {
+		return -1
+	}
+	return end
+}
+
+// countASCIIPieces counts the pieces from p on for as long as asciiPieceEnds decides them, and
 // returns the count and where it stopped: at a piece it left to the general path, the end of
 // the text, or, with b64 true, a place where the base64 fast path may take over (see
 // asciiPieceEnds). The pieces are found 64 at a time, then counted.
@@ -215,7 +253,7 @@ func (t *BPETokenizer) countASCIIPieces(text string, p int, s *bpeScratch) (n, s
 	memo := s.memo
 	var ends [64]int
 	for {
-		k, b64 := asciiPieceEnds(text, p, ends[:], t.b64Fast)
+		k, b64 := t.asciiPieceEnds(text, p, ends[:])
 		for _, end := range ends[:k] {
 			switch size := end - p; {
 			case size == 1:
@@ -239,6 +277,17 @@ func (t *BPETokenizer) countASCIIPieces(text string, p int, s *bpeScratch) (n, s
 			return n, p, b64
 		}
 	}
+}
+
+// asciiPieceEnds is the asciiPieceEnds of the tokenizer's pre-tokenizer.
+func (t *BPETokenizer) asciiPieceEnds(text string, p int, ends []int) (k int, b64 bool) {
+	switch t.pretoken {
+	case preCL100K:
+		return asciiPieceEndsLlama3(text, p, ends, 3), false
+	case preQwen2:
+		return asciiPieceEndsLlama3(text, p, ends, 1), false
+	}
+	return asciiPieceEnds(text, p, ends, t.b64Fast)
 }
 
 // wordMasks keeps the low i bytes of a word (all eight for i = 0, the memo key of eight bytes).

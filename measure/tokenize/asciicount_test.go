@@ -2,6 +2,7 @@ package tokenize
 
 import (
 	"math/rand/v2"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -10,13 +11,33 @@ import (
 	"github.com/strata-eval/strata-eval/measure/internal/tokentext"
 )
 
-// asciiPieces splits text with asciiPieceEnd, the general splitter taking each piece it leaves.
-func asciiPieces(text string) []string {
+// asciiPieceEnd is the end of the piece at p by the tokenizer's ASCII path, or -1 where it
+// leaves the piece to the general path.
+func asciiPieceEnd(tok *BPETokenizer, s string, p int) int {
+	var end [1]int
+	if k, _ := tok.asciiPieceEnds(s, p, end[:]); k == 1 {
+		return end[0]
+	}
+	return -1
+}
+
+// generalSplit is the tokenizer's general splitter: splitO200K for o200k (whose own is
+// splitO200KFast), else its own.
+func generalSplit(tok *BPETokenizer) pieceSplitter {
+	if tok.pretoken == preO200K {
+		return splitO200K
+	}
+	return tok.split
+}
+
+// asciiPieces splits text with the ASCII path, the general splitter taking each piece it
+// leaves.
+func asciiPieces(tok *BPETokenizer, text string) []string {
 	var pieces []string
 	for p := 0; p < len(text); {
-		end := asciiPieceEnd(text, p)
+		end := asciiPieceEnd(tok, text, p)
 		if end < 0 {
-			end = splitO200K(text, p)
+			end = generalSplit(tok)(text, p)
 		}
 		pieces = append(pieces, text[p:end])
 		p = end
@@ -24,34 +45,59 @@ func asciiPieces(text string) []string {
 	return pieces
 }
 
-// generalPieces splits text with splitO200K alone.
-func generalPieces(text string) []string {
+// generalPieces splits text with the general splitter alone.
+func generalPieces(tok *BPETokenizer, text string) []string {
 	var pieces []string
 	for p := 0; p < len(text); {
-		end := splitO200K(text, p)
+		end := generalSplit(tok)(text, p)
 		pieces = append(pieces, text[p:end])
 		p = end
 	}
 	return pieces
 }
 
-// checkASCIICount holds asciiPieceEnd to splitO200K at every rune start of text (where it
-// decides), and countOrdinary, with the ASCII fast path, to the general path's count.
+// checkASCIICount holds the ASCII path's piece ends to the general splitter's at every rune
+// start of text (where it decides), and countOrdinary, with the ASCII fast path, to the
+// general path's count.
 func checkASCIICount(t *testing.T, tok *BPETokenizer, text string) {
 	t.Helper()
 	for p := 0; p < len(text); p++ {
 		if !utf8.RuneStart(text[p]) {
 			continue
 		}
-		if end := asciiPieceEnd(text, p); end >= 0 {
-			if want := splitO200K(text, p); end != want {
-				t.Fatalf("%q from %d: asciiPieceEnd ends the piece at %d, splitO200K at %d", text, p, end, want)
+		if end := asciiPieceEnd(tok, text, p); end >= 0 {
+			if want := generalSplit(tok)(text, p); end != want {
+				t.Fatalf("%s, %q from %d: the ASCII path ends the piece at %d, the general splitter at %d", tok.pretoken, text, p, end, want)
 			}
 		}
 	}
-	if got, want := tok.countOrdinary(text, new(bpeScratch)), countOrdinaryGeneral(tok, text); got != want {
-		t.Fatalf("count %d with the ASCII fast path, %d without (%q)", got, want, text)
+	fast, general := tok.scratch.Get().(*bpeScratch), tok.scratch.Get().(*bpeScratch)
+	defer tok.scratch.Put(fast)
+	defer tok.scratch.Put(general)
+	want := 0
+	for p, end := 0, 0; p < len(text); p = end {
+		end = generalSplit(tok)(text, p)
+		c, _ := tok.engine.countPiece(text[p:end], general)
+		want += c
 	}
+	if got := tok.countOrdinary(text, fast); got != want {
+		t.Fatalf("%s: count %d with the ASCII fast path, %d without (%q)", tok.pretoken, got, want, text)
+	}
+}
+
+// asciiTokenizers are the tokenizers of every pre-tokenizer with an ASCII path: o200k, cl100k
+// and, where it has been fetched, Qwen3's (qwen2).
+func asciiTokenizers(t testing.TB) []*BPETokenizer {
+	toks := []*BPETokenizer{ourTiktoken(t, "o200k_base"), ourTiktoken(t, "cl100k_base")}
+	if _, err := os.Stat(tokentext.Qwen3TokenizerPath()); err == nil {
+		toks = append(toks, qwen3(t))
+	}
+	for _, tok := range toks {
+		if !tok.asciiFast {
+			t.Fatalf("%s does not take the ASCII fast path", tok.Name())
+		}
+	}
+	return toks
 }
 
 // TestASCIIPieceEdgeCases spells out the pieces of the ASCII rules' edge cases, and holds the
@@ -97,15 +143,15 @@ func TestASCIIPieceEdgeCases(t *testing.T) {
 		{"a/", []string{"a", "/"}},
 	}
 	for _, tt := range tests {
-		if got := asciiPieces(tt.text); !slices.Equal(got, tt.want) {
+		if got := asciiPieces(tok, tt.text); !slices.Equal(got, tt.want) {
 			t.Errorf("%q: pieces %q, want %q", tt.text, got, tt.want)
 		}
-		if got := generalPieces(tt.text); !slices.Equal(got, tt.want) {
+		if got := generalPieces(tok, tt.text); !slices.Equal(got, tt.want) {
 			t.Errorf("%q: splitO200K's pieces %q, want %q", tt.text, got, tt.want)
 		}
 		checkASCIICount(t, tok, tt.text)
 		for p, k := 0, 0; p < len(tt.text) && isASCII(tt.text); p, k = p+len(tt.want[k]), k+1 {
-			if asciiPieceEnd(tt.text, p) < 0 {
+			if asciiPieceEnd(tok, tt.text, p) < 0 {
 				t.Errorf("%q: the ASCII path leaves the piece %q at %d to the general path", tt.text, tt.want[k], p)
 			}
 		}
@@ -126,7 +172,6 @@ func isASCII(s string) bool {
 // drawn from the pieces that meet at its rules' edges, on the benchmarks' texts and on every
 // string of up to three bytes over one byte of each class and a few neighbours.
 func TestASCIIPieceEndMatchesSplitter(t *testing.T) {
-	tok := ourTiktoken(t, "o200k_base")
 	r := rand.New(rand.NewPCG(51, 52))
 	pool := []string{"abc", "xyz", "q", "ABC", "Zz", "HTTPServer", "'s", "'T", "'re", "'Ve", "'ll", "'d", "'m", "'",
 		" ", "  ", "\t", "\n", "\r\n", "\r", "\v", "1", "12", "123", "4567", "+/", ".", "#", "(", "—", "é", "a\u0301",
@@ -140,7 +185,7 @@ func TestASCIIPieceEndMatchesSplitter(t *testing.T) {
 		texts = append(texts, b.String())
 	}
 	inputs := tokentext.BenchInputs()
-	texts = append(texts, inputs["english_2MB"][:100_000], inputs["buildlog_2MB"][:100_000], inputs["base64_2MB"][:20_000])
+	texts = append(texts, inputs["english_2MB"][:30_000], inputs["buildlog_2MB"][:30_000], inputs["base64_2MB"][:10_000])
 	// Every string of three runes over alpha, alone and between letters and a digit.
 	alpha := []rune("aZ5 \t\n\r.'/sé")
 	for i := range len(alpha) * len(alpha) * len(alpha) {
@@ -148,11 +193,39 @@ func TestASCIIPieceEndMatchesSplitter(t *testing.T) {
 		texts = append(texts, three, "Ab"+three+"9")
 	}
 	texts = append(texts, tokentext.EdgeCases...)
-	for _, text := range texts {
-		checkASCIICount(t, tok, text)
+	for _, tok := range asciiTokenizers(t) {
+		for _, text := range texts {
+			checkASCIICount(t, tok, text)
+		}
 	}
-	if ourTiktoken(t, "cl100k_base").asciiFast {
-		t.Error("cl100k_base takes the o200k ASCII fast path")
+}
+
+// TestASCIIPieceEdgeCasesLlama3 spells out where the cl100k and Qwen2 patterns split ASCII
+// otherwise than o200k's: contractions alone and first, letters of either case in one piece,
+// digits three or one at a time, no '/' after punctuation.
+func TestASCIIPieceEdgeCasesLlama3(t *testing.T) {
+	tests := []struct {
+		pretoken, text string
+		want           []string
+	}{
+		{preCL100K, "it's 'sup 'x HTTPServer helloWorld", []string{"it", "'s", " '", "sup", " '", "x", " HTTPServer", " helloWorld"}},
+		{preCL100K, "we'LL x'Re 're", []string{"we", "'LL", " x", "'Re", " '", "re"}},
+		{preCL100K, "1234567 a/\n/b .\n\n", []string{"123", "456", "7", " a", "/\n", "/b", " .\n\n"}},
+		{preQwen2, "1234 x12", []string{"1", "2", "3", "4", " x", "1", "2"}},
+	}
+	for _, tok := range asciiTokenizers(t) {
+		for _, tt := range tests {
+			if tok.pretoken != tt.pretoken {
+				continue
+			}
+			if got := asciiPieces(tok, tt.text); !slices.Equal(got, tt.want) {
+				t.Errorf("%s, %q: pieces %q, want %q", tok.pretoken, tt.text, got, tt.want)
+			}
+			if got := generalPieces(tok, tt.text); !slices.Equal(got, tt.want) {
+				t.Errorf("%s, %q: the general splitter's pieces %q, want %q", tok.pretoken, tt.text, got, tt.want)
+			}
+			checkASCIICount(t, tok, tt.text)
+		}
 	}
 }
 
@@ -162,8 +235,10 @@ func FuzzASCIICount(f *testing.F) {
 	}
 	f.Add("2026-11-30T09:00:00.000Z build ok handler.go:42 #12345\n")
 	f.Add("it's DON'T x'LL  \n\n  (y .z a—b é1\u0661")
-	tok := ourTiktoken(f, "o200k_base")
+	toks := asciiTokenizers(f)
 	f.Fuzz(func(t *testing.T, text string) {
-		checkASCIICount(t, tok, InvalidBytesAsRune(text))
+		for _, tok := range toks {
+			checkASCIICount(t, tok, InvalidBytesAsRune(text))
+		}
 	})
 }

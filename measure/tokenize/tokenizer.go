@@ -104,7 +104,8 @@ type BPETokenizer struct {
 	scratch   sync.Pool
 	// b64Fast says countOrdinary may count runs of base64 with countB64Pieces.
 	b64Fast bool
-	// asciiFast says countOrdinary may count ASCII text with countASCIIPieces.
+	// asciiFast says countOrdinary may count ASCII text with countASCIIPieces (every
+	// pre-tokenizer but GPT-2's).
 	asciiFast bool
 	// bos is the text of the BOS token the vocabulary adds to every prompt (a GGUF's
 	// tokenizer.ggml.add_bos_token), or "".
@@ -189,7 +190,7 @@ func newBPETokenizer(sp bpeSpec) (*BPETokenizer, error) {
 	}
 	t.scratch.New = func() any { return new(bpeScratch) }
 	t.b64Fast = t.b64FastPath()
-	t.asciiFast = t.pretoken == preO200K
+	t.asciiFast = t.pretoken != preGPT2
 	return t, nil
 }
 
