@@ -256,10 +256,10 @@ func (t *BPETokenizer) countASCIIPieces(text string, p int, s *bpeScratch) (n, s
 		k, b64 := t.asciiPieceEnds(text, p, ends[:])
 		for _, end := range ends[:k] {
 			switch size := end - p; {
-			case size == 1:
-				n++
 			case size <= 8 && p+8 <= len(text):
-				// The memo's look-up (countPiece) with the key read as one word.
+				// The memo's look-up (countPiece) with the key read as one word; pieces of one
+				// byte too, which in logs come at random among longer ones (a branch for them
+				// there costs more than the look-up).
 				lo, hi := le64(text, p)&wordMasks[size&7], uint64(size)<<56
 				if slot := memo.slotOf(lo, hi); slot.lo == lo && slot.hi == hi {
 					n += int(slot.count)
@@ -267,6 +267,8 @@ func (t *BPETokenizer) countASCIIPieces(text string, p int, s *bpeScratch) (n, s
 					c, _ := e.countMemoMiss(text[p:end], slot, lo, hi, s)
 					n += c
 				}
+			case size == 1:
+				n++
 			default:
 				c, _ := e.countPiece(text[p:end], s)
 				n += c
