@@ -244,16 +244,21 @@ var logWords = strings.Fields("build step compile link test ok FAIL warning erro
 	"github.com/acme/dash internal/server handler.go:42 timeout retry 200 404 500 GET POST duration ms")
 
 // logText returns about size bytes of a build log.
-func (g *generator) logText(size int) string {
+func (g *generator) logText(size int) string { return LogText(g.rng, size) }
+
+// LogText returns about size bytes of a build log drawn from rng: lines of a timestamp, eight
+// words of a small list (with paths and numbers among them) and a build number. The
+// tokenizer's benchmarks count it as the corpus's logs.
+func LogText(rng *rand.Rand, size int) string {
 	var b strings.Builder
 	b.Grow(size + 128)
 	for line := 0; b.Len() < size; line++ {
 		fmt.Fprintf(&b, "2026-11-30T09:%02d:%02d.%03dZ ", line/3600%60, line/60%60, line%1000)
 		for i := 0; i < 8; i++ {
-			b.WriteString(logWords[g.rng.Intn(len(logWords))])
+			b.WriteString(logWords[rng.Intn(len(logWords))])
 			b.WriteByte(' ')
 		}
-		fmt.Fprintf(&b, "#%d\n", g.rng.Intn(100000))
+		fmt.Fprintf(&b, "#%d\n", rng.Intn(100000))
 	}
 	return b.String()
 }

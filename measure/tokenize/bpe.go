@@ -441,7 +441,16 @@ func (e *bpeEngine) countPiece(piece string, s *bpeScratch) (int, bool) {
 	if slot.lo == lo && slot.hi == hi {
 		return int(slot.count), true
 	}
+	return e.countMemoMiss(piece, slot, lo, hi, s)
+}
+
+// countMemoMiss counts a piece of 2 to maxMemoPiece bytes that its memo slot (keyed lo, hi)
+// does not hold, and keeps the count there.
+func (e *bpeEngine) countMemoMiss(piece string, slot *memoSlot, lo, hi uint64, s *bpeScratch) (int, bool) {
 	n, ok := e.countB64Four(piece) // a memo miss of four characters: likely base64
+	if !ok && len(piece) <= 3 {
+		n, ok = e.countB64Short(piece)
+	}
 	if !ok {
 		n, ok = e.countPieceUncached(piece, s)
 	}

@@ -104,6 +104,9 @@ type BPETokenizer struct {
 	scratch   sync.Pool
 	// b64Fast says countOrdinary may count runs of base64 with countB64Pieces.
 	b64Fast bool
+	// asciiFast says countOrdinary may count ASCII text with countASCIIPieces (every
+	// pre-tokenizer but GPT-2's).
+	asciiFast bool
 	// bos is the text of the BOS token the vocabulary adds to every prompt (a GGUF's
 	// tokenizer.ggml.add_bos_token), or "".
 	bos string
@@ -179,6 +182,7 @@ func newBPETokenizer(sp bpeSpec) (*BPETokenizer, error) {
 	}
 	t.scratch.New = func() any { return new(bpeScratch) }
 	t.b64Fast = t.b64FastPath()
+	t.asciiFast = t.pretoken != preGPT2
 	return t, nil
 }
 
@@ -314,13 +318,23 @@ func (t *BPETokenizer) encodeOrdinary(dst []uint32, text string, s *bpeScratch) 
 func (t *BPETokenizer) countOrdinary(text string, s *bpeScratch) int {
 	n := 0
 	// The base64 fast path is tried where the last piece ended on a base64 byte and eight more
-	// follow: in prose it would stop at once after every word.
+	// follow (in prose it would stop at once after every word); the ASCII fast path takes every
+	// piece it can decide, and the general path each one it leaves.
 	fast := t.b64Fast
 	for p := 0; p < len(text); {
 		if fast && b64Ahead(text, p) {
 			c, stop := t.engine.countB64Pieces(text, p, s)
 			if n, p = n+c, stop; p == len(text) {
 				break
+			}
+		}
+		if t.asciiFast {
+			c, stop, b64 := t.countASCIIPieces(text, p, s)
+			if n, p = n+c, stop; p == len(text) {
+				break
+			}
+			if fast = b64; b64 {
+				continue
 			}
 		}
 		end := t.split(text, p)

@@ -15,7 +15,7 @@ func BenchmarkCount(b *testing.B) {
 	ours := ourTiktoken(b, "o200k_base")
 	theirs := referenceTiktoken(b, "o200k_base")
 	inputs := tokentext.BenchInputs()
-	for _, name := range []string{"base64_2MB", "english_2MB"} {
+	for _, name := range []string{"base64_2MB", "english_2MB", "buildlog_2MB"} {
 		text := inputs[name]
 		want := ours.Count(text)
 		b.Run("ours/"+name, func(b *testing.B) {

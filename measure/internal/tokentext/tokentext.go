@@ -5,6 +5,7 @@ package tokentext
 
 import (
 	"encoding/base64"
+	mathrand "math/rand"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/strata-eval/strata-eval/internal/gencorpus"
 	"github.com/strata-eval/strata-eval/internal/ggufwrite"
 	"github.com/strata-eval/strata-eval/internal/tinymodel"
 )
@@ -113,7 +115,8 @@ func EnglishText(r *rand.Rand, bytes int) string {
 }
 
 // BenchInputs are the inputs of docs/pipeline.md §13.1: 2,000,000 characters of base64 of
-// 1.5 MB of random bytes, and 2 MiB of English-like text.
+// 1.5 MB of random bytes, and 2 MiB of English-like text; and 2 MiB of the build log the
+// scale corpus's tool messages hold (internal/gencorpus).
 func BenchInputs() map[string]string {
 	r := rand.New(rand.NewPCG(7, 8))
 	raw := make([]byte, 1_500_000)
@@ -121,8 +124,9 @@ func BenchInputs() map[string]string {
 		raw[i] = byte(r.Uint32())
 	}
 	return map[string]string{
-		"base64_2MB":  base64.StdEncoding.EncodeToString(raw),
-		"english_2MB": EnglishText(r, 2<<20),
+		"base64_2MB":   base64.StdEncoding.EncodeToString(raw),
+		"english_2MB":  EnglishText(r, 2<<20),
+		"buildlog_2MB": gencorpus.LogText(mathrand.New(mathrand.NewSource(1)), 2<<20),
 	}
 }
 
