@@ -36,8 +36,8 @@ type wireEntry struct {
 // bounds the memory the entries keep alive.
 const (
 	minWireMemo    = 16 << 10
-	maxWireEntries = 64
-	maxWireBytes   = 64 << 20
+	maxWireEntries = 16
+	maxWireBytes   = 32 << 20
 )
 
 // newWireMemo returns an empty memo.
