@@ -13,6 +13,7 @@ import (
 	"unsafe"
 
 	"github.com/strata-eval/strata-eval/corpora"
+	"github.com/strata-eval/strata-eval/internal/vecscan"
 	"github.com/strata-eval/strata-eval/measure/tokenize"
 )
 
@@ -497,9 +498,9 @@ func (c *Counter) store(key textKey, n int) {
 
 // Chunking of long runs: runs of at least minChunkedRun bytes are cut at the candidate cut
 // points (see isChunkCut) whose 8-byte window hashes to zero in its top chunkSelectBits bits
-// (1 in 1024: about 8 KiB of base64 per chunk). The choice depends only on the bytes around
-// the cut, never on where the run or the previous chunk began, so the same content is cut the
-// same way wherever it appears.
+// (vecscan.WindowHash; 1 in 1024: about 8 KiB of base64 per chunk). The choice depends only on
+// the bytes around the cut, never on where the run or the previous chunk began, so the same
+// content is cut the same way wherever it appears.
 const (
 	minChunkedRun   = 32 << 10
 	chunkSelectBits = 10
@@ -514,73 +515,31 @@ func nextChunk(text string, selectBits uint) int { return nextChunkIn(text, sele
 //
 // A cut is selected when three independent conditions hold (the window's hash, a digit or a
 // newline before it, the cut rules), so their order changes no cut: the hash is tested first,
-// at every position, since it passes one position in 2^selectBits and costs a load and a
-// multiply without a branch that mispredicts (TestNextChunkMatchesBytewise holds it to a
-// byte-by-byte walk that tests the digit first).
+// at every position, 32 positions a step with AVX2 (vecscan.NextWindowHash), since it passes
+// one position in 2^selectBits (TestNextChunkMatchesBytewise holds it to a byte-by-byte walk
+// that tests the digit first).
 func nextChunkIn(text string, selectBits uint, final bool) int {
-	if selectBits == 0 {
-		for i := 8; i < len(text); i++ {
-			if chunkCutAt(text, i, selectBits, final) {
-				return i
-			}
+	for i := 8; i < len(text); i++ {
+		if i = vecscan.NextWindowHash(text, i, selectBits); i == len(text) {
+			break
 		}
-		return len(text)
-	}
-	shift := 64 - selectBits
-	i := 8
-	// Eight positions a step: the windows of i..i+7 are the 15 bytes from i-8, read as eight
-	// overlapping words; a hash passes when it is under 2^shift, so the step branches once on the
-	// least of the eight (a tree of minimums, four deep in all) unless one passes.
-	for ; i+7 < len(text); i += 8 {
-		w := text[i-8 : i+7]
-		h0 := le64(w, 0) * chunkHashMul
-		h1 := le64(w, 1) * chunkHashMul
-		h2 := le64(w, 2) * chunkHashMul
-		h3 := le64(w, 3) * chunkHashMul
-		h4 := le64(w, 4) * chunkHashMul
-		h5 := le64(w, 5) * chunkHashMul
-		h6 := le64(w, 6) * chunkHashMul
-		h7 := le64(w, 7) * chunkHashMul
-		if min(min(h0, h1), min(h2, h3), min(h4, h5), min(h6, h7))>>shift != 0 {
-			continue
-		}
-		for j := i; j < i+8; j++ {
-			if le64(text, j-8)*chunkHashMul>>shift == 0 && chunkCutAt(text, j, selectBits, final) {
-				return j
-			}
-		}
-	}
-	for ; i < len(text); i++ {
-		if le64(text, i-8)*chunkHashMul>>shift == 0 && chunkCutAt(text, i, selectBits, final) {
+		if chunkCutAt(text, i, final) {
 			return i
 		}
 	}
 	return len(text)
 }
 
-// chunkHashMul is the multiplier of the window hash.
-const chunkHashMul = 0x9E3779B97F4A7C15
-
-// chunkCutAt says whether i (8 ≤ i < len(text)) is a selected cut.
-func chunkCutAt(text string, i int, selectBits uint, final bool) bool {
+// chunkCutAt says whether i (8 ≤ i < len(text)), whose window hash passed, is a cut.
+func chunkCutAt(text string, i int, final bool) bool {
 	if prev := text[i-1]; prev-'0' > 9 && prev != '\n' {
 		return false // every cut follows a digit or a newline
-	}
-	if h := le64(text, i-8) * chunkHashMul; selectBits > 0 && h>>(64-selectBits) != 0 {
-		return false
 	}
 	if !isChunkCut(text, i) {
 		return false
 	}
 	// A rune after the newline that is cut off is decided by the next part.
 	return final || text[i] < utf8.RuneSelf || utf8.FullRuneInString(text[i:])
-}
-
-// le64 reads 8 bytes of s at i as a little-endian word.
-func le64(s string, i int) uint64 {
-	s = s[i : i+8]
-	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
 // isChunkCut reports whether counting text[:i] and text[i:] apart provably gives the tokens of
