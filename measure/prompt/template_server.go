@@ -329,7 +329,7 @@ func newServerRequest(msgs []corpora.Message, tools []corpora.ToolDef, wire *wir
 		sm.content = flattenContent(m) // a new slice: its texts are replaced in place
 		for i := range sm.content {
 			if it := &sm.content[i]; it.image == nil {
-				it.text, it.ascii = wire.wireText(it.text)
+				it.text, it.ascii = memoWireText(wire, it.text)
 			}
 		}
 		if m.Role == corpora.RoleAssistant {
