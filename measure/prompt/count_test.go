@@ -246,6 +246,51 @@ func BenchmarkCountRunSharedBase64(b *testing.B) {
 	}
 }
 
+// BenchmarkCountRequestMetAgain counts a request ending with a 2 MB tool text (base64 and a
+// log) as the arms of a case and the requests of a conversation hand it over, with the qwen
+// template: the same strings again (the arms; re-sent history when the reader hands it over as
+// the strings it read before) or equal copies (re-sent history read afresh).
+func BenchmarkCountRequestMetAgain(b *testing.B) {
+	tok := ourTiktoken(b, "o200k_base")
+	r := rand.New(rand.NewPCG(25, 26))
+	tool := randomBase64(r, 1_000_000) + "\n" + logLikeText(r, 600_000)
+	request := func(tool string) []corpora.Message {
+		return []corpora.Message{msg(corpora.RoleUser, textPart("Take a screenshot and read the log.")),
+			msg(corpora.RoleAssistant, call("c1", "shot", `{}`)), toolMsg("c1", textPart(tool))}
+	}
+	qwen, err := TemplateByName("qwen")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		next func() string
+	}{
+		{"same_strings", func() string { return tool }},
+		{"equal_copies", func() string { return strings.Clone(tool) }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			counter := NewCounter(tok, qwen)
+			want, err := counter.CountRequest(request(tool), nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			reqs := make([][]corpora.Message, maxRecentRuns+4) // more copies than the memos keep
+			for i := range reqs {
+				reqs[i] = request(c.next())
+			}
+			b.SetBytes(int64(len(tool)))
+			i := 0
+			for b.Loop() {
+				if got, _ := counter.CountRequest(reqs[i%len(reqs)], nil); got.Tokens != want.Tokens {
+					b.Fatalf("%d tokens, want %d", got.Tokens, want.Tokens)
+				}
+				i++
+			}
+		})
+	}
+}
+
 func FuzzChunkCuts(f *testing.F) {
 	for _, s := range tokentext.EdgeCases {
 		f.Add(s + "9a" + s)
