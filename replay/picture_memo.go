@@ -5,6 +5,8 @@ import (
 	"sync"
 	"time"
 	"unsafe"
+
+	"github.com/strata-eval/strata-eval/internal/strmemo"
 )
 
 // PictureMemo remembers what a run learns about a picture from its bytes: the verdict of the
@@ -19,6 +21,9 @@ type PictureMemo struct {
 	mu       sync.Mutex
 	verdicts map[memoKey]checkVerdict
 	facts    map[memoKey]runFacts
+	// runTexts remembers the facts of the last runs by the identity of their text (the run's
+	// substring of the same tool text string has the same address and length).
+	runTexts *strmemo.Memo[runFacts]
 
 	// scans are the runs of the last tool texts scanned, newest last, and scanBytes the sum
 	// of their lengths (see runs).
@@ -89,7 +94,8 @@ const (
 // NewPictureMemo returns an empty memo.
 func NewPictureMemo() *PictureMemo {
 	return &PictureMemo{seeds: [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()},
-		verdicts: map[memoKey]checkVerdict{}, facts: map[memoKey]runFacts{}}
+		verdicts: map[memoKey]checkVerdict{}, facts: map[memoKey]runFacts{},
+		runTexts: strmemo.New[runFacts](minMemoBytes, maxScans, maxScanBytes)}
 }
 
 func (m *PictureMemo) key(b []byte, what memoSubject, lim PictureLimits) memoKey {
@@ -183,15 +189,18 @@ func (m *PictureMemo) describeBytes(data []byte) pictureFacts {
 }
 
 // describeRun returns describeRun(text, r), remembered by the run's text: a picture that is
-// only recorded is neither decoded nor hashed again.
+// only recorded is neither decoded nor hashed again, and the run of a text met again as the
+// same string is not even hashed (runTexts).
 func (m *PictureMemo) describeRun(text string, r Run) (pictureFacts, bool) {
 	run := text[r.Start:r.End]
 	if m == nil || len(run) < minMemoBytes {
 		return describeRun(text, r)
 	}
-	v := remember(m, m.facts, m.key(stringBytes(run), memoRunText, PictureLimits{}), func() runFacts {
-		f, ok := describeRun(text, r)
-		return runFacts{facts: f, ok: ok}
+	v := m.runTexts.Get(run, func(run string) runFacts {
+		return remember(m, m.facts, m.key(stringBytes(run), memoRunText, PictureLimits{}), func() runFacts {
+			f, ok := describeRun(text, r)
+			return runFacts{facts: f, ok: ok}
+		})
 	})
 	return v.facts, v.ok
 }

@@ -271,3 +271,23 @@ func sameLift(a, b TextLift) bool {
 	}
 	return reflect.DeepEqual(a, b)
 }
+
+// TestPictureMemoRunTexts: the facts of a run met again in the same tool text string come from
+// the run's identity, those of a copy from its content, and both are describeRun's.
+func TestPictureMemoRunTexts(t *testing.T) {
+	text := "shot: " + b64(fxPNG(t, 80, 60, true)) + " end"
+	r, ok := NextRun(text, 0, DefaultMinRun)
+	if !ok {
+		t.Fatal("no run")
+	}
+	want, wantOK := describeRun(text, r)
+	memo := NewPictureMemo()
+	for i, s := range []string{text, text, strings.Clone(text)} {
+		if got, gotOK := memo.describeRun(s, r); got != want || gotOK != wantOK {
+			t.Fatalf("text %d: %+v, %v; want %+v, %v", i, got, gotOK, want, wantOK)
+		}
+	}
+	if n, _ := memo.runTexts.Len(); n != 2 || len(memo.facts) != 1 {
+		t.Errorf("%d runs remembered by identity, %d facts by content; want 2 and 1", n, len(memo.facts))
+	}
+}
