@@ -64,11 +64,11 @@ type meter struct {
 	chars *strmemo.Memo[int]
 }
 
-// Limits of meter.chars: texts of at least 16 KiB, 16 of them and 32 MiB in all.
+// Limits of meter.chars: texts of at least 16 KiB, 8 of them and 16 MiB in all.
 const (
 	minCharsMemo    = 16 << 10
-	maxCharsEntries = 16
-	maxCharsBytes   = 32 << 20
+	maxCharsEntries = 8
+	maxCharsBytes   = 16 << 20
 )
 
 // isLive says whether the engine is not the offline one.

@@ -24,7 +24,10 @@ import (
 // (the run is not keyed whole, see countRunParts), so a megabyte of base64 embedded in
 // differing text (the same screenshot in another tool result) is still counted once. The last
 // long runs are also remembered by the identity of their strings (see recentRun), so the arms
-// of one case, which hand over the same tool texts, do not scan and hash them again. A Counter is safe for concurrent use.
+// of one case, which hand over the same tool texts, do not scan and hash them again. A Counter
+// is safe for concurrent use; a text one goroutine is tokenizing is waited for by the others
+// (with -j 2 the next request of a conversation, which re-sends it, is measured beside the
+// request that brought it), so every text is tokenized once.
 type Counter struct {
 	tok      tokenize.Tokenizer
 	template Template
@@ -38,6 +41,9 @@ type Counter struct {
 	cache  map[textKey]int
 	hits   atomic.Int64
 	misses atomic.Int64
+	// counting holds the texts being tokenized, so that a goroutine that meets one waits for
+	// its count rather than tokenizing it too.
+	counting map[textKey]*pendingCount
 
 	// recent remembers the counts of the last long runs by the identity of their bytes (see
 	// recentCount), oldest first; recentBytes is the sum of their lengths.
@@ -168,7 +174,8 @@ func (c *Counter) rememberRecent(parts []string, runLen, n int) {
 func NewCounter(tok tokenize.Tokenizer, template Template) *Counter {
 	_, chunkable := tok.(*tokenize.BPETokenizer)
 	return &Counter{tok: tok, template: template, chunkable: chunkable,
-		seeds: [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}, cache: map[textKey]int{}}
+		seeds: [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}, cache: map[textKey]int{},
+		counting: map[textKey]*pendingCount{}}
 }
 
 // Tokenizer returns the counter's tokenizer.
@@ -464,9 +471,33 @@ func (c *Counter) countChunk(text string) int {
 	if n, ok := c.lookup(key); ok {
 		return n
 	}
-	n := c.tok.Count(text)
-	c.store(key, n)
-	return n
+	c.mu.Lock()
+	if n, ok := c.cache[key]; ok {
+		c.mu.Unlock()
+		c.hits.Add(1)
+		return n
+	}
+	if p, ok := c.counting[key]; ok {
+		// another goroutine is tokenizing the same text (the next request of a conversation,
+		// which re-sends it, measured beside the request that brought it): wait for its count
+		c.mu.Unlock()
+		<-p.done
+		c.hits.Add(1)
+		return p.n
+	}
+	p := &pendingCount{done: make(chan struct{})}
+	c.counting[key] = p
+	c.mu.Unlock()
+	p.n = c.tok.Count(text)
+	c.store(key, p.n)
+	close(p.done)
+	return p.n
+}
+
+// pendingCount is a text being tokenized: done is closed once n is set.
+type pendingCount struct {
+	done chan struct{}
+	n    int
 }
 
 // keyOf returns the cache key of a text.
@@ -493,6 +524,7 @@ func (c *Counter) store(key textKey, n int) {
 		clear(c.cache)
 	}
 	c.cache[key] = n
+	delete(c.counting, key)
 	c.mu.Unlock()
 }
 

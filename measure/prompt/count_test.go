@@ -6,7 +6,9 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/strata-eval/strata-eval/corpora"
 	"github.com/strata-eval/strata-eval/measure/internal/tokentext"
@@ -466,5 +468,46 @@ func TestCountRequestAddsTheVocabularyBOS(t *testing.T) {
 	}
 	if got := count(adds, writesBOS); got.Tokens != written.Tokens || got.SpecialTokens != written.SpecialTokens {
 		t.Errorf("template writing the BOS: %+v, want %+v (no second BOS)", got, written)
+	}
+}
+
+// TestCountChunkWaitsForTheSameText: a text another goroutine is tokenizing is not tokenized
+// again: the count waits for that goroutine's and is a hit; once it is stored, the text is
+// answered from the cache.
+func TestCountChunkWaitsForTheSameText(t *testing.T) {
+	tok := ourTiktoken(t, "o200k_base")
+	c := NewCounter(tok, chatML(t))
+	text := randomBase64(rand.New(rand.NewPCG(27, 28)), 6000)
+	want := tok.Count(text)
+	key := c.keyOf(text)
+	p := &pendingCount{done: make(chan struct{})}
+	c.counting[key] = p // as countChunk registers it before tokenizing
+	got := make(chan int)
+	go func() { got <- c.countChunk(text) }()
+	select {
+	case n := <-got:
+		t.Fatalf("counted %d without waiting for the text being tokenized", n)
+	case <-time.After(50 * time.Millisecond):
+	}
+	p.n = want
+	c.store(key, want)
+	close(p.done)
+	if n := <-got; n != want {
+		t.Errorf("waited count %d, want %d", n, want)
+	}
+	if hits, misses := c.CacheStats(); hits != 1 || misses != 1 || len(c.counting) != 0 {
+		t.Errorf("%d hits, %d misses, %d texts being tokenized; want 1, 1 (the store), 0", hits, misses, len(c.counting))
+	}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			if n := c.countChunk(text); n != want {
+				t.Errorf("count %d, want %d", n, want)
+			}
+		})
+	}
+	wg.Wait()
+	if _, misses := c.CacheStats(); misses != 1 {
+		t.Errorf("%d misses after the text was stored, want 1", misses)
 	}
 }
