@@ -22,7 +22,8 @@ type PictureMemo struct {
 	verdicts map[memoKey]checkVerdict
 	facts    map[memoKey]runFacts
 	// runTexts remembers the facts of the last runs by the identity of their text (the run's
-	// substring of the same tool text string has the same address and length).
+	// substring of the same tool text string has the same address and length), as many as
+	// the lifts (each holds its whole tool text).
 	runTexts *strmemo.Memo[runFacts]
 
 	// scans are the runs of the last tool texts scanned, newest last, and scanBytes the sum
@@ -95,7 +96,7 @@ const (
 func NewPictureMemo() *PictureMemo {
 	return &PictureMemo{seeds: [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()},
 		verdicts: map[memoKey]checkVerdict{}, facts: map[memoKey]runFacts{},
-		runTexts: strmemo.New[runFacts](minMemoBytes, maxScans, maxScanBytes)}
+		runTexts: strmemo.New[runFacts](minMemoBytes, maxLifts, maxLiftBytes)}
 }
 
 func (m *PictureMemo) key(b []byte, what memoSubject, lim PictureLimits) memoKey {
