@@ -251,18 +251,11 @@ func (w *armWalk) toolTextPlain(text string, msgIndex int, loc corpora.Location,
 	if !w.lift {
 		return rendered{parts: w.legacyToolParts(text, msgIndex, loc)}
 	}
-	start := time.Now()
-	lifter.CheckNanos()
-	t, err := lifter.Lift(text)
 	// The scan timing is the scan and the lift; the picture check (a decode of the pixel data,
 	// which the server's image encoder does later) is left out.
-	nanos := time.Since(start).Nanoseconds() - lifter.CheckNanos()
+	t, nanos := lifter.liftTimed(text)
 	parts := []corpora.Part{{Kind: corpora.PartText, Text: t.Text, Loc: loc}}
 	for _, p := range t.Pictures {
-		if err != nil && p.Image != nil && p.Image.Data == nil {
-			// Cannot happen for a run of base64 characters; kept so no picture goes unrecorded.
-			p.Outcome, p.Reason, p.Image = OutcomeOmitted, err.Error(), nil
-		}
 		w.record(textPictureRecord(text, p, msgIndex, loc, w.memo))
 		if p.Image != nil {
 			parts = append(parts, corpora.Part{Kind: corpora.PartImage, Image: p.Image, Loc: loc})

@@ -4,8 +4,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/strata-eval/strata-eval/corpora"
 )
@@ -42,6 +44,19 @@ type TextLift struct {
 	Pictures []TextPicture
 }
 
+// clone returns a copy of t whose pictures and image parts are its own (the images' bytes are
+// shared: nothing writes to them).
+func (t TextLift) clone() TextLift {
+	t.Pictures = slices.Clone(t.Pictures)
+	for i := range t.Pictures {
+		if p := &t.Pictures[i]; p.Image != nil {
+			img := *p.Image
+			p.Image = &img
+		}
+	}
+	return t
+}
+
 // Images returns the image parts of the lifted pictures, in order of appearance.
 func (t TextLift) Images() []*corpora.Image {
 	var out []*corpora.Image
@@ -67,20 +82,28 @@ func (t TextLift) Images() []*corpora.Image {
 // picture check (Lift only: CheckPicture) → omitted, without taking a slot; past 8 lifted
 // pictures → capped; otherwise lifted.
 type Lifter struct {
+	liftSettings
+	memo       *PictureMemo
+	lifted     int
+	checkNanos int64
+	// scanNanos is the time of the scans whose runs the memo answered (measured when they
+	// were made), since the last takeScanNanos.
+	scanNanos int64
+}
+
+// liftSettings are what a lift depends on besides its text and the pictures lifted before it.
+type liftSettings struct {
 	minRun      int
 	maxPictures int
 	maxBytes    int64
 	noVision    bool
 	limits      PictureLimits
-	memo        *PictureMemo
-	lifted      int
-	checkNanos  int64
 }
 
 // NewLifter returns a Lifter for one message under the arm's settings (zero values are the
 // defaults: min_run 1024, 8 pictures, 32 MiB each).
 func NewLifter(s Settings) *Lifter {
-	l := &Lifter{minRun: s.MinRun, maxPictures: s.MaxPictures, maxBytes: s.MaxPictureBytes, noVision: s.NoVisionEncoder}
+	l := &Lifter{liftSettings: liftSettings{minRun: s.MinRun, maxPictures: s.MaxPictures, maxBytes: s.MaxPictureBytes, noVision: s.NoVisionEncoder}}
 	if l.minRun <= 0 {
 		l.minRun = DefaultMinRun
 	}
@@ -123,9 +146,45 @@ func (l *Lifter) CheckNanos() int64 {
 	return n
 }
 
+// liftTimed is Lift with its scan time: the time the scan and the lift took, the picture
+// check left out and the scan of runs the memo answered put in (the time measured when they
+// were scanned, by whichever arm scanned them first). A text this Lifter's memo lifted before
+// (the same string, under the same settings, after as many lifted pictures) is answered from
+// memory with the scan time measured then: what the scan of that text costs, not what
+// looking it up costs (docs/decisions.md).
+func (l *Lifter) liftTimed(text string) (TextLift, int64) {
+	key := l.liftKey(text)
+	if e, ok := l.memo.lift(key); ok {
+		l.lifted += e.lifted
+		return e.lift.clone(), e.nanos
+	}
+	l.CheckNanos()
+	l.takeScanNanos()
+	start := time.Now()
+	lifted := l.lifted
+	t := l.plan(text, true)
+	nanos := time.Since(start).Nanoseconds() - l.CheckNanos() + l.takeScanNanos()
+	l.memo.rememberLift(key, text, t, l.lifted-lifted, nanos)
+	return t, nanos
+}
+
+// liftKey is the key of a lift of text by this Lifter from where it stands.
+func (l *Lifter) liftKey(text string) liftKey {
+	return liftKey{data: unsafe.StringData(text), n: len(text), settings: l.liftSettings, lifted: l.lifted}
+}
+
+// takeScanNanos returns scanNanos and resets it.
+func (l *Lifter) takeScanNanos() int64 {
+	n := l.scanNanos
+	l.scanNanos = 0
+	return n
+}
+
 func (l *Lifter) plan(text string, check bool) TextLift {
 	var pics []TextPicture
-	for _, r := range l.memo.runs(text, l.minRun) {
+	runs, remembered := l.memo.scan(text, l.minRun)
+	l.scanNanos += remembered
+	for _, r := range runs {
 		typ := SniffRun(text, r)
 		if typ == "" {
 			continue

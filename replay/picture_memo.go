@@ -3,7 +3,10 @@ package replay
 import (
 	"hash/maphash"
 	"sync"
+	"time"
 	"unsafe"
+
+	"github.com/strata-eval/strata-eval/internal/strmemo"
 )
 
 // PictureMemo remembers what a run learns about a picture from its bytes: the verdict of the
@@ -18,20 +21,32 @@ type PictureMemo struct {
 	mu       sync.Mutex
 	verdicts map[memoKey]checkVerdict
 	facts    map[memoKey]runFacts
+	// runTexts remembers the facts of the last runs by the identity of their text (the run's
+	// substring of the same tool text string has the same address and length), as many as
+	// the lifts (each holds its whole tool text).
+	runTexts *strmemo.Memo[runFacts]
 
 	// scans are the runs of the last tool texts scanned, newest last, and scanBytes the sum
 	// of their lengths (see runs).
 	scanMu    sync.Mutex
 	scans     []textScan
 	scanBytes int
+
+	// lifts are the last lifts that met a picture, newest last, and liftBytes what they hold
+	// (see lift).
+	liftMu    sync.Mutex
+	lifts     []textLift
+	liftBytes int
 }
 
-// textScan is the runs NextRun finds in a text with a minimum run length; it holds the text,
-// so that no other text can take its address while it is remembered.
+// textScan is the runs NextRun finds in a text with a minimum run length, and the time the
+// scan took; it holds the text, so that no other text can take its address while it is
+// remembered.
 type textScan struct {
 	text   string
 	minRun int
 	runs   []Run
+	nanos  int64
 }
 
 // Scan limits: a memo keeps the runs of the last maxScans texts (the arms of a case meet the
@@ -80,7 +95,8 @@ const (
 // NewPictureMemo returns an empty memo.
 func NewPictureMemo() *PictureMemo {
 	return &PictureMemo{seeds: [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()},
-		verdicts: map[memoKey]checkVerdict{}, facts: map[memoKey]runFacts{}}
+		verdicts: map[memoKey]checkVerdict{}, facts: map[memoKey]runFacts{},
+		runTexts: strmemo.New[runFacts](minMemoBytes, maxLifts, maxLiftBytes)}
 }
 
 func (m *PictureMemo) key(b []byte, what memoSubject, lim PictureLimits) memoKey {
@@ -174,51 +190,138 @@ func (m *PictureMemo) describeBytes(data []byte) pictureFacts {
 }
 
 // describeRun returns describeRun(text, r), remembered by the run's text: a picture that is
-// only recorded is neither decoded nor hashed again.
+// only recorded is neither decoded nor hashed again, and the run of a text met again as the
+// same string is not even hashed (runTexts).
 func (m *PictureMemo) describeRun(text string, r Run) (pictureFacts, bool) {
 	run := text[r.Start:r.End]
 	if m == nil || len(run) < minMemoBytes {
 		return describeRun(text, r)
 	}
-	v := remember(m, m.facts, m.key(stringBytes(run), memoRunText, PictureLimits{}), func() runFacts {
-		f, ok := describeRun(text, r)
-		return runFacts{facts: f, ok: ok}
+	v := m.runTexts.Get(run, func(run string) runFacts {
+		return remember(m, m.facts, m.key(stringBytes(run), memoRunText, PictureLimits{}), func() runFacts {
+			f, ok := describeRun(text, r)
+			return runFacts{facts: f, ok: ok}
+		})
 	})
 	return v.facts, v.ok
 }
 
-// runs returns every run NextRun finds in text with at least minRun characters, in order. A
-// text met again (the same string at the same address: another arm of the case) is not
-// scanned again; a nil memo, a short text or one past maxScanBytes is always scanned. The
-// runs are shared: callers do not modify them.
+// runs returns every run NextRun finds in text with at least minRun characters, in order (see
+// scan).
 func (m *PictureMemo) runs(text string, minRun int) []Run {
+	runs, _ := m.scan(text, minRun)
+	return runs
+}
+
+// scan returns every run NextRun finds in text with at least minRun characters, in order. A
+// text met again (the same string at the same address: another arm of the case) is not
+// scanned again: remembered is then the time its scan took, 0 when text was scanned now. A nil
+// memo, a short text or one past maxScanBytes is always scanned. The runs are shared: callers
+// do not modify them.
+func (m *PictureMemo) scan(text string, minRun int) (runs []Run, remembered int64) {
 	if m == nil || len(text) < minMemoBytes || len(text) > maxScanBytes {
-		return scanRuns(text, minRun)
+		return scanRuns(text, minRun), 0
 	}
 	m.scanMu.Lock()
 	for i := len(m.scans) - 1; i >= 0; i-- {
 		if sc := m.scans[i]; sc.minRun == minRun && len(sc.text) == len(text) && unsafe.StringData(sc.text) == unsafe.StringData(text) {
 			m.scanMu.Unlock()
-			return sc.runs
+			return sc.runs, sc.nanos
 		}
 	}
 	m.scanMu.Unlock()
-	runs := scanRuns(text, minRun)
+	start := time.Now()
+	runs = scanRuns(text, minRun)
+	nanos := time.Since(start).Nanoseconds()
 	m.scanMu.Lock()
-	m.scans = append(m.scans, textScan{text: text, minRun: minRun, runs: runs})
+	defer m.scanMu.Unlock()
+	m.scans = append(m.scans, textScan{text: text, minRun: minRun, runs: runs, nanos: nanos})
 	m.scanBytes += len(text)
+	m.scans = dropOldest(m.scans, &m.scanBytes, maxScans, maxScanBytes, func(sc textScan) int { return len(sc.text) })
+	return runs, 0
+}
+
+// dropOldest drops the first entries of a memo's list until at most maxEntries are left and
+// their size (*size, kept up to date; sizeOf gives an entry's) is at most maxSize.
+func dropOldest[E any](entries []E, size *int, maxEntries, maxSize int, sizeOf func(E) int) []E {
 	drop := 0
-	for len(m.scans)-drop > maxScans || m.scanBytes > maxScanBytes {
-		m.scanBytes -= len(m.scans[drop].text)
+	for len(entries)-drop > maxEntries || *size > maxSize {
+		*size -= sizeOf(entries[drop])
 		drop++
 	}
-	if drop > 0 {
-		k := copy(m.scans, m.scans[drop:])
-		clear(m.scans[k:])
-		m.scans = m.scans[:k]
+	if drop == 0 {
+		return entries
 	}
-	m.scanMu.Unlock()
-	return runs
+	k := copy(entries, entries[drop:])
+	clear(entries[k:])
+	return entries[:k]
+}
+
+// liftKey identifies a lift: the text by its identity (the address of its bytes and its
+// length), the Lifter's settings and the pictures it had lifted before (the cap counts them).
+type liftKey struct {
+	data     *byte
+	n        int
+	settings liftSettings
+	lifted   int
+}
+
+// textLift is a lift remembered: its text (held, so that no other text can take its address
+// while it is remembered), what the lift made of it, the pictures it lifted, its scan time, and
+// the bytes it keeps alive (the text and the pictures' decoded bytes).
+type textLift struct {
+	key    liftKey
+	text   string
+	lift   TextLift
+	lifted int
+	nanos  int64
+	bytes  int
+}
+
+// Lift limits: a memo keeps the last maxLifts lifts that met a picture (the arms of a case
+// lift the same tool texts, and so do the next requests of a conversation when their reader
+// hands over the re-sent texts as the same strings), holding at most maxLiftBytes.
+const (
+	maxLifts     = 8
+	maxLiftBytes = 16 << 20
+)
+
+// lift returns the remembered lift of key (a nil memo remembers none).
+func (m *PictureMemo) lift(key liftKey) (textLift, bool) {
+	if m == nil {
+		return textLift{}, false
+	}
+	m.liftMu.Lock()
+	defer m.liftMu.Unlock()
+	for i := len(m.lifts) - 1; i >= 0; i-- {
+		if m.lifts[i].key == key {
+			return m.lifts[i], true
+		}
+	}
+	return textLift{}, false
+}
+
+// rememberLift remembers the lift t of text under key, which lifted lifted pictures and took
+// nanos to scan: only a lift that met a picture (one that met none costs its scan, which scan
+// remembers) of a text of at least minMemoBytes. The memo keeps a copy of t.
+func (m *PictureMemo) rememberLift(key liftKey, text string, t TextLift, lifted int, nanos int64) {
+	if m == nil || len(t.Pictures) == 0 || len(text) < minMemoBytes {
+		return
+	}
+	e := textLift{key: key, text: text, lift: t.clone(), lifted: lifted, nanos: nanos, bytes: len(text) + len(t.Text)}
+	for _, p := range t.Pictures {
+		if p.Image != nil {
+			e.bytes += len(p.Image.Data)
+		}
+	}
+	if e.bytes > maxLiftBytes {
+		return
+	}
+	m.liftMu.Lock()
+	defer m.liftMu.Unlock()
+	m.lifts = append(m.lifts, e)
+	m.liftBytes += e.bytes
+	m.lifts = dropOldest(m.lifts, &m.liftBytes, maxLifts, maxLiftBytes, func(e textLift) int { return e.bytes })
 }
 
 // scanRuns returns every run NextRun finds in text with at least minRun characters, in order.

@@ -188,3 +188,106 @@ func TestPictureMemoRuns(t *testing.T) {
 		t.Errorf("%d runs in the first text, want 3", len(runs))
 	}
 }
+
+// TestPictureMemoLifts: a tool text lifted again as the same string, under the same settings
+// and from the same count of lifted pictures, is answered from memory with the scan time
+// measured the first time, the same lift as a fresh Lifter makes and image parts of its own; a
+// copy of the text, other settings, or a Lifter that has lifted pictures before, are lifted
+// afresh; a text without pictures is not remembered.
+func TestPictureMemoLifts(t *testing.T) {
+	pic := b64(fxPNG(t, 80, 60, true))
+	text := "screen 1: " + pic + "\nscreen 2: " + pic + "\n" + strings.Repeat("log line\n", 600)
+	memo := NewPictureMemo()
+	lifter := func(s Settings) *Lifter { return NewLifter(s).WithPictureMemo(memo) }
+	want, _ := NewLifter(Settings{}).Lift(text)
+	first, firstNanos := lifter(Settings{}).liftTimed(text)
+	if len(memo.lifts) != 1 || !sameLift(first, want) {
+		t.Fatalf("first lift: %d remembered, lift equal to a fresh one: %v", len(memo.lifts), sameLift(first, want))
+	}
+	l := lifter(Settings{})
+	again, nanos := l.liftTimed(text)
+	if nanos != firstNanos || !sameLift(again, want) || l.Lifted() != 2 {
+		t.Errorf("again: %d ns (first %d), equal %v, %d lifted", nanos, firstNanos, sameLift(again, want), l.Lifted())
+	}
+	if again.Pictures[0].Image == first.Pictures[0].Image {
+		t.Error("the remembered lift hands over the first lift's image part")
+	}
+	again.Pictures[0].Image.Width = 1 // a caller's change reaches no other lift
+	if third, _ := lifter(Settings{}).liftTimed(text); !sameLift(third, want) {
+		t.Error("a change to a remembered lift's image part reached the next one")
+	}
+
+	for name, c := range map[string]struct {
+		text string
+		l    *Lifter
+		want func() TextLift
+	}{
+		"a copy": {strings.Clone(text), lifter(Settings{}), func() TextLift { r, _ := NewLifter(Settings{}).Lift(text); return r }},
+		"other settings": {text, lifter(Settings{MaxPictures: 1}), func() TextLift {
+			r, _ := NewLifter(Settings{MaxPictures: 1}).Lift(text)
+			return r
+		}},
+		"after a lifted picture": {text, func() *Lifter {
+			l := lifter(Settings{MaxPictures: 2})
+			l.liftTimed("one more: " + pic)
+			return l
+		}(), func() TextLift {
+			l := NewLifter(Settings{MaxPictures: 2})
+			l.Lift("one more: " + pic)
+			r, _ := l.Lift(text)
+			return r
+		}},
+	} {
+		before := len(memo.lifts)
+		got, _ := c.l.liftTimed(c.text)
+		if !sameLift(got, c.want()) || len(memo.lifts) != before+1 {
+			t.Errorf("%s: equal to a fresh lift %v; %d lifts remembered, %d before", name, sameLift(got, c.want()), len(memo.lifts), before)
+		}
+	}
+	before := len(memo.lifts)
+	plain := strings.Repeat("no picture here ", 1000)
+	if got, _ := lifter(Settings{}).liftTimed(plain); got.Text != plain || len(memo.lifts) != before {
+		t.Errorf("a text without pictures: %d lifts remembered, %d before", len(memo.lifts), before)
+	}
+	for i := range 2 * maxLifts {
+		lifter(Settings{}).liftTimed(strings.Clone(text))
+		sum := 0
+		for _, e := range memo.lifts {
+			sum += e.bytes
+		}
+		if sum != memo.liftBytes || len(memo.lifts) > maxLifts || memo.liftBytes > maxLiftBytes {
+			t.Fatalf("lift %d: %d lifts of %d bytes remembered, counted %d", i, len(memo.lifts), sum, memo.liftBytes)
+		}
+	}
+}
+
+// sameLift says whether two lifts are equal in all but the memo keys their pictures carry.
+func sameLift(a, b TextLift) bool {
+	a, b = a.clone(), b.clone()
+	for _, ps := range [][]TextPicture{a.Pictures, b.Pictures} {
+		for i := range ps {
+			ps[i].checked = memoPicture{}
+		}
+	}
+	return reflect.DeepEqual(a, b)
+}
+
+// TestPictureMemoRunTexts: the facts of a run met again in the same tool text string come from
+// the run's identity, those of a copy from its content, and both are describeRun's.
+func TestPictureMemoRunTexts(t *testing.T) {
+	text := "shot: " + b64(fxPNG(t, 80, 60, true)) + " end"
+	r, ok := NextRun(text, 0, DefaultMinRun)
+	if !ok {
+		t.Fatal("no run")
+	}
+	want, wantOK := describeRun(text, r)
+	memo := NewPictureMemo()
+	for i, s := range []string{text, text, strings.Clone(text)} {
+		if got, gotOK := memo.describeRun(s, r); got != want || gotOK != wantOK {
+			t.Fatalf("text %d: %+v, %v; want %+v, %v", i, got, gotOK, want, wantOK)
+		}
+	}
+	if n, _ := memo.runTexts.Len(); n != 2 || len(memo.facts) != 1 {
+		t.Errorf("%d runs remembered by identity, %d facts by content; want 2 and 1", n, len(memo.facts))
+	}
+}

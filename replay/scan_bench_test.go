@@ -96,3 +96,30 @@ func BenchmarkLift(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkLiftTextMetAgain lifts the headline tool text as the arms of a case and the
+// requests of a conversation meet it, through one PictureMemo: the same string again (the
+// arms; re-sent history when the reader hands it over as the string it read before) or an
+// equal copy (re-sent history read afresh).
+func BenchmarkLiftTextMetAgain(b *testing.B) {
+	text := benchHeadlineText(b)
+	for _, copies := range []bool{false, true} {
+		name := map[bool]string{false: "same_string", true: "equal_copy"}[copies]
+		b.Run(name, func(b *testing.B) {
+			memo := NewPictureMemo()
+			NewLifter(Settings{}).WithPictureMemo(memo).liftTimed(text)
+			texts := make([]string, maxLifts+4) // more copies than the memo keeps: each a miss
+			for i := range texts {
+				if texts[i] = text; copies {
+					texts[i] = strings.Clone(text)
+				}
+			}
+			b.SetBytes(int64(len(text)))
+			for i := 0; b.Loop(); i++ {
+				if t, _ := NewLifter(Settings{}).WithPictureMemo(memo).liftTimed(texts[i%len(texts)]); len(t.Images()) != 1 {
+					b.Fatalf("%d images", len(t.Images()))
+				}
+			}
+		})
+	}
+}

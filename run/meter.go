@@ -17,6 +17,7 @@ import (
 
 	"github.com/strata-eval/strata-eval/corpora"
 	"github.com/strata-eval/strata-eval/engine"
+	"github.com/strata-eval/strata-eval/internal/strmemo"
 	"github.com/strata-eval/strata-eval/internal/vecscan"
 	"github.com/strata-eval/strata-eval/measure"
 	"github.com/strata-eval/strata-eval/measure/imagerows"
@@ -57,7 +58,18 @@ type meter struct {
 	live *liveState
 	// templateChecked says the server's template was compared with ours (checkTemplate).
 	templateChecked atomic.Bool
+	// chars remembers the characters of the last long tool texts by the identity of their
+	// strings: the arms of a case end with the same tool texts (the lift hands the text
+	// without a picture back as it is, and both lifting arms the same lifted text).
+	chars *strmemo.Memo[int]
 }
+
+// Limits of meter.chars: texts of at least 16 KiB, 8 of them and 16 MiB in all.
+const (
+	minCharsMemo    = 16 << 10
+	maxCharsEntries = 8
+	maxCharsBytes   = 16 << 20
+)
 
 // isLive says whether the engine is not the offline one.
 func (m *meter) isLive() bool { return m.engine != engine.Engine(m.offline) }
@@ -70,7 +82,8 @@ func newMeter(ctx context.Context, cfg *Config) (*meter, error) {
 		return nil, usageErrorf("run: no offline counter configured")
 	}
 	m := &meter{tokenizerName: cfg.Tokenizer, context: cfg.Context, offline: off, engine: cfg.Engine,
-		family: off.Family(), rowOpts: off.RowOptions(), live: &liveState{notes: cfg.Notes}}
+		family: off.Family(), rowOpts: off.RowOptions(), live: &liveState{notes: cfg.Notes},
+		chars: strmemo.New[int](minCharsMemo, maxCharsEntries, maxCharsBytes)}
 	if m.engine == nil {
 		m.engine = off
 	}
@@ -182,7 +195,7 @@ func (m *meter) measure(ctx context.Context, arm replay.Arm, res *replay.Result,
 	if ac.Fits && truncatedTo == 0 {
 		ac.Verdict = ""
 	}
-	ac.ToolMessages, ac.ToolChars, ac.ToolPictures = trailingToolMessages(res.Messages)
+	ac.ToolMessages, ac.ToolChars, ac.ToolPictures = trailingToolMessages(res.Messages, m.chars)
 	for _, p := range res.Pictures {
 		pic := results.Picture{PictureRecord: p}
 		if p.SeenByModel {
@@ -303,14 +316,15 @@ func (m *meter) diverge(c *results.Case, arms []replay.Arm) {
 }
 
 // trailingToolMessages measures the tool messages the request ends with: how many, their
-// characters of text and the pictures they carry as image parts.
-func trailingToolMessages(msgs []corpora.Message) (messages, chars, pictures int) {
+// characters of text (from memo for a long text met lately; nil: none) and the pictures they
+// carry as image parts.
+func trailingToolMessages(msgs []corpora.Message, memo *strmemo.Memo[int]) (messages, chars, pictures int) {
 	for i := len(msgs) - 1; i >= 0 && msgs[i].Role == corpora.RoleTool; i-- {
 		messages++
 		for _, p := range msgs[i].Parts {
 			switch p.Kind {
 			case corpora.PartText:
-				chars += textChars(p.Text)
+				chars += memo.Get(p.Text, textChars)
 			case corpora.PartImage:
 				pictures++
 			}

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/strata-eval/strata-eval/corpora"
+	"github.com/strata-eval/strata-eval/internal/strmemo"
 )
 
 func TestRuneCountIsRuneCountInString(t *testing.T) {
@@ -55,9 +56,11 @@ func TestTrailingToolMessages(t *testing.T) {
 		{"two tool messages", []corpora.Message{{Role: corpora.RoleUser}, {Role: corpora.RoleTool, Parts: []corpora.Part{text("héllo"), img}}, {Role: corpora.RoleTool, Parts: []corpora.Part{text("")}}}, 2, 5, 1},
 		{"empty tool message", []corpora.Message{{Role: corpora.RoleTool}}, 1, 0, 0},
 	} {
-		m, c, p := trailingToolMessages(tc.msgs)
-		if m != tc.messages || c != tc.chars || p != tc.pictures {
-			t.Errorf("%s: %d messages, %d characters, %d pictures; want %d, %d, %d", tc.name, m, c, p, tc.messages, tc.chars, tc.pictures)
+		for _, memo := range []*strmemo.Memo[int]{nil, strmemo.New[int](1, 4, 1<<20)} {
+			m, c, p := trailingToolMessages(tc.msgs, memo)
+			if m != tc.messages || c != tc.chars || p != tc.pictures {
+				t.Errorf("%s: %d messages, %d characters, %d pictures; want %d, %d, %d", tc.name, m, c, p, tc.messages, tc.chars, tc.pictures)
+			}
 		}
 	}
 }

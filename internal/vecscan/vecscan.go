@@ -2,7 +2,8 @@
 // with AVX2 where the CPU has it. A class is given by two nibble tables, the way a vector
 // shuffle tests 32 bytes in three instructions: byte c is in the class when
 // lo[c&15] & hi[c>>4] is not zero, so up to eight groups of high nibbles can each pick their
-// own low nibbles.
+// own low nibbles. It also finds the positions whose 8-byte window hashes under a bound
+// (NextWindowHash), 32 positions a step: the content-defined cuts of the token counter.
 package vecscan
 
 import "unsafe"

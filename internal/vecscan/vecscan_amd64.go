@@ -15,3 +15,10 @@ var HasAVX2 = cpu.X86.HasAVX2
 //
 //go:noescape
 func prefix(p unsafe.Pointer, n int, c *Class) int
+
+// windowBlock returns the offset of the first block of 32 positions, of the n (a multiple of
+// 32) from the position 8 bytes past p, that holds a position whose WindowHash has no bit set
+// from shift up; n when none does.
+//
+//go:noescape
+func windowBlock(p unsafe.Pointer, n int, shift uint64) int

@@ -71,3 +71,49 @@ done:
 	VZEROUPPER
 	MOVQ    AX, ret+24(FP)
 	RET
+
+// windowMul holds the multipliers of WindowHash: the low half's, the high half's.
+DATA windowMul<>+0(SB)/4, $0x9E3779B1
+DATA windowMul<>+4(SB)/4, $0x85EBCA77
+GLOBL windowMul<>(SB), RODATA|NOPTR, $8
+
+// WINDOWS leaves in Y8 the lanes of the 8 positions off+k, off+k+4, …, off+k+28 (k a
+// constant) whose window hash has no bit set from the shift in X13 up, all ones in each; Y14
+// and Y15 hold the multipliers, Y12 zero.
+#define WINDOWS(k) \
+	VMOVDQU k(SI)(AX*1), Y0 \
+	VMOVDQU k+4(SI)(AX*1), Y1 \
+	VPMULLD Y14, Y0, Y0 \
+	VPMULLD Y15, Y1, Y1 \
+	VPADDD  Y0, Y1, Y0 \
+	VPSRLD  X13, Y0, Y0 \
+	VPCMPEQD Y12, Y0, Y0 \
+	VPOR    Y0, Y8, Y8
+
+// func windowBlock(p unsafe.Pointer, n int, shift uint64) int
+TEXT ·windowBlock(SB), NOSPLIT, $0-32
+	MOVQ    p+0(FP), SI
+	MOVQ    n+8(FP), CX
+	VMOVQ   shift+16(FP), X13
+	VPBROADCASTD windowMul<>+0(SB), Y14
+	VPBROADCASTD windowMul<>+4(SB), Y15
+	VPXOR   Y12, Y12, Y12
+	XORQ    AX, AX
+
+wloop:
+	CMPQ    AX, CX
+	JAE     wdone
+	VPXOR   Y8, Y8, Y8
+	WINDOWS(0)
+	WINDOWS(1)
+	WINDOWS(2)
+	WINDOWS(3)
+	VPTEST  Y8, Y8
+	JNZ     wdone
+	ADDQ    $32, AX
+	JMP     wloop
+
+wdone:
+	VZEROUPPER
+	MOVQ    AX, ret+24(FP)
+	RET

@@ -18,3 +18,16 @@ func prefix(p unsafe.Pointer, n int, c *Class) int {
 	}
 	return len(b)
 }
+
+// windowBlock is the vector kernel of NextWindowHash, never called without AVX2.
+func windowBlock(p unsafe.Pointer, n int, shift uint64) int {
+	s := unsafe.String((*byte)(p), n+7)
+	for off := 0; off < n; off += 32 {
+		for j := off; j < off+32; j++ {
+			if uint64(WindowHash(s, j+8))>>shift == 0 {
+				return off
+			}
+		}
+	}
+	return n
+}

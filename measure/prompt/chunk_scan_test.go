@@ -7,6 +7,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/strata-eval/strata-eval/internal/vecscan"
 	"github.com/strata-eval/strata-eval/measure/internal/tokentext"
 )
 
@@ -16,7 +17,7 @@ func nextChunkBytewise(text string, selectBits uint, final bool) int {
 		if prev := text[i-1]; prev-'0' > 9 && prev != '\n' {
 			continue
 		}
-		if h := le64(text, i-8) * 0x9E3779B97F4A7C15; selectBits > 0 && h>>(64-selectBits) != 0 {
+		if h := vecscan.WindowHash(text, i); selectBits > 0 && h>>(32-selectBits) != 0 {
 			continue
 		}
 		if !isChunkCut(text, i) {

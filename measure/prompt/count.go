@@ -13,17 +13,21 @@ import (
 	"unsafe"
 
 	"github.com/strata-eval/strata-eval/corpora"
+	"github.com/strata-eval/strata-eval/internal/vecscan"
 	"github.com/strata-eval/strata-eval/measure/tokenize"
 )
 
 // Counter counts the text tokens of requests with one tokenizer and one chat template. Runs
 // of text met before (a conversation re-sends its whole history every turn) are counted once:
 // results are cached by a 128-bit keyed hash of the text (see textKey). A long run is cut into
-// content-defined chunks at provable piece boundaries (see nextChunk), each cached on its own,
-// so a megabyte of base64 embedded in differing text (the same screenshot in another tool
-// result) is still counted once. The last long runs are also remembered by the identity of
-// their strings (see recentRun), so the arms of one case, which hand over the same tool texts,
-// do not hash them again. A Counter is safe for concurrent use.
+// content-defined chunks at provable piece boundaries (see nextChunk), each cached on its own
+// (the run is not keyed whole, see countRunParts), so a megabyte of base64 embedded in
+// differing text (the same screenshot in another tool result) is still counted once. The last
+// long runs are also remembered by the identity of their strings (see recentRun), so the arms
+// of one case, which hand over the same tool texts, do not scan and hash them again. A Counter
+// is safe for concurrent use; a text one goroutine is tokenizing is waited for by the others
+// (with -j 2 the next request of a conversation, which re-sends it, is measured beside the
+// request that brought it), so every text is tokenized once.
 type Counter struct {
 	tok      tokenize.Tokenizer
 	template Template
@@ -37,6 +41,9 @@ type Counter struct {
 	cache  map[textKey]int
 	hits   atomic.Int64
 	misses atomic.Int64
+	// counting holds the texts being tokenized, so that a goroutine that meets one waits for
+	// its count rather than tokenizing it too.
+	counting map[textKey]*pendingCount
 
 	// recent remembers the counts of the last long runs by the identity of their bytes (see
 	// recentCount), oldest first; recentBytes is the sum of their lengths.
@@ -167,7 +174,8 @@ func (c *Counter) rememberRecent(parts []string, runLen, n int) {
 func NewCounter(tok tokenize.Tokenizer, template Template) *Counter {
 	_, chunkable := tok.(*tokenize.BPETokenizer)
 	return &Counter{tok: tok, template: template, chunkable: chunkable,
-		seeds: [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}, cache: map[textKey]int{}}
+		seeds: [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}, cache: map[textKey]int{},
+		counting: map[textKey]*pendingCount{}}
 }
 
 // Tokenizer returns the counter's tokenizer.
@@ -359,12 +367,12 @@ func safeCut(before, after string) bool {
 	return r != '/' && !unicode.IsSpace(r)
 }
 
-// countRun counts one run of ordinary text through the cache; a long run is counted chunk by
-// chunk (see nextChunk), which gives the same total.
-//
-// The whole run is looked up first (a conversation's history comes back whole, every turn),
-// so only a run not met before is scanned for chunks.
+// countRun counts one run of ordinary text through the cache: a long run chunk by chunk (see
+// countRunParts), any other run of at least minCachedRun bytes under its own key.
 func (c *Counter) countRun(text string) int {
+	if c.chunkable && len(text) >= minChunkedRun {
+		return c.countRunParts([]string{text}, len(text))
+	}
 	if len(text) < minCachedRun {
 		return c.tok.Count(text)
 	}
@@ -375,38 +383,26 @@ func (c *Counter) countRun(text string) int {
 			return n
 		}
 	}
-	key := c.keyOf(text)
-	if n, ok := c.lookup(key); ok {
-		if recent {
-			c.rememberRecent([]string{text}, len(text), n)
-		}
-		return n
-	}
-	var n int
-	if !c.chunkable || len(text) < minChunkedRun {
-		n = c.tok.Count(text)
-	} else {
-		for rest := text; len(rest) > 0; {
-			end := nextChunk(rest, chunkSelectBits)
-			n += c.countChunk(rest[:end])
-			rest = rest[end:]
-		}
-	}
-	c.store(key, n)
+	n := c.countChunk(text)
 	if recent {
 		c.rememberRecent([]string{text}, len(text), n)
 	}
 	return n
 }
 
-// countRunParts counts a run given as its parts (at least two) without joining them: the
-// same total as countRun of their concatenation, the same cache key (maphash depends only on
-// the bytes written, not on how they are split), and the same content-defined chunks except
-// near the seams between parts, where a candidate cut is skipped when its bytes span two parts
-// (fewer cuts never change a count). Only short runs and the chunks that span a seam are
-// copied; a multi-megabyte tool text framed by newlines is counted in place.
+// countRunParts counts a run given as its parts without joining them: the same total as
+// countRun of their concatenation, and the same content-defined chunks except near the seams
+// between parts, where a candidate cut is skipped when its bytes span two parts (fewer cuts
+// never change a count). Only short runs and the chunks that span a seam are copied; a
+// multi-megabyte tool text framed by newlines is counted in place.
+//
+// A long run is not looked up whole: a run met again is one of the recent runs (the arms of a
+// case hand over the same strings, the next request of a conversation the same bytes) or else
+// is answered chunk by chunk, and a run never met before, most of the long runs that get this
+// far, is hashed once, chunk by chunk, rather than whole and then chunk by chunk (on the
+// bench-scale corpus the whole-run key answered 1% of the bytes it hashed).
 func (c *Counter) countRunParts(parts []string, runLen int) int {
-	if runLen < minCachedRun || !c.chunkable || runLen < minChunkedRun {
+	if !c.chunkable || runLen < minChunkedRun {
 		return c.countRun(joinParts(parts, runLen))
 	}
 	recent := isRecentSize(runLen)
@@ -416,12 +412,8 @@ func (c *Counter) countRunParts(parts []string, runLen int) int {
 			return n
 		}
 	}
-	key := c.keyOfParts(parts, runLen)
-	n, ok := c.lookup(key)
-	if !ok {
-		chunksOfParts(parts, chunkSelectBits, func(chunk string) { n += c.countChunk(chunk) })
-		c.store(key, n)
-	}
+	n := 0
+	chunksOfParts(parts, chunkSelectBits, func(chunk string) { n += c.countChunk(chunk) })
 	if recent {
 		c.rememberRecent(parts, runLen, n)
 	}
@@ -470,7 +462,7 @@ func joinParts(parts []string, n int) string {
 	return b.String()
 }
 
-// countChunk counts one chunk of a long run through the cache.
+// countChunk counts one chunk of a long run, or a run that is not chunked, through the cache.
 func (c *Counter) countChunk(text string) int {
 	if len(text) < minCachedRun {
 		return c.tok.Count(text)
@@ -479,27 +471,38 @@ func (c *Counter) countChunk(text string) int {
 	if n, ok := c.lookup(key); ok {
 		return n
 	}
-	n := c.tok.Count(text)
-	c.store(key, n)
-	return n
+	c.mu.Lock()
+	if n, ok := c.cache[key]; ok {
+		c.mu.Unlock()
+		c.hits.Add(1)
+		return n
+	}
+	if p, ok := c.counting[key]; ok {
+		// another goroutine is tokenizing the same text (the next request of a conversation,
+		// which re-sends it, measured beside the request that brought it): wait for its count
+		c.mu.Unlock()
+		<-p.done
+		c.hits.Add(1)
+		return p.n
+	}
+	p := &pendingCount{done: make(chan struct{})}
+	c.counting[key] = p
+	c.mu.Unlock()
+	p.n = c.tok.Count(text)
+	c.store(key, p.n)
+	close(p.done)
+	return p.n
+}
+
+// pendingCount is a text being tokenized: done is closed once n is set.
+type pendingCount struct {
+	done chan struct{}
+	n    int
 }
 
 // keyOf returns the cache key of a text.
 func (c *Counter) keyOf(text string) textKey {
 	return textKey{lo: maphash.String(c.seeds[0], text), hi: maphash.String(c.seeds[1], text), n: len(text)}
-}
-
-// keyOfParts returns the cache key of the concatenation of parts (total length n): equal to
-// keyOf of the joined text, since a maphash.Hash depends only on the bytes written.
-func (c *Counter) keyOfParts(parts []string, n int) textKey {
-	var lo, hi maphash.Hash
-	lo.SetSeed(c.seeds[0])
-	hi.SetSeed(c.seeds[1])
-	for _, p := range parts {
-		lo.WriteString(p)
-		hi.WriteString(p)
-	}
-	return textKey{lo: lo.Sum64(), hi: hi.Sum64(), n: n}
 }
 
 // lookup returns the cached count of a key, counting the hit.
@@ -521,14 +524,15 @@ func (c *Counter) store(key textKey, n int) {
 		clear(c.cache)
 	}
 	c.cache[key] = n
+	delete(c.counting, key)
 	c.mu.Unlock()
 }
 
 // Chunking of long runs: runs of at least minChunkedRun bytes are cut at the candidate cut
 // points (see isChunkCut) whose 8-byte window hashes to zero in its top chunkSelectBits bits
-// (1 in 1024: about 8 KiB of base64 per chunk). The choice depends only on the bytes around
-// the cut, never on where the run or the previous chunk began, so the same content is cut the
-// same way wherever it appears.
+// (vecscan.WindowHash; 1 in 1024: about 8 KiB of base64 per chunk). The choice depends only on
+// the bytes around the cut, never on where the run or the previous chunk began, so the same
+// content is cut the same way wherever it appears.
 const (
 	minChunkedRun   = 32 << 10
 	chunkSelectBits = 10
@@ -543,73 +547,31 @@ func nextChunk(text string, selectBits uint) int { return nextChunkIn(text, sele
 //
 // A cut is selected when three independent conditions hold (the window's hash, a digit or a
 // newline before it, the cut rules), so their order changes no cut: the hash is tested first,
-// at every position, since it passes one position in 2^selectBits and costs a load and a
-// multiply without a branch that mispredicts (TestNextChunkMatchesBytewise holds it to a
-// byte-by-byte walk that tests the digit first).
+// at every position, 32 positions a step with AVX2 (vecscan.NextWindowHash), since it passes
+// one position in 2^selectBits (TestNextChunkMatchesBytewise holds it to a byte-by-byte walk
+// that tests the digit first).
 func nextChunkIn(text string, selectBits uint, final bool) int {
-	if selectBits == 0 {
-		for i := 8; i < len(text); i++ {
-			if chunkCutAt(text, i, selectBits, final) {
-				return i
-			}
+	for i := 8; i < len(text); i++ {
+		if i = vecscan.NextWindowHash(text, i, selectBits); i == len(text) {
+			break
 		}
-		return len(text)
-	}
-	shift := 64 - selectBits
-	i := 8
-	// Eight positions a step: the windows of i..i+7 are the 15 bytes from i-8, read as eight
-	// overlapping words; a hash passes when it is under 2^shift, so the step branches once on the
-	// least of the eight (a tree of minimums, four deep in all) unless one passes.
-	for ; i+7 < len(text); i += 8 {
-		w := text[i-8 : i+7]
-		h0 := le64(w, 0) * chunkHashMul
-		h1 := le64(w, 1) * chunkHashMul
-		h2 := le64(w, 2) * chunkHashMul
-		h3 := le64(w, 3) * chunkHashMul
-		h4 := le64(w, 4) * chunkHashMul
-		h5 := le64(w, 5) * chunkHashMul
-		h6 := le64(w, 6) * chunkHashMul
-		h7 := le64(w, 7) * chunkHashMul
-		if min(min(h0, h1), min(h2, h3), min(h4, h5), min(h6, h7))>>shift != 0 {
-			continue
-		}
-		for j := i; j < i+8; j++ {
-			if le64(text, j-8)*chunkHashMul>>shift == 0 && chunkCutAt(text, j, selectBits, final) {
-				return j
-			}
-		}
-	}
-	for ; i < len(text); i++ {
-		if le64(text, i-8)*chunkHashMul>>shift == 0 && chunkCutAt(text, i, selectBits, final) {
+		if chunkCutAt(text, i, final) {
 			return i
 		}
 	}
 	return len(text)
 }
 
-// chunkHashMul is the multiplier of the window hash.
-const chunkHashMul = 0x9E3779B97F4A7C15
-
-// chunkCutAt says whether i (8 ≤ i < len(text)) is a selected cut.
-func chunkCutAt(text string, i int, selectBits uint, final bool) bool {
+// chunkCutAt says whether i (8 ≤ i < len(text)), whose window hash passed, is a cut.
+func chunkCutAt(text string, i int, final bool) bool {
 	if prev := text[i-1]; prev-'0' > 9 && prev != '\n' {
 		return false // every cut follows a digit or a newline
-	}
-	if h := le64(text, i-8) * chunkHashMul; selectBits > 0 && h>>(64-selectBits) != 0 {
-		return false
 	}
 	if !isChunkCut(text, i) {
 		return false
 	}
 	// A rune after the newline that is cut off is decided by the next part.
 	return final || text[i] < utf8.RuneSelf || utf8.FullRuneInString(text[i:])
-}
-
-// le64 reads 8 bytes of s at i as a little-endian word.
-func le64(s string, i int) uint64 {
-	s = s[i : i+8]
-	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
 // isChunkCut reports whether counting text[:i] and text[i:] apart provably gives the tokens of

@@ -6,7 +6,9 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/strata-eval/strata-eval/corpora"
 	"github.com/strata-eval/strata-eval/measure/internal/tokentext"
@@ -229,6 +231,68 @@ func BenchmarkCountRunChunked(b *testing.B) {
 	}
 }
 
+// BenchmarkCountRunSharedBase64 counts tool texts never met before that embed the same 2 MB
+// of base64 (a screenshot re-sent in another tool result): the chunks are counted already, so
+// this is what the counter spends on a new run besides the tokenizer.
+func BenchmarkCountRunSharedBase64(b *testing.B) {
+	tok := ourTiktoken(b, "o200k_base")
+	blob := randomBase64(rand.New(rand.NewPCG(21, 22)), 1_500_000)
+	c := NewCounter(tok, chatML(b))
+	c.countRun(blob)
+	b.SetBytes(int64(len(blob)))
+	i := 0
+	for b.Loop() {
+		i++
+		parts := []string{fmt.Sprintf("screenshot %09d: ", i), blob}
+		c.countRunParts(parts, len(parts[0])+len(blob))
+	}
+}
+
+// BenchmarkCountRequestMetAgain counts a request ending with a 2 MB tool text (base64 and a
+// log) as the arms of a case and the requests of a conversation hand it over, with the qwen
+// template: the same strings again (the arms; re-sent history when the reader hands it over as
+// the strings it read before) or equal copies (re-sent history read afresh).
+func BenchmarkCountRequestMetAgain(b *testing.B) {
+	tok := ourTiktoken(b, "o200k_base")
+	r := rand.New(rand.NewPCG(25, 26))
+	tool := randomBase64(r, 1_000_000) + "\n" + logLikeText(r, 600_000)
+	request := func(tool string) []corpora.Message {
+		return []corpora.Message{msg(corpora.RoleUser, textPart("Take a screenshot and read the log.")),
+			msg(corpora.RoleAssistant, call("c1", "shot", `{}`)), toolMsg("c1", textPart(tool))}
+	}
+	qwen, err := TemplateByName("qwen")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		next func() string
+	}{
+		{"same_strings", func() string { return tool }},
+		{"equal_copies", func() string { return strings.Clone(tool) }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			counter := NewCounter(tok, qwen)
+			want, err := counter.CountRequest(request(tool), nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			reqs := make([][]corpora.Message, maxRecentRuns+4) // more copies than the memos keep
+			for i := range reqs {
+				reqs[i] = request(c.next())
+			}
+			b.SetBytes(int64(len(tool)))
+			i := 0
+			for b.Loop() {
+				if got, _ := counter.CountRequest(reqs[i%len(reqs)], nil); got.Tokens != want.Tokens {
+					b.Fatalf("%d tokens, want %d", got.Tokens, want.Tokens)
+				}
+				i++
+			}
+		})
+	}
+}
+
 func FuzzChunkCuts(f *testing.F) {
 	for _, s := range tokentext.EdgeCases {
 		f.Add(s + "9a" + s)
@@ -322,9 +386,6 @@ func TestCountRunPartsEqualsJoinedRun(t *testing.T) {
 		if got, want := c.countRunParts(parts, len(joined)), tok.Count(joined); got != want {
 			t.Errorf("%s: countRunParts = %d, whole text %d", name, got, want)
 		}
-		if got, want := c.keyOfParts(parts, len(joined)), c.keyOf(joined); got != want {
-			t.Errorf("%s: key of parts %v, key of the joined text %v", name, got, want)
-		}
 		// The joined run is now met before: a look-up, no new miss.
 		_, misses := c.CacheStats()
 		if got, want := c.countRun(joined), tok.Count(joined); got != want {
@@ -407,5 +468,46 @@ func TestCountRequestAddsTheVocabularyBOS(t *testing.T) {
 	}
 	if got := count(adds, writesBOS); got.Tokens != written.Tokens || got.SpecialTokens != written.SpecialTokens {
 		t.Errorf("template writing the BOS: %+v, want %+v (no second BOS)", got, written)
+	}
+}
+
+// TestCountChunkWaitsForTheSameText: a text another goroutine is tokenizing is not tokenized
+// again: the count waits for that goroutine's and is a hit; once it is stored, the text is
+// answered from the cache.
+func TestCountChunkWaitsForTheSameText(t *testing.T) {
+	tok := ourTiktoken(t, "o200k_base")
+	c := NewCounter(tok, chatML(t))
+	text := randomBase64(rand.New(rand.NewPCG(27, 28)), 6000)
+	want := tok.Count(text)
+	key := c.keyOf(text)
+	p := &pendingCount{done: make(chan struct{})}
+	c.counting[key] = p // as countChunk registers it before tokenizing
+	got := make(chan int)
+	go func() { got <- c.countChunk(text) }()
+	select {
+	case n := <-got:
+		t.Fatalf("counted %d without waiting for the text being tokenized", n)
+	case <-time.After(50 * time.Millisecond):
+	}
+	p.n = want
+	c.store(key, want)
+	close(p.done)
+	if n := <-got; n != want {
+		t.Errorf("waited count %d, want %d", n, want)
+	}
+	if hits, misses := c.CacheStats(); hits != 1 || misses != 1 || len(c.counting) != 0 {
+		t.Errorf("%d hits, %d misses, %d texts being tokenized; want 1, 1 (the store), 0", hits, misses, len(c.counting))
+	}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			if n := c.countChunk(text); n != want {
+				t.Errorf("count %d, want %d", n, want)
+			}
+		})
+	}
+	wg.Wait()
+	if _, misses := c.CacheStats(); misses != 1 {
+		t.Errorf("%d misses after the text was stored, want 1", misses)
 	}
 }

@@ -44,13 +44,13 @@ func TemplateByName(name string) (Template, error) {
 	case "chatml":
 		return newChatMLTemplate()
 	case "qwen", "qwen3", "qwen2.5", "qwen2", "qwen-vl":
-		return qwenTemplate{}, nil
+		return qwenTemplate{wire: newWireMemo()}, nil
 	case "llama3", "llama-3", "llama3.1", "llama3.2":
-		return llama3Template{}, nil
+		return llama3Template{wire: newWireMemo()}, nil
 	case "gemma", "gemma3":
-		return gemmaTemplate{}, nil
+		return gemmaTemplate{wire: newWireMemo()}, nil
 	case "mistral", "mistral-v7", "mistral-small":
-		return mistralTemplate{}, nil
+		return mistralTemplate{wire: newWireMemo()}, nil
 	}
 	return nil, fmt.Errorf("unknown chat template %q (built in: %s)", name, strings.Join(TemplateNames(), ", "))
 }

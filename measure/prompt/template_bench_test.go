@@ -10,12 +10,17 @@ import (
 )
 
 // BenchmarkRenderQwen3 renders an agent request (tools, calls, a 1 MiB tool result) with the
-// built-in qwen template and with Qwen3's Jinja template (two renderings: plain and marked).
+// built-in qwen template and with Qwen3's Jinja template (two renderings: plain and marked),
+// the same strings every time, as the arms of a case hand them over.
 func BenchmarkRenderQwen3(b *testing.B) {
 	msgs, tools, _ := toolConversation()
 	msgs = append(msgs, msg(corpora.RoleAssistant, call("c9", "read_file", `{"path": "/var/log/big.log"}`)),
 		toolMsg("c9", textPart(strings.Repeat("2026-12-01 12:00:00 INFO request served in 12 ms\n", 1<<20/48))))
-	cases := []Template{qwenTemplate{}}
+	qwen, err := TemplateByName("qwen")
+	if err != nil {
+		b.Fatal(err)
+	}
+	cases := []Template{qwen}
 	if src, _, _, err := LoadChatTemplate(filepath.Join(filepath.Dir(tokentext.Qwen3TokenizerPath()), "tokenizer_config.json")); err == nil {
 		jt, err := NewJinjaTemplate("qwen3", src, "", "")
 		if err != nil {

@@ -34,12 +34,12 @@ func toolJSONs(tools []serverTool, indent int) []string {
 // last user query and re-emitted in a <think> block after it; pictures are Qwen-VL's vision
 // markers. Text the template cuts out of a content string (the answer after </think>) is
 // counted as framing, as the Jinja renderer counts it (docs/pipeline.md §13.3).
-type qwenTemplate struct{}
+type qwenTemplate struct{ wire *wireMemo }
 
 func (qwenTemplate) Name() string { return "qwen" }
 
-func (qwenTemplate) Render(msgs []corpora.Message, tools []corpora.ToolDef) ([]Segment, error) {
-	req := newServerRequest(msgs, tools)
+func (t qwenTemplate) Render(msgs []corpora.Message, tools []corpora.ToolDef) ([]Segment, error) {
+	req := newServerRequest(msgs, tools, t.wire)
 	pm := newPromptMarkers(&req)
 	contents := make([]string, len(req.msgs))
 	for i, m := range req.msgs {
@@ -162,12 +162,15 @@ func qwenLastQuery(msgs []serverMessage, contents []string) int {
 // {"name": …, "parameters": …} (its text dropped); tool results in ipython turns as JSON
 // strings. Pictures are Llama 3.2 Vision's <|image|>. What the template refuses (two calls
 // in one turn, tools without a user message) is an error, as the server answers it.
-type llama3Template struct{ date time.Time }
+type llama3Template struct {
+	date time.Time
+	wire *wireMemo
+}
 
 func (llama3Template) Name() string { return "llama3" }
 
 func (t llama3Template) Render(msgs []corpora.Message, tools []corpora.ToolDef) ([]Segment, error) {
-	req := newServerRequest(msgs, tools)
+	req := newServerRequest(msgs, tools, t.wire)
 	pm := newPromptMarkers(&req)
 	w := &segmentWriter{}
 	var err error
@@ -236,12 +239,12 @@ func (t llama3Template) Render(msgs []corpora.Message, tools []corpora.ToolDef) 
 // the head of the first turn. The template takes no tools (they are not shown) and refuses a
 // conversation whose roles do not alternate user/assistant, tool results included: that is
 // an error, as the server answers it. Pictures are <start_of_image>.
-type gemmaTemplate struct{}
+type gemmaTemplate struct{ wire *wireMemo }
 
 func (gemmaTemplate) Name() string { return "gemma" }
 
-func (gemmaTemplate) Render(msgs []corpora.Message, tools []corpora.ToolDef) ([]Segment, error) {
-	req := newServerRequest(msgs, tools)
+func (t gemmaTemplate) Render(msgs []corpora.Message, tools []corpora.ToolDef) ([]Segment, error) {
+	req := newServerRequest(msgs, tools, t.wire)
 	pm := newPromptMarkers(&req)
 	w := &segmentWriter{}
 	var err error
@@ -295,12 +298,15 @@ func (gemmaTemplate) Render(msgs []corpora.Message, tools []corpora.ToolDef) ([]
 // results as [TOOL_RESULTS]id[TOOL_CONTENT]…[/TOOL_RESULTS]; no generation prompt. What the
 // template refuses (roles not alternating, a call id that is not 9 characters long) is an
 // error, as the server answers it. Pictures are [IMG].
-type mistralTemplate struct{ date time.Time }
+type mistralTemplate struct {
+	date time.Time
+	wire *wireMemo
+}
 
 func (mistralTemplate) Name() string { return "mistral" }
 
 func (t mistralTemplate) Render(msgs []corpora.Message, tools []corpora.ToolDef) ([]Segment, error) {
-	req := newServerRequest(msgs, tools)
+	req := newServerRequest(msgs, tools, t.wire)
 	pm := newPromptMarkers(&req)
 	w := &segmentWriter{}
 	var err error

@@ -44,6 +44,8 @@ type JinjaTemplate struct {
 	typedContent, stringContent bool
 	// date is the date written as today's (date_string, datetime; zero: DefaultTemplateDate).
 	date time.Time
+	// wire remembers the wire texts of long contents.
+	wire *wireMemo
 }
 
 // NewJinjaTemplate compiles a chat template. The image marker is guessed from the source
@@ -63,7 +65,7 @@ func NewJinjaTemplate(name, source, bos, eos string) (*JinjaTemplate, error) {
 			break
 		}
 	}
-	t := &JinjaTemplate{name: name, source: source, tmpl: tmpl, marker: marker, bos: bos, eos: eos}
+	t := &JinjaTemplate{name: name, source: source, tmpl: tmpl, marker: marker, bos: bos, eos: eos, wire: newWireMemo()}
 	t.probe()
 	return t, nil
 }
@@ -77,7 +79,7 @@ func NewJinjaTemplate(name, source, bos, eos string) (*JinjaTemplate, error) {
 func (t *JinjaTemplate) probe() {
 	const sys, arg = "System message \U000F0000", "value \U000F0000"
 	render := func(msgs []corpora.Message, tools []corpora.ToolDef) string {
-		req := newServerRequest(msgs, tools)
+		req := newServerRequest(msgs, tools, nil)
 		contents := make([]string, len(req.msgs))
 		for i, m := range req.msgs {
 			contents[i] = joinContent(m.content, nil)
@@ -131,7 +133,7 @@ func (t *JinjaTemplate) Name() string { return t.name }
 
 // Render renders the request with the add_generation_prompt flag set.
 func (t *JinjaTemplate) Render(msgs []corpora.Message, tools []corpora.ToolDef) ([]Segment, error) {
-	req := newServerRequest(msgs, tools)
+	req := newServerRequest(msgs, tools, t.wire)
 	pm := newPromptMarkers(&req, t.source, t.bos, t.eos)
 	contents := make([]string, len(req.msgs))
 	for i, m := range req.msgs {

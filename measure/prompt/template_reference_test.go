@@ -295,7 +295,7 @@ func TestQwen3RendersLikeReferences(t *testing.T) {
 	}
 	refs := referenceRenderers(t)
 	for _, tc := range templateCases() {
-		req := newServerRequest(tc.msgs, tc.tools)
+		req := newServerRequest(tc.msgs, tc.tools, nil)
 		pm := newPromptMarkers(&req, src)
 		contents := make([]string, len(req.msgs))
 		for i, m := range req.msgs {
@@ -407,7 +407,7 @@ func TestPromptMarkersAvoidContent(t *testing.T) {
 	for c := rune(0xF0000); c < 0xF0010; c++ {
 		b.WriteRune(c)
 	}
-	req := newServerRequest([]corpora.Message{msg(corpora.RoleUser, textPart(b.String()))}, nil)
+	req := newServerRequest([]corpora.Message{msg(corpora.RoleUser, textPart(b.String()))}, nil, nil)
 	pm := newPromptMarkers(&req)
 	for _, m := range []string{pm.picOpen, pm.picClose, pm.open, pm.close} {
 		if strings.Contains(b.String(), m) {

@@ -316,8 +316,9 @@ type serverRequest struct {
 // defaultToolParameters is what the engines send for a tool without a valid schema.
 const defaultToolParameters = `{"type":"object","properties":{}}`
 
-// newServerRequest builds the server's view of a request.
-func newServerRequest(msgs []corpora.Message, tools []corpora.ToolDef) serverRequest {
+// newServerRequest builds the server's view of a request; wire remembers the wire texts of
+// long contents (nil: none).
+func newServerRequest(msgs []corpora.Message, tools []corpora.ToolDef, wire *wireMemo) serverRequest {
 	var r serverRequest
 	r.msgs = make([]serverMessage, 0, len(msgs))
 	for _, m := range msgs {
@@ -328,7 +329,7 @@ func newServerRequest(msgs []corpora.Message, tools []corpora.ToolDef) serverReq
 		sm.content = flattenContent(m) // a new slice: its texts are replaced in place
 		for i := range sm.content {
 			if it := &sm.content[i]; it.image == nil {
-				it.text, it.ascii = wireText(it.text)
+				it.text, it.ascii = memoWireText(wire, it.text)
 			}
 		}
 		if m.Role == corpora.RoleAssistant {
