@@ -135,9 +135,13 @@ func mergeInputs(reports []*Report) ([]Input, error) {
 				out = append(out, in)
 				continue
 			}
-			if prev.SHA256 != in.SHA256 {
-				return nil, fmt.Errorf("merge: report %d read %s with sha256 %s, an earlier report with %s: the input changed between runs",
-					i, in.Path, in.SHA256, prev.SHA256)
+			switch same, known := prev.SameContent(in); {
+			case !known:
+				return nil, fmt.Errorf("merge: report %d and an earlier report digest %s differently (%s, %s): whether the input changed cannot be told; replay both with the same strata-eval",
+					i, in.Path, in.Digest(), prev.Digest())
+			case !same:
+				return nil, fmt.Errorf("merge: report %d read %s with %s, an earlier report with %s: the input changed between runs",
+					i, in.Path, in.Digest(), prev.Digest())
 			}
 		}
 	}

@@ -23,7 +23,7 @@ func singleRun(cases []Case, problems []Problem, shard string) *Report {
 	arms := []records.Arm{{Name: "before"}, {Name: "after"}}
 	r := &Report{Schema: Schema, Config: RunConfig{Tokenizer: "o200k_base", Vision: "llamacpp/qwen3vl", Context: 4096,
 		Turns: "last", Arms: arms, Shard: shard, Flags: map[string]string{"shard": shard, "jobs": "2"},
-		Inputs: []Input{{Path: "corpus", SHA256: "abc", Bytes: 1234}}}}
+		Inputs: []Input{{Path: "corpus", BLAKE3: "abc", Bytes: 1234}}}}
 	r.Cases = cases
 	r.Problems = problems
 	for _, c := range cases {
@@ -145,7 +145,10 @@ func TestMergeRejects(t *testing.T) {
 		{"other context", func(r *Report) { r.Config.Context = 8192 }, `config context is "8192"`},
 		{"other arms", func(r *Report) { r.Config.Arms = r.Config.Arms[:1] }, `config arms is "before"`},
 		{"other schema", func(r *Report) { r.Schema = "strata-eval/results/v0" }, `schema "strata-eval/results/v0"`},
-		{"changed input", func(r *Report) { r.Config.Inputs[0].SHA256 = "def" }, "the input changed between runs"},
+		{"changed input", func(r *Report) { r.Config.Inputs[0].BLAKE3 = "def" }, "read corpus with blake3:def, an earlier report with blake3:abc: the input changed between runs"},
+		{"changed size", func(r *Report) { r.Config.Inputs[0].Bytes++ }, "the input changed between runs"},
+		{"other digest", func(r *Report) { r.Config.Inputs[0] = Input{Path: "corpus", SHA256: "abc", Bytes: 1234} },
+			"digest corpus differently (sha256:abc, blake3:abc): whether the input changed cannot be told"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

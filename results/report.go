@@ -61,11 +61,34 @@ type RunConfig struct {
 	Warnings []string `json:"warnings,omitempty"`
 }
 
-// Input is one input file (or the embedded corpus) with its digest.
+// Input is one input file (or the embedded corpus) with its size and digest: BLAKE3 is the
+// hex BLAKE3-256 of its bytes, what `b3sum` prints. SHA256 is read from reports that carry
+// a SHA-256 digest instead, and compared only with another SHA256.
 type Input struct {
 	Path   string `json:"path"`
-	SHA256 string `json:"sha256"`
+	BLAKE3 string `json:"blake3,omitempty"`
+	SHA256 string `json:"sha256,omitempty"`
 	Bytes  int64  `json:"bytes"`
+}
+
+// SameContent says whether a and b, inputs of the same path, are digests of the same bytes,
+// and whether that can be told: both must carry a digest of one algorithm.
+func (a Input) SameContent(b Input) (same, known bool) {
+	switch {
+	case a.BLAKE3 != "" && b.BLAKE3 != "":
+		return a.BLAKE3 == b.BLAKE3 && a.Bytes == b.Bytes, true
+	case a.SHA256 != "" && b.SHA256 != "":
+		return a.SHA256 == b.SHA256 && a.Bytes == b.Bytes, true
+	}
+	return false, false
+}
+
+// Digest is the input's digest as algorithm:hex.
+func (a Input) Digest() string {
+	if a.BLAKE3 != "" {
+		return "blake3:" + a.BLAKE3
+	}
+	return "sha256:" + a.SHA256
 }
 
 // Problem is an input that could not be read, located in its file.

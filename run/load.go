@@ -2,8 +2,6 @@ package run
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -34,12 +32,12 @@ type LoadResult struct {
 	Inputs   []string // files read
 	// Stdin is the digest of what was read from standard input (when a path was "-").
 	Stdin *results.Input
-	// Digests are the sizes and sha256 of the files read, by path, computed as they were
+	// Digests are the sizes and digests of the files read, by path, computed as they were
 	// read (the report's inputs).
 	Digests map[string]results.Input
 }
 
-// Digest returns the size and sha256 of an input read by the load: the one computed while it
+// Digest returns the size and digest of an input read by the load: the one computed while it
 // was read, or else (the embedded corpus, a file not read whole) one computed now.
 func (l *LoadResult) Digest(path string) results.Input {
 	if path == StdinInput && l.Stdin != nil {
@@ -269,13 +267,13 @@ func LoadCounting(ctx context.Context, paths []string, stdin io.Reader, format c
 			f = StdinInput
 			err = readStdin(ctx, stdin, format, em, res)
 		} else {
-			h := sha256.New()
+			h := newInputHash()
 			n, whole, rerr := corpora.ReadFileDigest(ctx, f, format, em, h)
 			if whole {
 				if res.Digests == nil {
 					res.Digests = map[string]results.Input{}
 				}
-				res.Digests[f] = results.Input{Path: f, Bytes: n, SHA256: hex.EncodeToString(h.Sum(nil))}
+				res.Digests[f] = inputInfo(f, n, h)
 			}
 			err = rerr
 		}
@@ -340,10 +338,11 @@ func readStdin(ctx context.Context, stdin io.Reader, format corpora.Format, e co
 	if stdin == nil {
 		return &corpora.ReadError{Loc: corpora.Location{File: StdinInput}, Err: errors.New("no standard input to read")}
 	}
-	h := sha256.New()
+	h := newInputHash()
 	cr := &countingReader{r: io.TeeReader(stdin, h)}
 	err := corpora.Read(ctx, StdinInput, cr, format, e)
-	res.Stdin = &results.Input{Path: StdinInput, SHA256: hex.EncodeToString(h.Sum(nil)), Bytes: cr.n}
+	in := inputInfo(StdinInput, cr.n, h)
+	res.Stdin = &in
 	return err
 }
 

@@ -2,9 +2,7 @@ package run
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -369,11 +367,11 @@ func runeCount(s string) int {
 	return n
 }
 
-// describeInput returns an input's size and sha256; the embedded corpus is digested file by
+// describeInput returns an input's size and digest; the embedded corpus is digested file by
 // file in name order.
 func describeInput(path string) results.Input {
-	in := results.Input{Path: path}
-	h := sha256.New()
+	var size int64
+	h := newInputHash()
 	if path == EmbeddedInput {
 		fsys := corpora.SampleFS()
 		var names []string
@@ -391,16 +389,14 @@ func describeInput(path string) results.Input {
 			}
 			io.WriteString(h, n+"\x00")
 			h.Write(data)
-			in.Bytes += int64(len(data))
+			size += int64(len(data))
 		}
 	} else if f, err := os.Open(path); err == nil {
 		// A read of 1 MiB at a time: io.Copy would take the file's WriteTo, 32 KiB a read.
-		n, _ := io.CopyBuffer(h, struct{ io.Reader }{f}, make([]byte, 1<<20))
+		size, _ = io.CopyBuffer(h, struct{ io.Reader }{f}, make([]byte, 1<<20))
 		f.Close()
-		in.Bytes = n
 	}
-	in.SHA256 = hex.EncodeToString(h.Sum(nil))
-	return in
+	return inputInfo(path, size, h)
 }
 
 // armRequest is the request an arm's result makes for an engine.

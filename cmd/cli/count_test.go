@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -9,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/zeebo/blake3"
 
 	"github.com/strata-eval/strata-eval/internal/testimages"
 	"github.com/strata-eval/strata-eval/measure/tokenize"
@@ -152,10 +153,10 @@ func TestReplayStdin(t *testing.T) {
 		}
 	}
 	in := fromStdin.Config.Inputs
-	if len(in) != 1 || in[0].Path != "stdin" || in[0].Bytes != int64(len(data)) || in[0].SHA256 != fromFile.Config.Inputs[0].SHA256 {
+	if len(in) != 1 || in[0].Path != "stdin" || in[0].Bytes != int64(len(data)) || in[0].BLAKE3 != fromFile.Config.Inputs[0].BLAKE3 {
 		t.Errorf("inputs %+v, want stdin with the file's digest %+v", in, fromFile.Config.Inputs)
 	}
-	if sum := sha256.Sum256(data); fromFile.Config.Inputs[0].SHA256 != hex.EncodeToString(sum[:]) || fromFile.Config.Inputs[0].Bytes != int64(len(data)) {
+	if sum := blake3.Sum256(data); fromFile.Config.Inputs[0].BLAKE3 != hex.EncodeToString(sum[:]) || fromFile.Config.Inputs[0].Bytes != int64(len(data)) {
 		t.Errorf("the file's digest %+v, want %x of %d bytes", fromFile.Config.Inputs[0], sum, len(data))
 	}
 	if code, _, errOut := runCLI(t, "replay", "-", "-"); code != ExitUsage {
