@@ -3,6 +3,7 @@
 package fsutil
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -32,14 +33,20 @@ func MkdirAll(path string) error { return os.MkdirAll(path, DirMode) }
 
 // WriteAtomic writes a file through a temporary file beside it and a rename, so that a
 // reader never sees a half-written file. The file gets FileMode under the umask, like any
-// other output (os.CreateTemp would make it 0600).
+// other output (os.CreateTemp would make it 0600). What write writes is buffered (templates
+// write a report in thousands of small pieces, each a system call unbuffered).
 func WriteAtomic(path string, write func(io.Writer) error) error {
 	tmp, err := createTemp(path)
 	if err != nil {
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	if err := write(tmp); err != nil {
+	bw := bufio.NewWriterSize(tmp, 64<<10)
+	err = write(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err != nil {
 		tmp.Close()
 		return fmt.Errorf("write %s: %w", path, err)
 	}
