@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unsafe"
 
 	"github.com/strata-eval/strata-eval/corpora"
 )
@@ -153,8 +152,8 @@ func (l *Lifter) CheckNanos() int64 {
 // memory with the scan time measured then: what the scan of that text costs, not what
 // looking it up costs (docs/decisions.md).
 func (l *Lifter) liftTimed(text string) (TextLift, int64) {
-	key := l.liftKey(text)
-	if e, ok := l.memo.lift(key); ok {
+	key := liftKey{settings: l.liftSettings, lifted: l.lifted}
+	if e, ok := l.memo.lift(text, key); ok {
 		l.lifted += e.lifted
 		return e.lift.clone(), e.nanos
 	}
@@ -164,13 +163,8 @@ func (l *Lifter) liftTimed(text string) (TextLift, int64) {
 	lifted := l.lifted
 	t := l.plan(text, true)
 	nanos := time.Since(start).Nanoseconds() - l.CheckNanos() + l.takeScanNanos()
-	l.memo.rememberLift(key, text, t, l.lifted-lifted, nanos)
+	l.memo.rememberLift(text, key, t, l.lifted-lifted, nanos)
 	return t, nanos
-}
-
-// liftKey is the key of a lift of text by this Lifter from where it stands.
-func (l *Lifter) liftKey(text string) liftKey {
-	return liftKey{data: unsafe.StringData(text), n: len(text), settings: l.liftSettings, lifted: l.lifted}
 }
 
 // takeScanNanos returns scanNanos and resets it.

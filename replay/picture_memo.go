@@ -26,27 +26,19 @@ type PictureMemo struct {
 	// the lifts (each holds its whole tool text).
 	runTexts *strmemo.Memo[runFacts]
 
-	// scans are the runs of the last tool texts scanned, newest last, and scanBytes the sum
-	// of their lengths (see runs).
-	scanMu    sync.Mutex
-	scans     []textScan
-	scanBytes int
-
-	// lifts are the last lifts that met a picture, newest last, and liftBytes what they hold
-	// (see lift).
-	liftMu    sync.Mutex
-	lifts     []textLift
-	liftBytes int
+	// scans are the runs of the last tool texts scanned, by the text's identity and the
+	// minimum run length (see scan).
+	scans *strmemo.Keyed[int, textScan]
+	// lifts are the last lifts that met a picture, by the text's identity and what else the
+	// lift depends on (see lift).
+	lifts *strmemo.Keyed[liftKey, textLift]
 }
 
 // textScan is the runs NextRun finds in a text with a minimum run length, and the time the
-// scan took; it holds the text, so that no other text can take its address while it is
-// remembered.
+// scan took.
 type textScan struct {
-	text   string
-	minRun int
-	runs   []Run
-	nanos  int64
+	runs  []Run
+	nanos int64
 }
 
 // Scan limits: a memo keeps the runs of the last maxScans texts (the arms of a case meet the
@@ -96,7 +88,9 @@ const (
 func NewPictureMemo() *PictureMemo {
 	return &PictureMemo{seeds: [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()},
 		verdicts: map[memoKey]checkVerdict{}, facts: map[memoKey]runFacts{},
-		runTexts: strmemo.New[runFacts](minMemoBytes, maxLifts, maxLiftBytes)}
+		runTexts: strmemo.New[runFacts](minMemoBytes, maxLifts, maxLiftBytes),
+		scans:    strmemo.NewKeyed[int, textScan](minMemoBytes, maxScans, maxScanBytes),
+		lifts:    strmemo.NewKeyed[liftKey, textLift](minMemoBytes, maxLifts, maxLiftBytes)}
 }
 
 func (m *PictureMemo) key(b []byte, what memoSubject, lim PictureLimits) memoKey {
@@ -219,63 +213,31 @@ func (m *PictureMemo) runs(text string, minRun int) []Run {
 // memo, a short text or one past maxScanBytes is always scanned. The runs are shared: callers
 // do not modify them.
 func (m *PictureMemo) scan(text string, minRun int) (runs []Run, remembered int64) {
-	if m == nil || len(text) < minMemoBytes || len(text) > maxScanBytes {
+	if m == nil {
 		return scanRuns(text, minRun), 0
 	}
-	m.scanMu.Lock()
-	for i := len(m.scans) - 1; i >= 0; i-- {
-		if sc := m.scans[i]; sc.minRun == minRun && len(sc.text) == len(text) && unsafe.StringData(sc.text) == unsafe.StringData(text) {
-			m.scanMu.Unlock()
-			return sc.runs, sc.nanos
-		}
+	if sc, ok := m.scans.Lookup(text, minRun); ok {
+		return sc.runs, sc.nanos
 	}
-	m.scanMu.Unlock()
 	start := time.Now()
 	runs = scanRuns(text, minRun)
-	nanos := time.Since(start).Nanoseconds()
-	m.scanMu.Lock()
-	defer m.scanMu.Unlock()
-	m.scans = append(m.scans, textScan{text: text, minRun: minRun, runs: runs, nanos: nanos})
-	m.scanBytes += len(text)
-	m.scans = dropOldest(m.scans, &m.scanBytes, maxScans, maxScanBytes, func(sc textScan) int { return len(sc.text) })
+	m.scans.Put(text, minRun, textScan{runs: runs, nanos: time.Since(start).Nanoseconds()}, len(text))
 	return runs, 0
 }
 
-// dropOldest drops the first entries of a memo's list until at most maxEntries are left and
-// their size (*size, kept up to date; sizeOf gives an entry's) is at most maxSize.
-func dropOldest[E any](entries []E, size *int, maxEntries, maxSize int, sizeOf func(E) int) []E {
-	drop := 0
-	for len(entries)-drop > maxEntries || *size > maxSize {
-		*size -= sizeOf(entries[drop])
-		drop++
-	}
-	if drop == 0 {
-		return entries
-	}
-	k := copy(entries, entries[drop:])
-	clear(entries[k:])
-	return entries[:k]
-}
-
-// liftKey identifies a lift: the text by its identity (the address of its bytes and its
-// length), the Lifter's settings and the pictures it had lifted before (the cap counts them).
+// liftKey is what a lift depends on besides its text (by its identity): the Lifter's settings
+// and the pictures it had lifted before (the cap counts them).
 type liftKey struct {
-	data     *byte
-	n        int
 	settings liftSettings
 	lifted   int
 }
 
-// textLift is a lift remembered: its text (held, so that no other text can take its address
-// while it is remembered), what the lift made of it, the pictures it lifted, its scan time, and
-// the bytes it keeps alive (the text and the pictures' decoded bytes).
+// textLift is a lift remembered: what the lift made of its text, the pictures it lifted and
+// its scan time.
 type textLift struct {
-	key    liftKey
-	text   string
 	lift   TextLift
 	lifted int
 	nanos  int64
-	bytes  int
 }
 
 // Lift limits: a memo keeps the last maxLifts lifts that met a picture (the arms of a case
@@ -286,42 +248,29 @@ const (
 	maxLiftBytes = 16 << 20
 )
 
-// lift returns the remembered lift of key (a nil memo remembers none).
-func (m *PictureMemo) lift(key liftKey) (textLift, bool) {
+// lift returns the remembered lift of text under key (a nil memo remembers none).
+func (m *PictureMemo) lift(text string, key liftKey) (textLift, bool) {
 	if m == nil {
 		return textLift{}, false
 	}
-	m.liftMu.Lock()
-	defer m.liftMu.Unlock()
-	for i := len(m.lifts) - 1; i >= 0; i-- {
-		if m.lifts[i].key == key {
-			return m.lifts[i], true
-		}
-	}
-	return textLift{}, false
+	return m.lifts.Lookup(text, key)
 }
 
 // rememberLift remembers the lift t of text under key, which lifted lifted pictures and took
 // nanos to scan: only a lift that met a picture (one that met none costs its scan, which scan
-// remembers) of a text of at least minMemoBytes. The memo keeps a copy of t.
-func (m *PictureMemo) rememberLift(key liftKey, text string, t TextLift, lifted int, nanos int64) {
-	if m == nil || len(t.Pictures) == 0 || len(text) < minMemoBytes {
+// remembers), kept with what it holds alive (the text, the lifted text, the pictures' decoded
+// bytes). The memo keeps a copy of t.
+func (m *PictureMemo) rememberLift(text string, key liftKey, t TextLift, lifted int, nanos int64) {
+	if m == nil || len(t.Pictures) == 0 {
 		return
 	}
-	e := textLift{key: key, text: text, lift: t.clone(), lifted: lifted, nanos: nanos, bytes: len(text) + len(t.Text)}
+	size := len(text) + len(t.Text)
 	for _, p := range t.Pictures {
 		if p.Image != nil {
-			e.bytes += len(p.Image.Data)
+			size += len(p.Image.Data)
 		}
 	}
-	if e.bytes > maxLiftBytes {
-		return
-	}
-	m.liftMu.Lock()
-	defer m.liftMu.Unlock()
-	m.lifts = append(m.lifts, e)
-	m.liftBytes += e.bytes
-	m.lifts = dropOldest(m.lifts, &m.liftBytes, maxLifts, maxLiftBytes, func(e textLift) int { return e.bytes })
+	m.lifts.Put(text, key, textLift{lift: t.clone(), lifted: lifted, nanos: nanos}, size)
 }
 
 // scanRuns returns every run NextRun finds in text with at least minRun characters, in order.

@@ -40,13 +40,7 @@ func TestMemoLimits(t *testing.T) {
 		s := strings.Clone(big[:10+i*37%400])
 		kept = append(kept, s)
 		m.Get(s, func(s string) int { return len(s) })
-		sum := 0
-		for _, e := range m.entries {
-			sum += len(e.s)
-		}
-		if sum != m.bytes || len(m.order) != len(m.entries) || len(m.entries) > maxEntries || m.bytes > maxBytes {
-			t.Fatalf("string %d: %d entries (%d in order) of %d bytes, counted %d", i, len(m.entries), len(m.order), sum, m.bytes)
-		}
+		checkAccount(t, m.keyed, maxEntries, maxBytes)
 	}
 	m.Get(big+"y", func(s string) int { return len(s) })
 	if _, b := m.Len(); b > maxBytes {
@@ -56,5 +50,58 @@ func TestMemoLimits(t *testing.T) {
 	m.Get(kept[len(kept)-1], func(s string) int { calls++; return len(s) })
 	if calls != 0 {
 		t.Error("the newest string was computed again")
+	}
+}
+
+// checkAccount fails when m's byte total is not the sum of its entries' sizes, its order does
+// not list every entry, or it is past its limits.
+func checkAccount[K comparable, V any](t *testing.T, m *Keyed[K, V], maxEntries, maxBytes int) {
+	t.Helper()
+	sum := 0
+	for _, e := range m.entries {
+		sum += e.size
+	}
+	if sum != m.bytes || len(m.order) != len(m.entries) || len(m.entries) > maxEntries || m.bytes > maxBytes {
+		t.Fatalf("%d entries (%d in order) of %d bytes, counted %d", len(m.entries), len(m.order), sum, m.bytes)
+	}
+}
+
+// TestKeyedExtraKeyAndSizes: the same string under another extra key is another entry, an
+// entry's size is the one given (an entry past the byte limit is not kept), and the oldest
+// entries go when the sizes pass the limit.
+func TestKeyedExtraKeyAndSizes(t *testing.T) {
+	const maxEntries, maxBytes = 8, 1000
+	m := NewKeyed[int, string](10, maxEntries, maxBytes)
+	s := strings.Repeat("z", 100)
+	m.Put(s, 1, "one", 300)
+	m.Put(s, 2, "two", 300)
+	if v, ok := m.Lookup(s, 1); !ok || v != "one" {
+		t.Errorf("extra 1: %q %v", v, ok)
+	}
+	if v, ok := m.Lookup(s, 2); !ok || v != "two" {
+		t.Errorf("extra 2: %q %v", v, ok)
+	}
+	if _, ok := m.Lookup(s, 3); ok {
+		t.Error("extra 3 found")
+	}
+	if _, ok := m.Lookup(strings.Clone(s), 1); ok {
+		t.Error("a copy at another address found")
+	}
+	m.Put(s, 4, "too big", maxBytes+1)
+	if _, ok := m.Lookup(s, 4); ok {
+		t.Error("an entry past the byte limit is kept")
+	}
+	m.Put(s, 5, "five", 500) // 1,100 bytes: the oldest goes
+	checkAccount(t, m, maxEntries, maxBytes)
+	if _, ok := m.Lookup(s, 1); ok {
+		t.Error("the oldest entry is kept past the byte limit")
+	}
+	if v, ok := m.Lookup(s, 5); !ok || v != "five" {
+		t.Errorf("extra 5: %q %v", v, ok)
+	}
+	var none *Keyed[int, string]
+	none.Put(s, 1, "x", 1)
+	if _, ok := none.Lookup(s, 1); ok {
+		t.Error("a nil memo remembers")
 	}
 }
