@@ -198,9 +198,13 @@ func asciiPieceEndsLlama3(s string, p int, ends []int, maxDigits int) int {
 	k := 0
 	for p < len(s) && k < len(ends) {
 		end, letters := -1, -1 // letters: where the letters of a piece of letters begin, or -1
+		c := 0
+		if s[p] == '\'' {
+			c = contraction(s, p, true)
+		}
 		switch k0 := asciiClass[s[p]]; {
-		case s[p] == '\'' && contraction(s, p, true) > 0:
-			end = p + contraction(s, p, true)
+		case c > 0:
+			end = p + c
 		case k0&acLetter != 0:
 			letters = p
 		case p+1 == len(s):
@@ -284,12 +288,19 @@ func (t *BPETokenizer) countASCIIPieces(text string, p int, s *bpeScratch) (n, s
 // asciiPieceEnds is the asciiPieceEnds of the tokenizer's pre-tokenizer.
 func (t *BPETokenizer) asciiPieceEnds(text string, p int, ends []int) (k int, b64 bool) {
 	switch t.pretoken {
+	case preO200K:
+		return asciiPieceEnds(text, p, ends, t.b64Fast)
 	case preCL100K:
 		return asciiPieceEndsLlama3(text, p, ends, 3), false
 	case preQwen2:
 		return asciiPieceEndsLlama3(text, p, ends, 1), false
 	}
-	return asciiPieceEnds(text, p, ends, t.b64Fast)
+	return 0, false // no ASCII path (hasASCIIPath)
+}
+
+// hasASCIIPath says whether a pre-tokenizer has an ASCII fast path (asciiPieceEnds).
+func hasASCIIPath(pretoken string) bool {
+	return pretoken == preO200K || pretoken == preCL100K || pretoken == preQwen2
 }
 
 // wordMasks keeps the low i bytes of a word (all eight for i = 0, the memo key of eight bytes).

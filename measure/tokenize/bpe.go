@@ -58,8 +58,6 @@ type b64ShortCounts struct {
 	// besides the whole piece (rankByConcatenation only).
 	pairRank  [1 << 12]uint32
 	tripleTok [1 << 18 / 64]uint64
-	// pairTok is a bit per two-character piece that is a token (countB64Segments).
-	pairTok [1 << 12 / 64]uint64
 	// tripleIDs are the ids of the three-character tokens in the order of their codes, and
 	// tripleBase[w] how many of them come before word w of tripleTok: the rank of a triple is
 	// read with a count of the bits before it (tripleRank), from 100 KB or so, where a table of
@@ -158,10 +156,8 @@ func (e *bpeEngine) countB64Four(piece string) (int, bool) {
 // tokens, under tiktoken's rule; past the look-up of the whole piece it takes no branch (the
 // pairs' ranks are random), with the comparisons as the sign of a difference.
 func (t *b64ShortCounts) countFour(a, b, c, d uint32) int {
-	if t.tokens.prefix[a<<6|b]>>c&1 != 0 { // a token of four may begin with abc
-		if _, ok := t.tokens.ids.get(b64Key(uint64(a)|uint64(b)<<6|uint64(c)<<12|uint64(d)<<18, 4)); ok {
-			return 1
-		}
+	if _, ok := t.tokens.id(uint64(a)|uint64(b)<<6|uint64(c)<<12|uint64(d)<<18, 4); ok {
+		return 1
 	}
 	ab, bc, cd := uint64(t.pairRank[a<<6|b]), uint64(t.pairRank[b<<6|c]), uint64(t.pairRank[c<<6|d])
 	abc, bcd := t.tripleTok[a<<6|b]>>c&1, t.tripleTok[b<<6|c]>>d&1
@@ -233,9 +229,6 @@ func (e *bpeEngine) fillB64Counts() {
 			id, pairOK := e.index.lookup(string(buf[:2]))
 			if pairOK && e.mode == rankByConcatenation {
 				t.pairRank[i<<6|j] = id
-			}
-			if pairOK {
-				t.pairTok[i] |= 1 << j
 			}
 			switch {
 			case byRule && pairOK:
@@ -444,7 +437,7 @@ func (e *bpeEngine) countPiece(piece string, s *bpeScratch) (int, bool) {
 	return e.countMemoMiss(piece, slot, lo, hi, s)
 }
 
-// countMemoMiss counts a piece of 2 to maxMemoPiece bytes that its memo slot (keyed lo, hi)
+// countMemoMiss counts a piece of 1 to maxMemoPiece bytes that its memo slot (keyed lo, hi)
 // does not hold, and keeps the count there.
 func (e *bpeEngine) countMemoMiss(piece string, slot *memoSlot, lo, hi uint64, s *bpeScratch) (int, bool) {
 	n, ok := e.countB64Four(piece) // a memo miss of four characters: likely base64

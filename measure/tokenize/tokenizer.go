@@ -182,7 +182,7 @@ func newBPETokenizer(sp bpeSpec) (*BPETokenizer, error) {
 	}
 	t.scratch.New = func() any { return new(bpeScratch) }
 	t.b64Fast = t.b64FastPath()
-	t.asciiFast = t.pretoken != preGPT2
+	t.asciiFast = hasASCIIPath(t.pretoken)
 	return t, nil
 }
 
