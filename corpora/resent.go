@@ -356,7 +356,7 @@ func (rd *apiLogReader) readResent(ctx context.Context, line, t []byte, lead, li
 	}
 	rd.next++
 	rd.resentTaken += k
-	rd.setMemo(rs.memo(line))
+	rd.remember(rs.memo(line), line)
 	for _, p := range problems {
 		rd.e.Problem(p)
 	}
@@ -387,13 +387,21 @@ func (rd *apiLogReader) handleBorrowed(ctx context.Context, line, t []byte, lead
 	rd.recording = rs
 	err := rd.handleRecord(ctx, jwNode{raw: own, loc: Location{File: rd.name, Line: lineNo, Offset: int64(lead)}})
 	rd.recording = nil
+	var next *resentMemo // nil when nothing is to be remembered (an envelope, no messages)
 	if rs.emitted {
-		rd.setMemo(rs.memo(line))
-	} else {
-		rd.setMemo(nil)
+		next = rs.memo(line)
+	}
+	rd.remember(next, line)
+	return err
+}
+
+// remember makes m, what was parsed of line (nil: nothing to remember), what the reader
+// remembers of the last line; a line not remembered gives its buffer back to the reader.
+func (rd *apiLogReader) remember(m *resentMemo, line []byte) {
+	rd.setMemo(m)
+	if m == nil {
 		rd.giveBack(line)
 	}
-	return err
 }
 
 // setMemo replaces what the reader remembers of the last line; the line it held becomes the

@@ -496,3 +496,25 @@ func TestLineMoveCopiesEveryField(t *testing.T) {
 	}
 	walk(reflect.ValueOf(msg), reflect.ValueOf(fast[0]), "Message")
 }
+
+// TestResentEnvelopeKeepsLineBuffers: a line whose request is not remembered (an envelope)
+// gives its buffer back to the reader, so the next long line is gathered in it, not in a
+// buffer made anew.
+func TestResentEnvelopeKeepsLineBuffers(t *testing.T) {
+	var in bytes.Buffer
+	for i := range 6 {
+		msg := `{"role":"user","content":"` + strings.Repeat(string(rune('a'+i)), 100<<10) + `"}`
+		in.WriteString(`{"request":{"model":"m","messages":[` + msg + "]}}\n")
+	}
+	var c chatboxDiscard
+	rd := newAPILogReader("envelopes.jsonl", chatAPI(), &c)
+	if err := rd.read(context.Background(), &sizedReader{r: bytes.NewReader(in.Bytes()), left: int64(in.Len())}); err != nil {
+		t.Fatal(err)
+	}
+	if c.convs != 6 {
+		t.Fatalf("%d conversations, want 6", c.convs)
+	}
+	if cap(rd.lineScratch) < 100<<10 && cap(rd.spareLine) < 100<<10 {
+		t.Errorf("the reader has no line buffer left (scratch %d, spare %d bytes): each envelope line took one", cap(rd.lineScratch), cap(rd.spareLine))
+	}
+}
