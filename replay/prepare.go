@@ -491,6 +491,9 @@ func flattenForJPEG(img image.Image) image.Image {
 		return g
 	}
 	b := img.Bounds()
+	if rgba, ok := img.(*image.RGBA); ok && b.Min == (image.Point{}) && rgba.Opaque() {
+		return rgba // what the copy below would make (a truecolour PNG without alpha decodes so)
+	}
 	out := image.NewRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
 	switch src := img.(type) {
 	case *image.NRGBA:
@@ -582,13 +585,14 @@ func downscaleArea(img image.Image, w, h int) image.Image {
 	for y := 0; y < h; y++ {
 		clear(acc)
 		for _, cy := range vy[y] {
-			clear(rowAcc)
 			srow := src[cy.index*stride:]
-			for x := 0; x < w; x++ {
-				for _, cx := range hx[x] {
-					p := srow[cx.index*ch:]
-					for c := 0; c < ch; c++ {
-						rowAcc[x*ch+c] += float32(p[c]) * cx.weight
+			if ch == 4 {
+				sumRowRGB(rowAcc, srow, hx)
+			} else {
+				clear(rowAcc)
+				for x := 0; x < w; x++ {
+					for _, cx := range hx[x] {
+						rowAcc[x] += float32(srow[cx.index]) * cx.weight
 					}
 				}
 			}
@@ -607,6 +611,23 @@ func downscaleArea(img image.Image, w, h int) image.Image {
 		}
 	}
 	return dst
+}
+
+// sumRowRGB sets rowAcc to one source row of RGBA pixels scaled across by hx: the red, green
+// and blue of each destination pixel summed in hx's order (alpha, which the caller makes
+// opaque, is left out).
+func sumRowRGB(rowAcc []float32, srow []uint8, hx [][]areaContrib) {
+	for x, cxs := range hx {
+		var r, g, b float32
+		for _, cx := range cxs {
+			p := srow[cx.index*4 : cx.index*4+3]
+			r += float32(p[0]) * cx.weight
+			g += float32(p[1]) * cx.weight
+			b += float32(p[2]) * cx.weight
+		}
+		acc := rowAcc[x*4 : x*4+4]
+		acc[0], acc[1], acc[2], acc[3] = r, g, b, 0
+	}
 }
 
 type areaContrib struct {

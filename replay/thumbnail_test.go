@@ -3,6 +3,7 @@ package replay
 import (
 	"bytes"
 	"image"
+	"math/rand"
 	"strings"
 	"testing"
 	"time"
@@ -72,5 +73,74 @@ func TestMakeThumbnailHostile(t *testing.T) {
 				t.Errorf("error %v, want one saying %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// TestDownscaleAreaMatchesPerChannelSum: the RGBA path of downscaleArea (sumRowRGB) gives the
+// bytes of the plain per-channel sum, in the same order, on random pictures and sizes; and an
+// opaque RGBA picture is flattened to the same pixels as a copy would give.
+func TestDownscaleAreaMatchesPerChannelSum(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	for range 40 {
+		sw, sh := 1+rng.Intn(300), 1+rng.Intn(200)
+		src := image.NewRGBA(image.Rect(0, 0, sw, sh))
+		rng.Read(src.Pix)
+		for i := 3; i < len(src.Pix); i += 4 {
+			src.Pix[i] = 0xFF
+		}
+		w, h := 1+rng.Intn(sw), 1+rng.Intn(sh)
+		got := downscaleArea(src, w, h).(*image.RGBA)
+		want := downscalePerChannel(src, w, h)
+		if !bytes.Equal(got.Pix, want.Pix) {
+			t.Fatalf("%d×%d → %d×%d: the RGBA path differs from the per-channel sum", sw, sh, w, h)
+		}
+		if flat := flattenForJPEG(src).(*image.RGBA); !bytes.Equal(flat.Pix, src.Pix) {
+			t.Fatalf("%d×%d: an opaque RGBA picture flattens to other pixels", sw, sh)
+		}
+	}
+	translucent := image.NewRGBA(image.Rect(0, 0, 2, 1))
+	copy(translucent.Pix, []uint8{10, 20, 30, 40, 1, 2, 3, 255})
+	if flat := flattenForJPEG(translucent).(*image.RGBA); !bytes.Equal(flat.Pix, []uint8{10, 20, 30, 255, 1, 2, 3, 255}) || flat == translucent {
+		t.Errorf("a translucent RGBA picture flattens to %v", flat.Pix)
+	}
+}
+
+// downscalePerChannel is area averaging written plainly, channel by channel: the oracle of
+// downscaleArea's RGBA path.
+func downscalePerChannel(src *image.RGBA, w, h int) *image.RGBA {
+	hx, vy := areaContribs(src.Bounds().Dx(), w), areaContribs(src.Bounds().Dy(), h)
+	out := image.NewRGBA(image.Rect(0, 0, w, h))
+	for y := range h {
+		for x := range w {
+			for c := range 3 {
+				var acc float32
+				for _, cy := range vy[y] {
+					var row float32
+					for _, cx := range hx[x] {
+						row += float32(src.Pix[cy.index*src.Stride+cx.index*4+c]) * cx.weight
+					}
+					acc += row * cy.weight
+				}
+				out.Pix[y*out.Stride+x*4+c] = uint8(min(max(acc+0.5, 0), 255))
+			}
+			out.Pix[y*out.Stride+x*4+3] = 0xFF
+		}
+	}
+	return out
+}
+
+// BenchmarkMakeThumbnail: the thumbnail of a 1920×1200 PNG screenshot of 1.2 MB, as the report
+// makes one for each distinct picture.
+func BenchmarkMakeThumbnail(b *testing.B) {
+	data, err := testimages.ScreenshotPNG(1920, 1200, 1, 1200<<10)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := MakeThumbnail(data); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
