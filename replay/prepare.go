@@ -568,8 +568,6 @@ func downscaleArea(img image.Image, w, h int) image.Image {
 	default:
 		return downscaleArea(flattenForJPEG(img), w, h)
 	}
-	hx := areaContribs(sw, w)
-	vy := areaContribs(sh, h)
 	var dstPix []uint8
 	var dst image.Image
 	var dstStride int
@@ -580,47 +578,67 @@ func downscaleArea(img image.Image, w, h int) image.Image {
 		r := image.NewRGBA(image.Rect(0, 0, w, h))
 		dst, dstPix, dstStride = r, r.Pix, r.Stride
 	}
-	rowAcc := make([]float32, w*ch)
-	acc := make([]float32, w*ch)
+	a := newAreaScaler(sw, sh, w, h, ch)
+	srcRow := func(i int) []uint8 { return src[i*stride:] }
 	for y := 0; y < h; y++ {
-		clear(acc)
-		for _, cy := range vy[y] {
-			srow := src[cy.index*stride:]
-			if ch == 4 {
-				sumRowRGB(rowAcc, srow, hx)
-			} else {
-				clear(rowAcc)
-				for x := 0; x < w; x++ {
-					for _, cx := range hx[x] {
-						rowAcc[x] += float32(srow[cx.index]) * cx.weight
-					}
-				}
-			}
-			for i, v := range rowAcc {
-				acc[i] += v * cy.weight
-			}
-		}
-		drow := dstPix[y*dstStride:]
-		for i, v := range acc {
-			drow[i] = uint8(min(max(v+0.5, 0), 255))
-		}
-		if ch == 4 {
-			for x := 0; x < w; x++ {
-				drow[x*4+3] = 0xFF
-			}
-		}
+		a.row(dstPix[y*dstStride:], y, srcRow, ch)
 	}
 	return dst
 }
 
-// sumRowRGB sets rowAcc to one source row of RGBA pixels scaled across by hx: the red, green
-// and blue of each destination pixel summed in hx's order (alpha, which the caller makes
-// opaque, is left out).
-func sumRowRGB(rowAcc []float32, srow []uint8, hx [][]areaContrib) {
+// areaScaler scales a picture down by area averaging, one destination row at a time: each
+// destination pixel is the mean of the source area it covers, with fractional edge weights.
+type areaScaler struct {
+	hx, vy [][]areaContrib // the source columns and rows of each destination column and row
+	// ch is the destination's channels: 1 (grey) or 4 (RGBA, made opaque).
+	ch          int
+	rowAcc, acc []float32
+}
+
+func newAreaScaler(sw, sh, w, h, ch int) *areaScaler {
+	return &areaScaler{hx: areaContribs(sw, w), vy: areaContribs(sh, h), ch: ch,
+		rowAcc: make([]float32, w*ch), acc: make([]float32, w*ch)}
+}
+
+// row writes destination row y into drow from the source rows src returns by index: grey
+// bytes, or pixels of bpp bytes that begin with red, green and blue.
+func (a *areaScaler) row(drow []uint8, y int, src func(int) []uint8, bpp int) {
+	rowAcc, acc := a.rowAcc, a.acc
+	clear(acc)
+	for _, cy := range a.vy[y] {
+		srow := src(cy.index)
+		if a.ch == 4 {
+			sumRowRGB(rowAcc, srow, a.hx, bpp)
+		} else {
+			clear(rowAcc)
+			for x, cxs := range a.hx {
+				for _, cx := range cxs {
+					rowAcc[x] += float32(srow[cx.index]) * cx.weight
+				}
+			}
+		}
+		for i, v := range rowAcc {
+			acc[i] += v * cy.weight
+		}
+	}
+	for i, v := range acc {
+		drow[i] = uint8(min(max(v+0.5, 0), 255))
+	}
+	if a.ch == 4 {
+		for x := range len(acc) / 4 {
+			drow[x*4+3] = 0xFF
+		}
+	}
+}
+
+// sumRowRGB sets rowAcc to one source row of pixels of bpp bytes scaled across by hx: the red,
+// green and blue of each destination pixel summed in hx's order (alpha, which the caller
+// makes opaque, is left out).
+func sumRowRGB(rowAcc []float32, srow []uint8, hx [][]areaContrib, bpp int) {
 	for x, cxs := range hx {
 		var r, g, b float32
 		for _, cx := range cxs {
-			p := srow[cx.index*4 : cx.index*4+3]
+			p := srow[cx.index*bpp : cx.index*bpp+3]
 			r += float32(p[0]) * cx.weight
 			g += float32(p[1]) * cx.weight
 			b += float32(p[2]) * cx.weight

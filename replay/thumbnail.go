@@ -34,6 +34,11 @@ func MakeThumbnail(data []byte) (records.Thumbnail, error) {
 		return records.Thumbnail{}, fmt.Errorf("%s×%s is too large to decode for a thumbnail",
 			FormatCount(int64(hdr.width)), FormatCount(int64(hdr.height)))
 	}
+	if w, h := thumbnailSize(hdr.width, hdr.height); info.Type == MIMEPNG && (w != hdr.width || h != hdr.height) {
+		if small, ok := pngThumbnail(data, w, h); ok {
+			return encodeThumbnail(small)
+		}
+	}
 	img, err := decodeThumbnailFrame(data, info.Type)
 	if err != nil {
 		return records.Thumbnail{}, fmt.Errorf("%w: %s: %v", ErrUndecodable, pictureTypeName(info.Type), err)
@@ -47,6 +52,13 @@ func MakeThumbnail(data []byte) (records.Thumbnail, error) {
 	if w != b.Dx() || h != b.Dy() {
 		small = downscaleArea(small, w, h)
 	}
+	return encodeThumbnail(small)
+}
+
+// encodeThumbnail encodes a thumbnail's pixels as JPEG or PNG, whichever is smaller.
+func encodeThumbnail(small image.Image) (records.Thumbnail, error) {
+	b := small.Bounds()
+	w, h := b.Dx(), b.Dy()
 	var jpg, pngBuf bytes.Buffer
 	if err := jpeg.Encode(&jpg, small, &jpeg.Options{Quality: thumbnailQuality}); err != nil {
 		return records.Thumbnail{}, fmt.Errorf("thumbnail: JPEG encode: %w", err)

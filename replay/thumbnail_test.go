@@ -2,8 +2,15 @@ package replay
 
 import (
 	"bytes"
+	"compress/zlib"
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
 	"image"
+	"image/color"
+	"image/png"
 	"math/rand"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -143,4 +150,170 @@ func BenchmarkMakeThumbnail(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// TestPNGThumbnailMatchesDecode: a PNG's thumbnail made as it is inflated has the pixels of the
+// full decode, flattened and scaled down, for RGB and RGBA rows under every filter, in one IDAT
+// chunk or many, beside ancillary chunks; and every PNG it may not be sure of is left to the
+// full decode, which judges it as before.
+func TestPNGThumbnailMatchesDecode(t *testing.T) {
+	rng := rand.New(rand.NewSource(2))
+	check := func(name string, data []byte, wantOK bool) {
+		t.Helper()
+		img, err := png.Decode(bytes.NewReader(data))
+		b := image.Rectangle{}
+		if err == nil {
+			b = img.Bounds()
+		}
+		w, h := thumbnailSize(max(b.Dx(), 1), max(b.Dy(), 1))
+		if err != nil {
+			w, h = 7, 5
+		}
+		got, ok := pngThumbnail(data, w, h)
+		if ok != wantOK {
+			t.Fatalf("%s: taken %v, want %v (decode error: %v)", name, ok, wantOK, err)
+		}
+		if !ok {
+			return
+		}
+		if err != nil {
+			t.Fatalf("%s: taken, but the decoder refuses it: %v", name, err)
+		}
+		want := downscaleArea(flattenForJPEG(img), w, h).(*image.RGBA)
+		if !bytes.Equal(got.Pix, want.Pix) {
+			t.Fatalf("%s: the pixels differ from the full decode's", name)
+		}
+	}
+	for i := range 60 {
+		sw, sh := 161+rng.Intn(400), 1+rng.Intn(300)
+		bpp := 3 + rng.Intn(2)
+		rows := make([][]byte, sh)
+		filters := make([]byte, sh)
+		for y := range rows {
+			rows[y] = make([]byte, sw*bpp)
+			if y > 0 && rng.Intn(3) == 0 {
+				copy(rows[y], rows[y-1]) // runs that the filters and inflate see repeated
+			}
+			for j := range rows[y] {
+				if rng.Intn(4) == 0 {
+					rows[y][j] = byte(rng.Intn(256))
+				}
+			}
+			filters[y] = byte(rng.Intn(5))
+		}
+		data := craftPNG(sw, sh, bpp, rows, filters, 1+rng.Intn(4), i%3 == 0)
+		check(fmt.Sprintf("%d×%d×%d", sw, sh, bpp), data, true)
+	}
+	shot, err := testimages.ScreenshotPNG(1920, 1200, 3, 900<<10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("screenshot", shot, true)
+	translucent := image.NewNRGBA(image.Rect(0, 0, 400, 300))
+	rng.Read(translucent.Pix)
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, translucent); err != nil {
+		t.Fatal(err)
+	}
+	check("translucent", buf.Bytes(), true)
+
+	rows := [][]byte{bytes.Repeat([]byte{1, 2, 3}, 400), bytes.Repeat([]byte{4, 5, 6}, 400)}
+	good := craftPNG(400, 2, 3, rows, []byte{0, 2}, 1, false)
+	withChunk := func(kind string, payload []byte) []byte {
+		at := bytes.Index(good, []byte("IDAT")) - 4
+		return slices.Concat(good[:at], pngChunk(kind, payload), good[at:])
+	}
+	tooLittle := slices.Clone(good) // IHDR says three rows
+	binary.BigEndian.PutUint32(tooLittle[20:], 3)
+	binary.BigEndian.PutUint32(tooLittle[29:], crc32.ChecksumIEEE(tooLittle[12:29]))
+	tooMuch := slices.Clone(good) // IHDR says one row
+	binary.BigEndian.PutUint32(tooMuch[20:], 1)
+	binary.BigEndian.PutUint32(tooMuch[29:], crc32.ChecksumIEEE(tooMuch[12:29]))
+	badCRC := slices.Clone(good)
+	badCRC[len(badCRC)-20] ^= 1 // inside the IDAT chunk
+	// Left to the full decode: PNGs it takes with other pixels or other chunks, and PNGs it
+	// refuses (no thumbnail at all).
+	for name, tt := range map[string]struct {
+		data    []byte
+		refused bool
+	}{
+		"transparent colour": {withChunk("tRNS", []byte{0, 1, 0, 2, 0, 3}), false},
+		"unknown critical":   {withChunk("ABCD", nil), false},
+		"grey":               {testimages.PNGBomb(400, 300), false},
+		"paletted":           {pngOf(t, image.NewPaletted(image.Rect(0, 0, 400, 300), color.Palette{color.Black, color.White})), false},
+		"16-bit":             {pngOf(t, image.NewRGBA64(image.Rect(0, 0, 400, 300))), false},
+		"bad CRC":            {badCRC, true},
+		"bad filter":         {craftPNG(400, 2, 3, rows, []byte{0, 5}, 1, false), true},
+		"too little data":    {tooLittle, true},
+		"no IEND":            {good[:len(good)-12], true},
+		"too much data":      {tooMuch, true},
+	} {
+		check(name, tt.data, false)
+		if _, err := MakeThumbnail(tt.data); (err != nil) != tt.refused {
+			t.Errorf("%s: MakeThumbnail's error %v, want one: %v", name, err, tt.refused)
+		}
+	}
+	check("with text", withChunk("tEXt", []byte("Comment\x00made by a test")), true)
+}
+
+// craftPNG writes a PNG of 8-bit RGB (bpp 3) or RGBA (bpp 4) rows, each filtered with its
+// filter (out of range: written as is), the zlib stream cut into idats IDAT chunks.
+func craftPNG(w, h, bpp int, rows [][]byte, filters []byte, idats int, text bool) []byte {
+	var raw bytes.Buffer
+	prev := make([]byte, w*bpp)
+	for y := range h {
+		row := rows[y%len(rows)]
+		raw.WriteByte(filters[y])
+		for i := range row {
+			var left, upLeft byte
+			if i >= bpp {
+				left, upLeft = row[i-bpp], prev[i-bpp]
+			}
+			var pred byte
+			switch filters[y] {
+			case 1:
+				pred = left
+			case 2:
+				pred = prev[i]
+			case 3:
+				pred = byte((int(left) + int(prev[i])) / 2)
+			case 4:
+				pred = paethPredictor(left, prev[i], upLeft)
+			}
+			raw.WriteByte(row[i] - pred)
+		}
+		prev = row
+	}
+	var z bytes.Buffer
+	zw := zlib.NewWriter(&z)
+	zw.Write(raw.Bytes())
+	zw.Close()
+	ihdr := binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint32(nil, uint32(w)), uint32(h))
+	ihdr = append(ihdr, 8, map[int]byte{3: 2, 4: 6}[bpp], 0, 0, 0)
+	out := slices.Concat([]byte("\x89PNG\r\n\x1a\n"), pngChunk("IHDR", ihdr))
+	if text {
+		out = append(out, pngChunk("tEXt", []byte("Software\x00test"))...)
+	}
+	stream := z.Bytes()
+	for i := range idats {
+		out = append(out, pngChunk("IDAT", stream[len(stream)*i/idats:len(stream)*(i+1)/idats])...)
+	}
+	return append(out, pngChunk("IEND", nil)...)
+}
+
+// pngChunk is one PNG chunk with its length and CRC.
+func pngChunk(kind string, payload []byte) []byte {
+	c := binary.BigEndian.AppendUint32(nil, uint32(len(payload)))
+	c = append(append(c, kind...), payload...)
+	return binary.BigEndian.AppendUint32(c, crc32.ChecksumIEEE(c[4:]))
+}
+
+// pngOf encodes img as PNG with the standard encoder.
+func pngOf(t *testing.T, img image.Image) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
 }
