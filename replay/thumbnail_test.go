@@ -317,3 +317,47 @@ func pngOf(t *testing.T, img image.Image) []byte {
 	}
 	return buf.Bytes()
 }
+
+// FuzzPNGThumbnail: whatever the bytes, the PNG thumbnail made as the picture is inflated
+// never panics, and when it is taken the full decode agrees with it pixel for pixel.
+func FuzzPNGThumbnail(f *testing.F) {
+	for i, filters := range [][]byte{{0, 1}, {2, 3}, {4, 4}} {
+		bpp := 3 + i%2
+		rows := [][]byte{bytes.Repeat([]byte{9, 200, 31, 4}[:bpp], 170), bytes.Repeat([]byte{1, 2, 3, 250}[:bpp], 170)}
+		f.Add(craftPNG(170, 2, bpp, rows, filters, 1+i, i == 1), 100, 1)
+	}
+	f.Fuzz(func(t *testing.T, data []byte, w, h int) {
+		if w <= 0 || h <= 0 || w > 400 || h > 400 {
+			return
+		}
+		data = withRightCRCs(data) // so that the mutations reach the pixels
+		if sw, sh, _, _, ok := pngPlainRGB(data); !ok || sw*sh > 1<<22 {
+			return
+		}
+		got, ok := pngThumbnail(data, w, h)
+		if !ok {
+			return
+		}
+		img, err := png.Decode(bytes.NewReader(data))
+		if err != nil {
+			t.Fatalf("taken, but the decoder refuses it: %v", err)
+		}
+		if want := downscaleArea(flattenForJPEG(img), w, h).(*image.RGBA); !bytes.Equal(got.Pix, want.Pix) {
+			t.Fatal("the pixels differ from the full decode's")
+		}
+	})
+}
+
+// withRightCRCs returns a copy of a PNG with the CRC of every whole chunk made right.
+func withRightCRCs(data []byte) []byte {
+	data = slices.Clone(data)
+	for off := 8; off+12 <= len(data); {
+		n := int(binary.BigEndian.Uint32(data[off:]))
+		if n > len(data)-off-12 {
+			break
+		}
+		binary.BigEndian.PutUint32(data[off+8+n:], crc32.ChecksumIEEE(data[off+4:off+8+n]))
+		off += 12 + n
+	}
+	return data
+}
