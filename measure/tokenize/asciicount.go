@@ -68,6 +68,18 @@ var asciiClass = func() (t [256]uint8) {
 // saves.
 func asciiPieceEnds(s string, p int, ends []int, b64Fast bool) (k int, b64 bool) {
 	for p < len(s) && k < len(ends) {
+		// The usual piece of prose first: a space and one to seven lower-case letters, then a
+		// byte that ends them outright (not an apostrophe, not past ASCII) and where the base64
+		// path would not begin. The rules below give it the same end.
+		if s[p] == ' ' && p+9 <= len(s) {
+			if notLower := ^asciiBytesIn(le64(s, p+1), 'a', 'z') & swarHigh; notLower&0x80 == 0 && notLower != 0 {
+				end := p + 1 + bits.TrailingZeros64(notLower)>>3
+				if c := s[end]; c != '\'' && c < utf8.RuneSelf && (!b64Fast || b64Class[c] == b64Other) {
+					ends[k], k, p = end, k+1, end
+					continue
+				}
+			}
+		}
 		end, letters := -1, p // letters: where the letters of a piece of letters begin, or -1
 		switch k0 := asciiClass[s[p]]; {
 		case k0&acLetter != 0:
