@@ -203,8 +203,9 @@ func emitGs(w writer, quads [4][4]int, msgs []int) {
 		}
 	}
 	half := func(msgOffset, rotD, rotB int) {
-		step(func(a, b, _, _ string, _ int) { w.op("VPADDD %s, %s, %s", b, a, a) })
+		// The message word first: it does not wait for b, the last result of the step before.
 		step(func(a, _, _, _ string, i int) { w.op("VPADDD %s, %s, %s", msgReg(msgs[2*i+msgOffset]), a, a) })
+		step(func(a, b, _, _ string, _ int) { w.op("VPADDD %s, %s, %s", b, a, a) })
 		step(func(a, _, _, d string, _ int) { w.op("VPXORD %s, %s, %s", a, d, d) })
 		step(func(_, _, _, d string, _ int) { w.op("VPRORD $%d, %s, %s", rotD, d, d) })
 		step(func(_, _, c, d string, _ int) { w.op("VPADDD %s, %s, %s", d, c, c) })
