@@ -8,7 +8,9 @@ import (
 	"hash"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/zeebo/blake3"
@@ -255,4 +257,32 @@ func BenchmarkBLAKE3x(b *testing.B) {
 	}
 	b.Run("blake3x", func(b *testing.B) { run(b, New) })
 	b.Run("zeebo", func(b *testing.B) { run(b, func() hash.Hash { return blake3.New() }) })
+}
+
+// TestKernelIsGenerated: kernel_amd64.s is what gen_kernel.go writes today.
+func TestKernelIsGenerated(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the generator")
+	}
+	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+	if _, err := os.Stat(goTool); err != nil {
+		if goTool, err = exec.LookPath("go"); err != nil {
+			t.Skip("no go tool to run gen_kernel.go")
+		}
+	}
+	out := filepath.Join(t.TempDir(), "kernel_amd64.s")
+	if msg, err := exec.Command(goTool, "run", "gen_kernel.go", "-out", out).CombinedOutput(); err != nil {
+		t.Fatalf("go run gen_kernel.go: %v\n%s", err, msg)
+	}
+	want, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile("kernel_amd64.s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("kernel_amd64.s differs from what gen_kernel.go writes: run go generate ./internal/blake3x")
+	}
 }
