@@ -28,8 +28,9 @@ const (
 	// vectorLevels is how many levels of the tree join their CVs with the kernel: a CV of the
 	// level above stands for 2^vectorLevels chunks (16 MiB) and goes to the stack.
 	vectorLevels = 14
-	// maxDepth bounds the stack: 2^64 bytes is 2^54 chunks.
-	maxDepth = 54
+	// maxDepth bounds the stack: one CV per bit of a count of chunks (2^64 bytes is 2^54
+	// chunks) and the one pushed on them.
+	maxDepth = 55
 )
 
 // The domain flags of BLAKE3's compression function.
