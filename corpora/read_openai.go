@@ -162,12 +162,15 @@ func (in *apiLineInput) readSlice() ([]byte, error) {
 // readInto reads the next bytes of a line longer than the input's buffer into p (at most
 // readSize bytes, when nothing is pending) and returns those of the line, as readSlice does:
 // up to the '\n' (what follows it is pending), or with errLineFull when the line goes on.
-func (in *apiLineInput) readInto(p []byte) ([]byte, error) {
+// known(got) says how many first bytes of what was read are known to hold no '\n'.
+func (in *apiLineInput) readInto(p []byte, known func(got []byte) int) ([]byte, error) {
 	if in.err != nil {
 		return nil, in.err
 	}
 	got := p[:in.read(p)]
-	if i := bytes.IndexByte(got, '\n'); i >= 0 {
+	from := min(max(known(got), 0), len(got))
+	if i := bytes.IndexByte(got[from:], '\n'); i >= 0 {
+		i += from
 		in.buf, in.off = append(in.buf[:0], got[i+1:]...), 0
 		return got[:i+1], nil
 	}
@@ -288,12 +291,10 @@ func (rd *apiLogReader) readLine(in *apiLineInput) ([]byte, error) {
 			} else {
 				buf = spiller.feed(spiller.feed(out, buf), chunk)
 			}
+		case direct: // compared with the last line as it was read
+			buf = buf[:len(buf)+len(chunk)]
 		default:
-			if direct {
-				buf = buf[:len(buf)+len(chunk)]
-			} else {
-				buf = append(buf, chunk...)
-			}
+			buf = append(buf, chunk...)
 			rd.compareWithLast(len(buf)-len(chunk), chunk) // while the chunk is in the cache
 		}
 		if err == errLineFull {
@@ -303,7 +304,13 @@ func (rd *apiLogReader) readLine(in *apiLineInput) ([]byte, error) {
 				if len(buf) == cap(buf) {
 					buf = rd.room(buf, len(buf), len(buf)+in.readSize(), in)
 				}
-				chunk, err = in.readInto(buf[len(buf):min(cap(buf), len(buf)+in.readSize())])
+				at := len(buf)
+				chunk, err = in.readInto(buf[at:min(cap(buf), at+in.readSize())], func(got []byte) int {
+					// what the line shares with the last one holds no '\n': the newline is
+					// looked for only after it
+					rd.compareWithLast(at, got)
+					return rd.same - at
+				})
 			} else {
 				chunk, err = in.readSlice()
 			}
