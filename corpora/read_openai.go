@@ -1,7 +1,6 @@
 package corpora
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -64,6 +63,7 @@ type apiLogReader struct {
 	format    apiFormat
 	e         Emitter
 	maxRecord int
+	readSize  int // the size of a read (apiLineInput)
 	next      int // index of the next request in the file
 	// lineScratch gathers a line longer than the bufio buffer (see readLine); spareLine is the
 	// next one while a line read into it is kept (see borrowed).
@@ -93,11 +93,123 @@ type apiLogReader struct {
 
 func newAPILogReader(name string, format apiFormat, e Emitter) *apiLogReader {
 	return &apiLogReader{name: name, base: name, format: format, e: e, maxRecord: apiMaxRecordBytes, runs: largeRunOptions(e),
-		resentFrom: resentDefaultFrom}
+		resentFrom: resentDefaultFrom, readSize: apiReadSize}
 }
 
 // borrows says whether a line of n bytes is read into the reader's own buffer (see borrowed).
 func (rd *apiLogReader) borrows(n int) bool { return !rd.resentOff && n >= rd.resentFrom }
+
+// apiReadSize is the size of the reads of a request log: a long line is read straight into its
+// buffer up to this much at a time, and no more than this is ever read past a line's end (and
+// copied over to the next).
+const apiReadSize = 64 << 10
+
+// apiLineInput is what a request-log reader reads its lines from: the bytes read past the last
+// line (pending), then the rest of r. Its buffer (of one read) serves the lines that fit in it,
+// as a bufio.Reader would; a longer line is read straight into the line's buffer (readInto).
+type apiLineInput struct {
+	r   io.Reader
+	buf []byte // buf[off:] is pending
+	off int
+	err error // what ended r (io.EOF at its end), once met
+}
+
+// errLineFull says that the line goes on past the bytes readSlice returned.
+var errLineFull = errors.New("line longer than the read buffer")
+
+// newAPILineInput reads r in reads of up to size bytes (fewer when r says it holds less).
+func newAPILineInput(r io.Reader, size int) *apiLineInput {
+	if s, ok := r.(*sizedReader); ok {
+		size = int(min(int64(size), max(s.left+1, 4<<10)))
+	}
+	return &apiLineInput{r: r, buf: make([]byte, 0, size)}
+}
+
+// readSize is the most a read brings.
+func (in *apiLineInput) readSize() int { return cap(in.buf) }
+
+// pending returns the bytes read and not yet returned.
+func (in *apiLineInput) pending() []byte { return in.buf[in.off:] }
+
+// readSlice returns the next line with its '\n' as it lies in the input's buffer (valid until
+// the next read), as bufio.Reader.ReadSlice does: with the error that ended the input when the
+// input ends first (io.EOF: the last line, maybe empty), or with errLineFull and the whole
+// buffer when the line is longer than the buffer.
+func (in *apiLineInput) readSlice() ([]byte, error) {
+	searched := 0
+	for {
+		p := in.buf[in.off:]
+		if i := bytes.IndexByte(p[searched:], '\n'); i >= 0 {
+			in.off += searched + i + 1
+			return p[:searched+i+1], nil
+		}
+		searched = len(p)
+		switch {
+		case in.err != nil:
+			in.off = len(in.buf)
+			return p, in.err
+		case len(p) == cap(in.buf):
+			in.off = len(in.buf)
+			return p, errLineFull
+		}
+		n := copy(in.buf[:cap(in.buf)], p)
+		in.buf, in.off = in.buf[:n], 0
+		n = in.read(in.buf[n:cap(in.buf)])
+		in.buf = in.buf[:len(in.buf)+n]
+	}
+}
+
+// readInto reads the next bytes of a line longer than the input's buffer into p (at most
+// readSize bytes, when nothing is pending) and returns those of the line, as readSlice does:
+// up to the '\n' (what follows it is pending), or with errLineFull when the line goes on.
+// known(got) says how many first bytes of what was read are known to hold no '\n'.
+func (in *apiLineInput) readInto(p []byte, known func(got []byte) int) ([]byte, error) {
+	if in.err != nil {
+		return nil, in.err
+	}
+	got := p[:in.read(p)]
+	from := min(max(known(got), 0), len(got))
+	if i := bytes.IndexByte(got[from:], '\n'); i >= 0 {
+		i += from
+		in.buf, in.off = append(in.buf[:0], got[i+1:]...), 0
+		return got[:i+1], nil
+	}
+	if in.err != nil {
+		return got, in.err
+	}
+	return got, errLineFull
+}
+
+// read reads into p from r, keeping r's error; it returns a count above 0 or sets the error.
+func (in *apiLineInput) read(p []byte) int {
+	for range 100 {
+		n, err := in.r.Read(p)
+		if err != nil {
+			in.err = err
+		}
+		if n > 0 || err != nil {
+			return n
+		}
+	}
+	in.err = io.ErrNoProgress
+	return 0
+}
+
+// Read reads what is pending, then r (a document is read whole through it).
+func (in *apiLineInput) Read(p []byte) (int, error) {
+	if pending := in.pending(); len(pending) > 0 {
+		n := copy(p, pending)
+		in.off += n
+		return n, nil
+	}
+	if in.err != nil {
+		return 0, in.err
+	}
+	if n := in.read(p); n > 0 {
+		return n, nil
+	}
+	return 0, in.err
+}
 
 // apiLineTooLongError reports a line past the record cap.
 type apiLineTooLongError struct{ size int }
@@ -110,20 +222,24 @@ func (e *apiLineTooLongError) Error() string {
 // consumed and reported as *apiLineTooLongError. io.EOF comes with the last (partial) line.
 //
 // The records' bytes are referenced by the conversations (Message.Raw, payloads, long texts:
-// jwNode.text), so each line needs a buffer of its own. A long line is gathered in a buffer
-// that doubles; one of up to apiOwnLine bytes is the reader's scratch (kept from line to line)
-// and is copied once into a slice of its exact size, a longer one is returned as is (its
-// unused capacity is never written, so never resident). When the input says how many bytes
-// are left (a regular file: sizedReader) and the line is past apiMaxScratch, or the rest is
-// at most 8 times what is read, the buffer is made once of that size (capped at the record
-// cap), so a huge line is copied once and held once. A line past spillActivate is followed as
-// JSON (lineSpiller, in place): an image payload over LargeBase64Bytes, or a base64 run of
-// that length in any string (a picture in a tool's text, counted as it streams: newSpiller), is
-// streamed past and a stand-in kept, and a buffer left mostly empty by that is not kept.
-func (rd *apiLogReader) readLine(br *bufio.Reader) ([]byte, error) {
+// jwNode.text), so each line needs a buffer of its own. A line that lies whole in the input's
+// pending bytes (apiLineInput) is copied out of them once. A longer one is read straight into
+// its buffer: what was pending, then reads of up to apiReadSize into the buffer's free tail,
+// each searched for the '\n' (what a read brought past it is carried over to the next line).
+// That buffer grows by doubling; one of up to apiOwnLine bytes is the reader's scratch (kept
+// from line to line) and is copied once into a slice of its exact size, a longer one is
+// returned as is (its unused capacity is never written, so never resident). When the input
+// says how many bytes are left (a regular file: sizedReader) and the line is past
+// apiMaxScratch, or the rest is at most 8 times what is read, the buffer is made once of that
+// size (capped at the record cap), so a huge line is read once and held once. A line past
+// spillActivate is followed as JSON (lineSpiller, in place, fed from the input's own buffer
+// from there on): an image payload over LargeBase64Bytes, or a base64 run of that length in
+// any string (a picture in a tool's text, counted as it streams: newSpiller), is streamed past
+// and a stand-in kept, and a buffer left mostly empty by that is not kept.
+func (rd *apiLogReader) readLine(in *apiLineInput) ([]byte, error) {
 	rd.line, rd.spilled, rd.borrowed, rd.same = nil, nil, false, 0
-	chunk, err := br.ReadSlice('\n')
-	if !errors.Is(err, bufio.ErrBufferFull) {
+	chunk, err := in.readSlice()
+	if err != errLineFull {
 		if len(chunk) > rd.maxRecord {
 			return nil, &apiLineTooLongError{size: rd.maxRecord}
 		}
@@ -142,29 +258,19 @@ func (rd *apiLogReader) readLine(br *bufio.Reader) ([]byte, error) {
 	buf := rd.lineScratch[:0]
 	rd.lineScratch = nil // given back below when it stays the scratch
 	total := 0           // bytes of the line read
+	direct := false      // chunk was read straight into buf's free tail, right after its bytes
 	for {
 		if total += len(chunk); total > rd.maxRecord {
-			for errors.Is(err, bufio.ErrBufferFull) {
-				_, err = br.ReadSlice('\n')
+			for err == errLineFull {
+				_, err = in.readSlice()
 			}
 			if err != nil && err != io.EOF {
 				return nil, err
 			}
 			return nil, &apiLineTooLongError{size: rd.maxRecord}
 		}
-		if need := len(buf) + len(chunk); need > cap(buf) {
-			size := max(need, 2*cap(buf))
-			if cap(buf) <= apiMaxScratch && rd.left != nil && rd.left.left > 0 {
-				// the rest of the input bounds the line: one buffer, filled once, when the line
-				// is huge or the rest is at most 8 times what is read (a file that grew since it
-				// was opened goes on doubling)
-				if sized := need + br.Buffered() + int(min(rd.left.left, int64(rd.maxRecord))); need > apiMaxScratch || sized <= 8*need {
-					size = sized
-				}
-			}
-			grown := make([]byte, len(buf), min(size, rd.maxRecord+1))
-			copy(grown, buf)
-			buf = grown
+		if !direct {
+			buf = rd.room(buf, len(buf)+len(chunk), len(buf)+len(chunk), in)
 		}
 		switch {
 		case spiller != nil:
@@ -180,13 +286,34 @@ func (rd *apiLogReader) readLine(br *bufio.Reader) ([]byte, error) {
 			if spiller.limit > 0 {
 				out = make([]byte, 0, cap(buf))
 			}
-			buf = spiller.feed(spiller.feed(out, buf), chunk)
+			if direct { // one input, as it lies in buf
+				buf = spiller.feed(out, buf[:len(buf)+len(chunk)])
+			} else {
+				buf = spiller.feed(spiller.feed(out, buf), chunk)
+			}
+		case direct: // compared with the last line as it was read
+			buf = buf[:len(buf)+len(chunk)]
 		default:
 			buf = append(buf, chunk...)
 			rd.compareWithLast(len(buf)-len(chunk), chunk) // while the chunk is in the cache
 		}
-		if errors.Is(err, bufio.ErrBufferFull) {
-			chunk, err = br.ReadSlice('\n')
+		if err == errLineFull {
+			// A line followed as JSON is fed from the input's buffer: a marker written in
+			// place may be longer than what the spiller read of the chunk that ends its run.
+			if direct = spiller == nil; direct {
+				if len(buf) == cap(buf) {
+					buf = rd.room(buf, len(buf), len(buf)+in.readSize(), in)
+				}
+				at := len(buf)
+				chunk, err = in.readInto(buf[at:min(cap(buf), at+in.readSize())], func(got []byte) int {
+					// what the line shares with the last one holds no '\n': the newline is
+					// looked for only after it
+					rd.compareWithLast(at, got)
+					return rd.same - at
+				})
+			} else {
+				chunk, err = in.readSlice()
+			}
 			continue
 		}
 		if spiller != nil && len(spiller.shifts) > 0 {
@@ -207,6 +334,25 @@ func (rd *apiLogReader) readLine(br *bufio.Reader) ([]byte, error) {
 		rd.lineScratch = buf[:0]
 		return bytes.Clone(buf), err // not make+copy: append's fresh slice is not zeroed first
 	}
+}
+
+// room returns buf (the line's first bytes) grown to hold at least need bytes, when it holds
+// fewer; have is how many bytes of the line were read. When the input says how many bytes are
+// left, the rest bounds the line: one buffer, filled once, when the line is huge or the rest
+// is at most 8 times what is read (a file that grew since it was opened goes on doubling).
+func (rd *apiLogReader) room(buf []byte, have, need int, in *apiLineInput) []byte {
+	if need <= cap(buf) {
+		return buf
+	}
+	size := max(need, 2*cap(buf))
+	if cap(buf) <= apiMaxScratch && rd.left != nil && rd.left.left > 0 {
+		if sized := have + len(in.pending()) + int(min(rd.left.left, int64(rd.maxRecord))); have > apiMaxScratch || sized <= 8*have {
+			size = sized
+		}
+	}
+	grown := make([]byte, len(buf), min(size, rd.maxRecord+1))
+	copy(grown, buf)
+	return grown
 }
 
 // apiOwnLine is the largest line buffer a reader keeps for the next line; a line needing more
@@ -247,7 +393,7 @@ func apiTrim(b []byte) []byte {
 // as one (multi-line) document, a stream of JSON values.
 func (rd *apiLogReader) read(ctx context.Context, r io.Reader) error {
 	rd.left, _ = r.(*sizedReader)
-	br := bufio.NewReaderSize(r, 64<<10)
+	br := newAPILineInput(r, rd.readSize)
 	var prefix []byte
 	lineNo := 0
 	for {
@@ -286,7 +432,7 @@ func (rd *apiLogReader) read(ctx context.Context, r io.Reader) error {
 		limit := int64(rd.maxRecord-len(prefix)-len(line)) + 1
 		size := int64(len(prefix) + len(line) + 512)
 		if rd.left != nil { // the document is the rest of the file: read into one buffer of its size
-			size = int64(len(prefix)+len(line)+br.Buffered()) + min(rd.left.left, limit) + 1
+			size = int64(len(prefix)+len(line)+len(br.pending())) + min(rd.left.left, limit) + 1
 		}
 		data := append(append(make([]byte, 0, size), prefix...), line...)
 		data, rerr := readAllInto(data, io.LimitReader(br, limit))
@@ -301,7 +447,7 @@ func (rd *apiLogReader) read(ctx context.Context, r io.Reader) error {
 }
 
 // lineMode reads the remaining lines of a JSON Lines file; lineNo is the number of the last line read.
-func (rd *apiLogReader) lineMode(ctx context.Context, br *bufio.Reader, lineNo int) error {
+func (rd *apiLogReader) lineMode(ctx context.Context, br *apiLineInput, lineNo int) error {
 	for {
 		line, err := rd.readLine(br)
 		var tooLong *apiLineTooLongError

@@ -34,6 +34,10 @@ type formatSpec struct {
 	// sized: the reader is given a sizedReader when the input knows its size (a huge record
 	// is read into one buffer of the size left, or a payload is looked for only where one fits).
 	sized bool
+	// buffers: the reader reads its input in large reads into buffers of its own, so it is
+	// given the bytes detection buffered followed by the file itself, not a bufio.Reader that
+	// would copy what it reads once more.
+	buffers bool
 	// stringifiesMCP: the client that records this format ran MCP itself and sent each MCP
 	// result to the model as the string it made of it (ToolResult.Text), as a Vercel-AI-SDK
 	// client does; the replay's "auto" MCP delivery follows it.
@@ -50,9 +54,9 @@ func formatTable() []formatSpec {
 		{format: FormatClaudeDesktopLog, sniff: sniffClaudeDesktopLog, read: readClaudeDesktopLog},
 		{format: FormatMCPInspector, sniff: sniffMCPInspector, read: readMCPInspector},
 		{format: FormatMCPJSONL, sniff: sniffMCPJSONL, read: readMCPJSONL},
-		{format: FormatOpenAIResponses, sniff: sniffOpenAIResponses, read: readOpenAIResponses, sized: true},
-		{format: FormatAnthropic, sniff: sniffAnthropic, read: readAnthropic, sized: true},
-		{format: FormatOpenAIChat, sniff: sniffOpenAIChat, read: readOpenAIChat, sized: true},
+		{format: FormatOpenAIResponses, sniff: sniffOpenAIResponses, read: readOpenAIResponses, sized: true, buffers: true},
+		{format: FormatAnthropic, sniff: sniffAnthropic, read: readAnthropic, sized: true, buffers: true},
+		{format: FormatOpenAIChat, sniff: sniffOpenAIChat, read: readOpenAIChat, sized: true, buffers: true},
 	}
 }
 
@@ -250,9 +254,13 @@ func Read(ctx context.Context, name string, r io.Reader, format Format, e Emitte
 		return &ReadError{Loc: Location{File: name}, Err: err}
 	}
 	var src io.Reader = br
+	if spec.buffers {
+		buffered, _ := br.Peek(br.Buffered())
+		src = io.MultiReader(bytes.NewReader(buffered), r)
+	}
 	if spec.sized {
 		if left := bytesLeft(r); left >= 0 {
-			src = &sizedReader{r: br, left: left + int64(br.Buffered())} // the peeked bytes are left too
+			src = &sizedReader{r: src, left: left + int64(br.Buffered())} // the peeked bytes are left too
 		}
 	}
 	return spec.read(ctx, name, src, redactingEmitter{e})

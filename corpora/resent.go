@@ -339,9 +339,7 @@ func (rd *apiLogReader) readResent(ctx context.Context, line, t []byte, lead, li
 	}
 	// the bytes before the array's elements, then the rest of the line
 	h := m.arrStart - lead + 1
-	buf := make([]byte, h+end-i)
-	copy(buf, t[:h])
-	copy(buf[h:], line[i:end])
+	buf := append(t[:h:h], line[i:end]...) // a new buffer, written once (make would zero it first)
 	root := jwNode{raw: buf, loc: Location{File: rd.name, Line: lineNo, Offset: int64(lead)},
 		gap: &jwGap{capAt: cap(buf[h:]), shift: int64(i - lead - h), index: k}}
 	if jwCheck(root) != nil {
