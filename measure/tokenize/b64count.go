@@ -56,9 +56,10 @@ func (t *BPETokenizer) b64FastPath() bool {
 // go to countLongB64. No step waits on the piece before it, and the short pieces cost no branch.
 func (e *bpeEngine) countB64Pieces(text string, p int, s *bpeScratch) (n, stop int) {
 	e.b64Once.Do(e.fillB64Counts)
-	two, three := &e.b64Counts.two, &e.b64Counts.three // the masks below spare the index checks
-	var prev b64Block                                  // the block before (zero before p)
-	last := p                                          // the start of the last piece begun
+	t := e.b64Counts
+	two, three := &t.two, &t.three // the masks below spare the index checks
+	var prev b64Block              // the block before (zero before p)
+	last := p                      // the start of the last piece begun
 	for base := p; base < len(text); base += 64 {
 		var cur b64Block
 		cur.classify(text, base)
@@ -82,7 +83,21 @@ func (e *bpeEngine) countB64Pieces(text string, p int, s *bpeScratch) (n, stop i
 			i := base + bits.TrailingZeros64(m)
 			n += int(three[(uint32(b64Code[text[i-3]])<<12|uint32(b64Code[text[i-2]])<<6|uint32(b64Code[text[i-1]]))&(1<<18-1)])
 		}
-		for m := ends &^ (s1 | s2 | s3); m != 0; m &= m - 1 {
+		s4 := cur.starts<<4 | prev.starts>>60
+		s5 := cur.starts<<5 | prev.starts>>59
+		for m := ends &^ (s1 | s2 | s3) & s4; m != 0; m &= m - 1 {
+			i := base + bits.TrailingZeros64(m)
+			n += t.countFour(uint32(b64Code[text[i-4]]), uint32(b64Code[text[i-3]]), uint32(b64Code[text[i-2]]), uint32(b64Code[text[i-1]]))
+		}
+		for m := ends &^ (s1 | s2 | s3 | s4) & s5; m != 0; m &= m - 1 {
+			i := base + bits.TrailingZeros64(m)
+			c, ok := t.countFive(uint32(b64Code[text[i-5]]), uint32(b64Code[text[i-4]]), uint32(b64Code[text[i-3]]), uint32(b64Code[text[i-2]]), uint32(b64Code[text[i-1]]))
+			if !ok {
+				c = e.countB64Merge(text[i-5 : i])
+			}
+			n += c
+		}
+		for m := ends &^ (s1 | s2 | s3 | s4 | s5); m != 0; m &= m - 1 {
 			at := bits.TrailingZeros64(m)
 			begin := last
 			if before := cur.starts & (1<<at - 1); before != 0 {
@@ -426,3 +441,62 @@ func minKey(a, b uint32) uint32 {
 	d := int64(a) - int64(b)
 	return uint32(int64(b) + d&(d>>63))
 }
+
+// countFive counts a piece of five base64 characters with the codes a, b, c, d, e (b64Counts
+// filled, tiktoken's rule) in which no token of four characters or more begins; ok is false
+// for any other piece. Such a piece merges at most three times, into pairs and triples, and
+// which merges happen depends only on the order of the keys of its four pairs and three
+// triples (rank times 8 plus the key's index, b64FiveKey): the lowest pair key merges first;
+// the next merge is the lowest of the three keys that merge makes possible (b64FiveNext); the
+// last one happens when either of at most two keys, fixed by the first two merges, is a token
+// (b64FiveLast). So it takes no branch on the ranks, where countB64Triples' loop mispredicts
+// its exit after a random number of merges. TestB64FiveEqualsMergeScan compares it with
+// mergeScan.
+func (t *b64ShortCounts) countFive(a, b, c, d, e uint32) (int, bool) {
+	prefix := &t.tokens.prefix
+	ab, bc, cd, de := (a<<6|b)&4095, (b<<6|c)&4095, (c<<6|d)&4095, (d<<6|e)&4095
+	if prefix[ab]>>c&1|prefix[bc]>>d&1 != 0 && // one piece in eight
+		(t.tokens.mayBegin(a, b, c, d) || t.tokens.mayBegin(b, c, d, e)) {
+		return 0, false
+	}
+	pairRank := &t.pairRank
+	keys := [8]uint32{
+		pairRank[ab]<<3 | 0, pairRank[bc]<<3 | 1, pairRank[cd]<<3 | 2, pairRank[de]<<3 | 3,
+		t.tripleRank(ab<<6|c)<<3 | 4, t.tripleRank(bc<<6|d)<<3 | 5, t.tripleRank(cd<<6|e)<<3 | 6,
+		b64NoKey,
+	}
+	first := minKey(minKey(keys[0], keys[1]), minKey(keys[2], keys[3]))
+	next := b64FiveNext >> (first & 3 * 12)
+	second := minKey(minKey(keys[next&7], keys[next>>4&7]), keys[next>>8&7])
+	last := b64FiveLast[(first&3)<<3|second&7]
+	third := minKey(keys[last&7], keys[last>>4&7])
+	merged := func(key uint32) int { return int(uint64(key)-uint64(b64NoKey&^7)) >> 63 & 1 }
+	m1, m2, m3 := merged(first), merged(second), merged(third)
+	return 5 - m1 - m1&m2 - m1&m2&m3, true
+}
+
+// The keys of countFive, by index: the pairs ab, bc, cd, de (0–3), the triples abc, bcd, cde
+// (4–6), and none (7). Equal ranks are equal tokens, and among the keys that compete the one of
+// the lower index is always the leftmost span, which merges first.
+//
+// b64FiveNext holds, in 12 bits per first merge (a pair), the indices of the three keys that
+// can merge next, four bits each: after ab, the triple abc, the pairs cd and de; after bc, the
+// triples abc and bcd, the pair de; after cd, the pair ab, the triples bcd and cde; after de, the
+// pairs ab and bc, the triple cde.
+const b64FiveNext = 0x4_2_3 | 0x4_5_3<<12 | 0x0_5_6<<24 | 0x0_1_6<<36
+
+// b64FiveLast holds, by the first merge times 8 plus the second, the indices of the keys of
+// which either makes a third merge (four bits each, 7 for none): after ab and abc, de; after ab
+// and cd, cde; after ab and de, abc or cde; after bc and abc, de; after bc and de, abc; after cd
+// and ab, cde; after cd and cde, ab; after de and ab, abc or cde; after de and bc, abc; after
+// de and cde, ab. The other merges leave no pair that makes a token of three.
+var b64FiveLast = func() (t [32]uint8) {
+	for i := range t {
+		t[i] = 0x77
+	}
+	for _, m := range [][3]uint8{{0, 4, 0x73}, {0, 2, 0x76}, {0, 3, 0x64}, {1, 4, 0x73}, {1, 3, 0x74},
+		{2, 0, 0x76}, {2, 6, 0x70}, {3, 0, 0x64}, {3, 1, 0x74}, {3, 6, 0x70}} {
+		t[m[0]<<3|m[1]] = m[2]
+	}
+	return t
+}()

@@ -503,3 +503,62 @@ func BenchmarkCountB64Pieces(b *testing.B) {
 	}
 	b.ReportMetric(float64(want), "tokens")
 }
+
+// TestB64FiveEqualsMergeScan compares countFive with the general merge on pieces of five
+// base64 characters: random ones, every one that puts a token of two or three characters
+// beside random neighbours at every place (ties and triples), and every one of repeated units
+// (equal pairs), and checks that it takes most of them.
+func TestB64FiveEqualsMergeScan(t *testing.T) {
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+	e, s := ourTiktoken(t, "o200k_base").engine, new(bpeScratch)
+	e.b64Once.Do(e.fillB64Counts)
+	r := rand.New(rand.NewPCG(15, 16))
+	randomChars := func(n int) string {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = alphabet[r.IntN(64)]
+		}
+		return string(b)
+	}
+	var pieces []string
+	n := 2_000_000
+	if testing.Short() {
+		n = 200_000
+	}
+	for range n {
+		pieces = append(pieces, randomChars(5))
+	}
+	for tok := range e.vocab.all() {
+		if len(tok) < 2 || len(tok) > 3 || !isB64(tok) {
+			continue
+		}
+		for at := 0; at+len(tok) <= 5; at++ {
+			for range 4 {
+				pieces = append(pieces, randomChars(at)+tok+randomChars(5-at-len(tok)))
+			}
+		}
+	}
+	for _, a := range alphabet {
+		for _, b := range alphabet {
+			pieces = append(pieces, strings.Repeat(string(a)+string(b), 3)[:5], strings.Repeat(string(a)+string(b), 3)[1:6])
+		}
+	}
+	taken := 0
+	for _, piece := range pieces {
+		code := func(i int) uint32 { return uint32(b64Code[piece[i]]) }
+		got, ok := e.b64Counts.countFive(code(0), code(1), code(2), code(3), code(4))
+		if !ok {
+			continue
+		}
+		taken++
+		want, _ := e.encodePiece(s.out[:0], piece, s)
+		if got != len(want) {
+			t.Fatalf("countFive(%q) = %d; merging gives %d tokens", piece, got, len(want))
+		}
+		s.out = want
+	}
+	if taken < len(pieces)*9/10 {
+		t.Errorf("countFive took %d of %d pieces", taken, len(pieces))
+	}
+	t.Logf("countFive took %d of %d pieces", taken, len(pieces))
+}
