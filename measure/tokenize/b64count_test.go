@@ -562,3 +562,47 @@ func TestB64FiveEqualsMergeScan(t *testing.T) {
 	}
 	t.Logf("countFive took %d of %d pieces", taken, len(pieces))
 }
+
+func TestB64SmallEqualsMergeScan(t *testing.T) {
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+	e, s := ourTiktoken(t, "o200k_base").engine, new(bpeScratch)
+	e.b64Once.Do(e.fillB64Counts)
+	r := rand.New(rand.NewPCG(15, 16))
+	randomChars := func(n int) string {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = alphabet[r.IntN(64)]
+		}
+		return string(b)
+	}
+	for n := 5; n <= b64SmallMax; n++ {
+		var pieces []string
+		for range 1_000_000 {
+			pieces = append(pieces, randomChars(n))
+		}
+		for tok := range e.vocab.all() {
+			if len(tok) < 2 || len(tok) > 3 || !isB64(tok) {
+				continue
+			}
+			for at := 0; at+len(tok) <= n; at++ {
+				for range 4 {
+					pieces = append(pieces, randomChars(at)+tok+randomChars(n-at-len(tok)))
+				}
+			}
+		}
+		taken := 0
+		for _, piece := range pieces {
+			got, ok := e.b64Counts.countSmall(piece)
+			if !ok {
+				continue
+			}
+			taken++
+			want, _ := e.encodePiece(s.out[:0], piece, s)
+			if got != len(want) {
+				t.Fatalf("countSmall(%q) = %d; merging gives %d tokens", piece, got, len(want))
+			}
+			s.out = want
+		}
+		t.Logf("%d: countSmall took %d of %d pieces", n, taken, len(pieces))
+	}
+}
