@@ -100,7 +100,7 @@ func (e *bpeEngine) countB64Pieces(text string, p int, s *bpeScratch) (n, stop i
 		s6 := cur.starts<<6 | prev.starts>>58
 		for m := ends &^ (s1 | s2 | s3 | s4 | s5) & s6; m != 0; m &= m - 1 {
 			i := base + bits.TrailingZeros64(m)
-			c, ok := t.countSmall(text[i-6 : i])
+			c, ok := t.countSix(uint32(b64Code[text[i-6]]), uint32(b64Code[text[i-5]]), uint32(b64Code[text[i-4]]), uint32(b64Code[text[i-3]]), uint32(b64Code[text[i-2]]), uint32(b64Code[text[i-1]]))
 			if !ok {
 				c = e.countB64Merge(text[i-6 : i])
 			}
@@ -510,102 +510,83 @@ var b64FiveLast = func() (t [32]uint8) {
 	return t
 }()
 
-// b64SmallMax is the longest piece countSmall takes.
-const b64SmallMax = 6
-
-// b64MergeSteps are the merges that can follow one another in a piece of n base64 characters
-// (5 to b64SmallMax) that holds no token of four characters or more, so that every part is a
-// character, a pair or a triple. The parts are given by a mask of the boundaries between the
-// characters (bit i: between characters i and i+1); the keys (rank times 16 plus index) of
-// the spans they may merge into by index: 0–7 the pair at character i, 8–15 the triple at
-// character i-8, 15 also none.
-type b64MergeSteps struct {
+// b64SixSteps are the merges that can follow one another in a piece of six base64 characters
+// that holds no token of four characters or more, so that every part is a character, a pair or
+// a triple. The parts are given by a mask of the five boundaries between the characters (bit i:
+// between characters i and i+1), the keys of countSix by index: 0–4 the pair at character i,
+// 8–11 the triple at character i-8, 15 none.
+var b64SixSteps = func() (s struct {
 	// next holds by the mask of boundaries the indices of the keys of the spans that two
-	// neighbouring parts make, four bits each (15 for none).
-	next [1 << (b64SmallMax - 1)]uint16
+	// neighbouring parts make, four bits each (15 for none); the first merge, among the
+	// five pairs, is read without it.
+	next [1 << 5]uint16
 	// gone is by key index the boundaries its merge removes.
 	gone [16]uint8
-}
-
-// b64Steps are the merge steps of a piece of each length from 5 to b64SmallMax.
-var b64Steps = func() (steps [b64SmallMax + 1]*b64MergeSteps) {
-	for n := 5; n <= b64SmallMax; n++ {
-		s := new(b64MergeSteps)
-		for mask := range 1 << (n - 1) {
-			// The parts' starts and lengths, from the boundaries.
-			var starts []int
-			for i := range n {
-				if i == 0 || mask>>(i-1)&1 != 0 {
-					starts = append(starts, i)
-				}
-			}
-			starts = append(starts, n)
-			next, k := uint16(0xffff), 0
-			for j := 0; j+2 < len(starts); j++ {
-				at, length := starts[j], starts[j+2]-starts[j]
-				if length > 3 {
-					continue
-				}
-				index := at
-				if length == 3 {
-					index = 8 + at
-				}
-				next = next&^(15<<(4*k)) | uint16(index)<<(4*k)
-				k++
-			}
-			if k > 4 && mask != 1<<(n-1)-1 { // the first merge reads every pair itself
-				panic("b64Steps: more than four merges may follow")
-			}
-			s.next[mask] = next
-		}
-		for i := range n - 1 {
-			s.gone[i] = 1 << i
-			if i < n-2 {
-				s.gone[8+i] = 3 << i
+}) {
+	const n = 6
+	for mask := range 1 << (n - 1) {
+		var starts []int // the parts' starts, and the end
+		for i := range n {
+			if i == 0 || mask>>(i-1)&1 != 0 {
+				starts = append(starts, i)
 			}
 		}
-		steps[n] = s
+		starts = append(starts, n)
+		next, k := ^uint16(0), 0
+		for j := 0; j+2 < len(starts); j++ {
+			at, length := starts[j], starts[j+2]-starts[j]
+			if length > 3 {
+				continue
+			}
+			index := at
+			if length == 3 {
+				index = 8 + at
+			}
+			next = next&^(15<<(4*k)) | uint16(index)<<(4*k)
+			k++
+		}
+		switch {
+		case mask == 1<<(n-1)-1: // before the first merge; after none, no pair is a token
+			next = ^uint16(0)
+		case k > 4:
+			panic("b64SixSteps: more than four merges may follow")
+		}
+		s.next[mask] = next
 	}
-	return steps
+	for i := range n - 1 {
+		s.gone[i] = 1 << i
+		if i < n-2 {
+			s.gone[8+i] = 3 << i
+		}
+	}
+	return s
 }()
 
-// countSmall counts a piece of 5 to b64SmallMax base64 characters (b64Counts filled,
-// tiktoken's rule) in which no token of four characters or more begins; ok is false for any
-// other piece.
-func (t *b64ShortCounts) countSmall(piece string) (int, bool) {
-	n := len(piece)
-	steps := b64Steps[n&7]
-	var codes [b64SmallMax]uint32
-	for i := range codes {
-		if i < n {
-			codes[i] = uint32(b64Code[piece[i]]) & 63
-		}
+// countSix counts a piece of six base64 characters with the codes a, b, c, d, e, f as countFive
+// does one of five: the keys of the five pairs and four triples (rank times 16 plus index) are
+// read once, the first merge is the lowest pair key, and each of the (at most) three after it
+// the lowest of the keys b64SixSteps lists for the parts so far, made or not without a branch
+// (once no key left is a token, the parts stay as they are).
+func (t *b64ShortCounts) countSix(a, b, c, d, e, f uint32) (int, bool) {
+	prefix := &t.tokens.prefix
+	ab, bc, cd, de, ef := (a<<6|b)&4095, (b<<6|c)&4095, (c<<6|d)&4095, (d<<6|e)&4095, (e<<6|f)&4095
+	if prefix[ab]>>c&1|prefix[bc]>>d&1|prefix[cd]>>e&1 != 0 && // one piece in six
+		(t.tokens.mayBegin(a, b, c, d) || t.tokens.mayBegin(b, c, d, e) || t.tokens.mayBegin(c, d, e, f)) {
+		return 0, false
 	}
+	pairRank := &t.pairRank
 	keys := b64NoKeys
-	prefix, pairRank := &t.tokens.prefix, &t.pairRank
-	var prefixes uint32 // bit i: a token of four or more may begin at character i
-	for i := 0; i+1 < n && i < 7; i++ {
-		w := (codes[i]<<6 | codes[(i+1)&7]) & 4095
-		keys[i] = pairRank[w]<<4 | uint32(i)
-		if i+2 < n {
-			c := codes[(i+2)&7]
-			keys[8+i] = t.tripleRank(w<<6|c)<<4 | uint32(8+i)
-			prefixes |= uint32(prefix[w]>>c&1) << i
-		}
-	}
-	for m := prefixes & (1<<(n-3) - 1); m != 0; m &= m - 1 { // one piece in eight
-		i := bits.TrailingZeros32(m)
-		if t.tokens.mayBegin(codes[i&7], codes[(i+1)&7], codes[(i+2)&7], codes[(i+3)&7]) {
-			return 0, false
-		}
-	}
 	k := &keys
+	k[0], k[1], k[2], k[3], k[4] = pairRank[ab]<<4|0, pairRank[bc]<<4|1, pairRank[cd]<<4|2, pairRank[de]<<4|3, pairRank[ef]<<4|4
+	k[8], k[9] = t.tripleRank(ab<<6|c)<<4|8, t.tripleRank(bc<<6|d)<<4|9
+	k[10], k[11] = t.tripleRank(cd<<6|e)<<4|10, t.tripleRank(de<<6|f)<<4|11
+	steps := &b64SixSteps
 	key := minKey(minKey(minKey(k[0], k[1]), minKey(k[2], k[3])), k[4])
 	merged := uint32((uint64(key) - uint64(b64NoKey&^15)) >> 63)
-	mask := (uint32(1)<<(n-1) - 1) &^ (uint32(steps.gone[key&15]) & -merged)
-	parts := n - int(merged)
-	for range n - 3 {
-		next := steps.next[mask&(1<<(b64SmallMax-1)-1)]
+	mask := 31 &^ (uint32(steps.gone[key&15]) & -merged)
+	parts := 6 - int(merged)
+	for range 3 {
+		next := steps.next[mask&31]
 		key = minKey(minKey(k[next&15], k[next>>4&15]), minKey(k[next>>8&15], k[next>>12]))
 		merged = uint32((uint64(key) - uint64(b64NoKey&^15)) >> 63)
 		mask &^= uint32(steps.gone[key&15]) & -merged

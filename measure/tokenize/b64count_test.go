@@ -504,11 +504,11 @@ func BenchmarkCountB64Pieces(b *testing.B) {
 	b.ReportMetric(float64(want), "tokens")
 }
 
-// TestB64FiveEqualsMergeScan compares countFive with the general merge on pieces of five
-// base64 characters: random ones, every one that puts a token of two or three characters
-// beside random neighbours at every place (ties and triples), and every one of repeated units
-// (equal pairs), and checks that it takes most of them.
-func TestB64FiveEqualsMergeScan(t *testing.T) {
+// TestB64FiveAndSixEqualMergeScan compares countFive and countSix with the general merge on
+// pieces of five and six base64 characters: random ones, every one that puts a token of two or
+// three characters at each place among random neighbours (ties and triples), and every one of
+// a repeated pair (equal ranks), and checks that they take nearly all of them.
+func TestB64FiveAndSixEqualMergeScan(t *testing.T) {
 	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 	e, s := ourTiktoken(t, "o200k_base").engine, new(bpeScratch)
 	e.b64Once.Do(e.fillB64Counts)
@@ -520,89 +520,58 @@ func TestB64FiveEqualsMergeScan(t *testing.T) {
 		}
 		return string(b)
 	}
-	var pieces []string
-	n := 2_000_000
+	random := 2_000_000
 	if testing.Short() {
-		n = 200_000
+		random = 200_000
 	}
-	for range n {
-		pieces = append(pieces, randomChars(5))
-	}
+	var tokens []string // the two- and three-character base64 tokens, in a fixed order
 	for tok := range e.vocab.all() {
-		if len(tok) < 2 || len(tok) > 3 || !isB64(tok) {
-			continue
-		}
-		for at := 0; at+len(tok) <= 5; at++ {
-			for range 4 {
-				pieces = append(pieces, randomChars(at)+tok+randomChars(5-at-len(tok)))
-			}
+		if len(tok) >= 2 && len(tok) <= 3 && isB64(tok) {
+			tokens = append(tokens, tok)
 		}
 	}
-	for _, a := range alphabet {
-		for _, b := range alphabet {
-			pieces = append(pieces, strings.Repeat(string(a)+string(b), 3)[:5], strings.Repeat(string(a)+string(b), 3)[1:6])
-		}
-	}
-	taken := 0
-	for _, piece := range pieces {
-		code := func(i int) uint32 { return uint32(b64Code[piece[i]]) }
-		got, ok := e.b64Counts.countFive(code(0), code(1), code(2), code(3), code(4))
-		if !ok {
-			continue
-		}
-		taken++
-		want, _ := e.encodePiece(s.out[:0], piece, s)
-		if got != len(want) {
-			t.Fatalf("countFive(%q) = %d; merging gives %d tokens", piece, got, len(want))
-		}
-		s.out = want
-	}
-	if taken < len(pieces)*9/10 {
-		t.Errorf("countFive took %d of %d pieces", taken, len(pieces))
-	}
-	t.Logf("countFive took %d of %d pieces", taken, len(pieces))
-}
-
-func TestB64SmallEqualsMergeScan(t *testing.T) {
-	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
-	e, s := ourTiktoken(t, "o200k_base").engine, new(bpeScratch)
-	e.b64Once.Do(e.fillB64Counts)
-	r := rand.New(rand.NewPCG(15, 16))
-	randomChars := func(n int) string {
-		b := make([]byte, n)
-		for i := range b {
-			b[i] = alphabet[r.IntN(64)]
-		}
-		return string(b)
-	}
-	for n := 5; n <= b64SmallMax; n++ {
+	slices.Sort(tokens)
+	for n := 5; n <= 6; n++ {
 		var pieces []string
-		for range 1_000_000 {
+		for range random {
 			pieces = append(pieces, randomChars(n))
 		}
-		for tok := range e.vocab.all() {
-			if len(tok) < 2 || len(tok) > 3 || !isB64(tok) {
-				continue
-			}
+		for _, tok := range tokens {
 			for at := 0; at+len(tok) <= n; at++ {
 				for range 4 {
 					pieces = append(pieces, randomChars(at)+tok+randomChars(n-at-len(tok)))
 				}
 			}
 		}
+		for _, a := range alphabet {
+			for _, b := range alphabet {
+				unit := strings.Repeat(string(a)+string(b), 4)
+				pieces = append(pieces, unit[:n], unit[1:n+1])
+			}
+		}
 		taken := 0
 		for _, piece := range pieces {
-			got, ok := e.b64Counts.countSmall(piece)
+			c := func(i int) uint32 { return uint32(b64Code[piece[i]]) }
+			var got int
+			var ok bool
+			if n == 5 {
+				got, ok = e.b64Counts.countFive(c(0), c(1), c(2), c(3), c(4))
+			} else {
+				got, ok = e.b64Counts.countSix(c(0), c(1), c(2), c(3), c(4), c(5))
+			}
 			if !ok {
 				continue
 			}
 			taken++
 			want, _ := e.encodePiece(s.out[:0], piece, s)
 			if got != len(want) {
-				t.Fatalf("countSmall(%q) = %d; merging gives %d tokens", piece, got, len(want))
+				t.Fatalf("piece %q counts %d; merging gives %d tokens", piece, got, len(want))
 			}
 			s.out = want
 		}
-		t.Logf("%d: countSmall took %d of %d pieces", n, taken, len(pieces))
+		if taken < len(pieces)*9/10 {
+			t.Errorf("%d characters: took %d of %d pieces", n, taken, len(pieces))
+		}
+		t.Logf("%d characters: took %d of %d pieces", n, taken, len(pieces))
 	}
 }
