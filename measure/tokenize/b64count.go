@@ -52,8 +52,10 @@ func (t *BPETokenizer) b64FastPath() bool {
 // reads the text 64 bytes at a time: the bytes' classes as bit masks (classify), from them
 // the bit mask of the bytes that begin a piece (b64Starts), and from that the ends of the pieces
 // of one, two, three and more characters, each a mask of its own; pieces of one character add
-// their number, those of two and three their counts from b64Counts by their codes, longer ones
-// go to countLongB64. No step waits on the piece before it, and the short pieces cost no branch.
+// their number, those of two and three their counts from b64Counts by their codes, those of
+// four, five and six go to countFour, countFive and countSix (each length a mask and a loop of
+// its own, so that no branch picks the length), longer ones to countLongB64. No step waits on
+// the piece before it, and the short pieces cost no branch.
 func (e *bpeEngine) countB64Pieces(text string, p int, s *bpeScratch) (n, stop int) {
 	e.b64Once.Do(e.fillB64Counts)
 	t := e.b64Counts
@@ -455,11 +457,11 @@ func minKey(a, b uint32) uint32 {
 // filled, tiktoken's rule) in which no token of four characters or more begins; ok is false
 // for any other piece. Such a piece merges at most three times, into pairs and triples, and
 // which merges happen depends only on the order of the keys of its four pairs and three
-// triples (rank times 8 plus the key's index, b64FiveKey): the lowest pair key merges first;
+// triples (rank times 8 plus the key's index): the lowest pair key merges first;
 // the next merge is the lowest of the three keys that merge makes possible (b64FiveNext); the
 // last one happens when either of at most two keys, fixed by the first two merges, is a token
 // (b64FiveLast). So it takes no branch on the ranks, where countB64Triples' loop mispredicts
-// its exit after a random number of merges. TestB64FiveEqualsMergeScan compares it with
+// its exit after a random number of merges. TestB64FiveAndSixEqualMergeScan compares it with
 // mergeScan.
 func (t *b64ShortCounts) countFive(a, b, c, d, e uint32) (int, bool) {
 	prefix := &t.tokens.prefix
@@ -566,7 +568,8 @@ var b64SixSteps = func() (s struct {
 // does one of five: the keys of the five pairs and four triples (rank times 16 plus index) are
 // read once, the first merge is the lowest pair key, and each of the (at most) three after it
 // the lowest of the keys b64SixSteps lists for the parts so far, made or not without a branch
-// (once no key left is a token, the parts stay as they are).
+// (once no key left is a token, the parts stay as they are). TestB64FiveAndSixEqualMergeScan
+// compares it with mergeScan.
 func (t *b64ShortCounts) countSix(a, b, c, d, e, f uint32) (int, bool) {
 	prefix := &t.tokens.prefix
 	ab, bc, cd, de, ef := (a<<6|b)&4095, (b<<6|c)&4095, (c<<6|d)&4095, (d<<6|e)&4095, (e<<6|f)&4095
