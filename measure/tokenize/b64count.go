@@ -52,13 +52,16 @@ func (t *BPETokenizer) b64FastPath() bool {
 // reads the text 64 bytes at a time: the bytes' classes as bit masks (classify), from them
 // the bit mask of the bytes that begin a piece (b64Starts), and from that the ends of the pieces
 // of one, two, three and more characters, each a mask of its own; pieces of one character add
-// their number, those of two and three their counts from b64Counts by their codes, longer ones
-// go to countLongB64. No step waits on the piece before it, and the short pieces cost no branch.
+// their number, those of two and three their counts from b64Counts by their codes, those of
+// four, five and six go to countFour, countFive and countSix (each length a mask and a loop of
+// its own, so that no branch picks the length), longer ones to countLongB64. No step waits on
+// the piece before it, and the short pieces cost no branch.
 func (e *bpeEngine) countB64Pieces(text string, p int, s *bpeScratch) (n, stop int) {
 	e.b64Once.Do(e.fillB64Counts)
-	two, three := &e.b64Counts.two, &e.b64Counts.three // the masks below spare the index checks
-	var prev b64Block                                  // the block before (zero before p)
-	last := p                                          // the start of the last piece begun
+	t := e.b64Counts
+	two, three := &t.two, &t.three // the masks below spare the index checks
+	var prev b64Block              // the block before (zero before p)
+	last := p                      // the start of the last piece begun
 	for base := p; base < len(text); base += 64 {
 		var cur b64Block
 		cur.classify(text, base)
@@ -82,7 +85,30 @@ func (e *bpeEngine) countB64Pieces(text string, p int, s *bpeScratch) (n, stop i
 			i := base + bits.TrailingZeros64(m)
 			n += int(three[(uint32(b64Code[text[i-3]])<<12|uint32(b64Code[text[i-2]])<<6|uint32(b64Code[text[i-1]]))&(1<<18-1)])
 		}
-		for m := ends &^ (s1 | s2 | s3); m != 0; m &= m - 1 {
+		s4 := cur.starts<<4 | prev.starts>>60
+		s5 := cur.starts<<5 | prev.starts>>59
+		for m := ends &^ (s1 | s2 | s3) & s4; m != 0; m &= m - 1 {
+			i := base + bits.TrailingZeros64(m)
+			n += t.countFour(uint32(b64Code[text[i-4]]), uint32(b64Code[text[i-3]]), uint32(b64Code[text[i-2]]), uint32(b64Code[text[i-1]]))
+		}
+		for m := ends &^ (s1 | s2 | s3 | s4) & s5; m != 0; m &= m - 1 {
+			i := base + bits.TrailingZeros64(m)
+			c, ok := t.countFive(uint32(b64Code[text[i-5]]), uint32(b64Code[text[i-4]]), uint32(b64Code[text[i-3]]), uint32(b64Code[text[i-2]]), uint32(b64Code[text[i-1]]))
+			if !ok {
+				c = e.countB64Merge(text[i-5 : i])
+			}
+			n += c
+		}
+		s6 := cur.starts<<6 | prev.starts>>58
+		for m := ends &^ (s1 | s2 | s3 | s4 | s5) & s6; m != 0; m &= m - 1 {
+			i := base + bits.TrailingZeros64(m)
+			c, ok := t.countSix(uint32(b64Code[text[i-6]]), uint32(b64Code[text[i-5]]), uint32(b64Code[text[i-4]]), uint32(b64Code[text[i-3]]), uint32(b64Code[text[i-2]]), uint32(b64Code[text[i-1]]))
+			if !ok {
+				c = e.countB64Merge(text[i-6 : i])
+			}
+			n += c
+		}
+		for m := ends &^ (s1 | s2 | s3 | s4 | s5 | s6); m != 0; m &= m - 1 {
 			at := bits.TrailingZeros64(m)
 			begin := last
 			if before := cur.starts & (1<<at - 1); before != 0 {
@@ -425,4 +451,149 @@ var b64NoKeys = [maxB64Merge]uint32{b64NoKey, b64NoKey, b64NoKey, b64NoKey, b64N
 func minKey(a, b uint32) uint32 {
 	d := int64(a) - int64(b)
 	return uint32(int64(b) + d&(d>>63))
+}
+
+// countFive counts a piece of five base64 characters with the codes a, b, c, d, e (b64Counts
+// filled, tiktoken's rule) in which no token of four characters or more begins; ok is false
+// for any other piece. Such a piece merges at most three times, into pairs and triples, and
+// which merges happen depends only on the order of the keys of its four pairs and three
+// triples (rank times 8 plus the key's index): the lowest pair key merges first;
+// the next merge is the lowest of the three keys that merge makes possible (b64FiveNext); the
+// last one happens when either of at most two keys, fixed by the first two merges, is a token
+// (b64FiveLast). So it takes no branch on the ranks, where countB64Triples' loop mispredicts
+// its exit after a random number of merges. TestB64FiveAndSixEqualMergeScan compares it with
+// mergeScan.
+func (t *b64ShortCounts) countFive(a, b, c, d, e uint32) (int, bool) {
+	prefix := &t.tokens.prefix
+	ab, bc, cd, de := (a<<6|b)&4095, (b<<6|c)&4095, (c<<6|d)&4095, (d<<6|e)&4095
+	if prefix[ab]>>c&1|prefix[bc]>>d&1 != 0 && // one piece in eight
+		(t.tokens.mayBegin(a, b, c, d) || t.tokens.mayBegin(b, c, d, e)) {
+		return 0, false
+	}
+	pairRank := &t.pairRank
+	keys := [8]uint32{
+		pairRank[ab]<<3 | 0, pairRank[bc]<<3 | 1, pairRank[cd]<<3 | 2, pairRank[de]<<3 | 3,
+		t.tripleRank(ab<<6|c)<<3 | 4, t.tripleRank(bc<<6|d)<<3 | 5, t.tripleRank(cd<<6|e)<<3 | 6,
+		b64NoKey,
+	}
+	first := minKey(minKey(keys[0], keys[1]), minKey(keys[2], keys[3]))
+	next := b64FiveNext >> (first & 3 * 12)
+	second := minKey(minKey(keys[next&7], keys[next>>4&7]), keys[next>>8&7])
+	last := b64FiveLast[(first&3)<<3|second&7]
+	third := minKey(keys[last&7], keys[last>>4&7])
+	merged := func(key uint32) int { return int(uint64(key)-uint64(b64NoKey&^7)) >> 63 & 1 }
+	m1, m2, m3 := merged(first), merged(second), merged(third)
+	return 5 - m1 - m1&m2 - m1&m2&m3, true
+}
+
+// The keys of countFive, by index: the pairs ab, bc, cd, de (0–3), the triples abc, bcd, cde
+// (4–6), and none (7). Equal ranks are equal tokens, and among the keys that compete the one of
+// the lower index is always the leftmost span, which merges first.
+//
+// b64FiveNext holds, in 12 bits per first merge (a pair), the indices of the three keys that
+// can merge next, four bits each: after ab, the triple abc, the pairs cd and de; after bc, the
+// triples abc and bcd, the pair de; after cd, the pair ab, the triples bcd and cde; after de, the
+// pairs ab and bc, the triple cde.
+const b64FiveNext = 0x4_2_3 | 0x4_5_3<<12 | 0x0_5_6<<24 | 0x0_1_6<<36
+
+// b64FiveLast holds, by the first merge times 8 plus the second, the indices of the keys of
+// which either makes a third merge (four bits each, 7 for none): after ab and abc, de; after ab
+// and cd, cde; after ab and de, abc or cde; after bc and abc, de; after bc and de, abc; after cd
+// and ab, cde; after cd and cde, ab; after de and ab, abc or cde; after de and bc, abc; after
+// de and cde, ab. The other merges leave no pair that makes a token of three.
+var b64FiveLast = func() (t [32]uint8) {
+	for i := range t {
+		t[i] = 0x77
+	}
+	for _, m := range [][3]uint8{{0, 4, 0x73}, {0, 2, 0x76}, {0, 3, 0x64}, {1, 4, 0x73}, {1, 3, 0x74},
+		{2, 0, 0x76}, {2, 6, 0x70}, {3, 0, 0x64}, {3, 1, 0x74}, {3, 6, 0x70}} {
+		t[m[0]<<3|m[1]] = m[2]
+	}
+	return t
+}()
+
+// b64SixSteps are the merges that can follow one another in a piece of six base64 characters
+// that holds no token of four characters or more, so that every part is a character, a pair or
+// a triple. The parts are given by a mask of the five boundaries between the characters (bit i:
+// between characters i and i+1), the keys of countSix by index: 0–4 the pair at character i,
+// 8–11 the triple at character i-8, 15 none.
+var b64SixSteps = func() (s struct {
+	// next holds by the mask of boundaries the indices of the keys of the spans that two
+	// neighbouring parts make, four bits each (15 for none); the first merge, among the
+	// five pairs, is read without it.
+	next [1 << 5]uint16
+	// gone is by key index the boundaries its merge removes.
+	gone [16]uint8
+}) {
+	const n = 6
+	for mask := range 1 << (n - 1) {
+		var starts []int // the parts' starts, and the end
+		for i := range n {
+			if i == 0 || mask>>(i-1)&1 != 0 {
+				starts = append(starts, i)
+			}
+		}
+		starts = append(starts, n)
+		next, k := ^uint16(0), 0
+		for j := 0; j+2 < len(starts); j++ {
+			at, length := starts[j], starts[j+2]-starts[j]
+			if length > 3 {
+				continue
+			}
+			index := at
+			if length == 3 {
+				index = 8 + at
+			}
+			next = next&^(15<<(4*k)) | uint16(index)<<(4*k)
+			k++
+		}
+		switch {
+		case mask == 1<<(n-1)-1: // before the first merge; after none, no pair is a token
+			next = ^uint16(0)
+		case k > 4:
+			panic("b64SixSteps: more than four merges may follow")
+		}
+		s.next[mask] = next
+	}
+	for i := range n - 1 {
+		s.gone[i] = 1 << i
+		if i < n-2 {
+			s.gone[8+i] = 3 << i
+		}
+	}
+	return s
+}()
+
+// countSix counts a piece of six base64 characters with the codes a, b, c, d, e, f as countFive
+// does one of five: the keys of the five pairs and four triples (rank times 16 plus index) are
+// read once, the first merge is the lowest pair key, and each of the (at most) three after it
+// the lowest of the keys b64SixSteps lists for the parts so far, made or not without a branch
+// (once no key left is a token, the parts stay as they are). TestB64FiveAndSixEqualMergeScan
+// compares it with mergeScan.
+func (t *b64ShortCounts) countSix(a, b, c, d, e, f uint32) (int, bool) {
+	prefix := &t.tokens.prefix
+	ab, bc, cd, de, ef := (a<<6|b)&4095, (b<<6|c)&4095, (c<<6|d)&4095, (d<<6|e)&4095, (e<<6|f)&4095
+	if prefix[ab]>>c&1|prefix[bc]>>d&1|prefix[cd]>>e&1 != 0 && // one piece in six
+		(t.tokens.mayBegin(a, b, c, d) || t.tokens.mayBegin(b, c, d, e) || t.tokens.mayBegin(c, d, e, f)) {
+		return 0, false
+	}
+	pairRank := &t.pairRank
+	keys := b64NoKeys
+	k := &keys
+	k[0], k[1], k[2], k[3], k[4] = pairRank[ab]<<4|0, pairRank[bc]<<4|1, pairRank[cd]<<4|2, pairRank[de]<<4|3, pairRank[ef]<<4|4
+	k[8], k[9] = t.tripleRank(ab<<6|c)<<4|8, t.tripleRank(bc<<6|d)<<4|9
+	k[10], k[11] = t.tripleRank(cd<<6|e)<<4|10, t.tripleRank(de<<6|f)<<4|11
+	steps := &b64SixSteps
+	key := minKey(minKey(minKey(k[0], k[1]), minKey(k[2], k[3])), k[4])
+	merged := uint32((uint64(key) - uint64(b64NoKey&^15)) >> 63)
+	mask := 31 &^ (uint32(steps.gone[key&15]) & -merged)
+	parts := 6 - int(merged)
+	for range 3 {
+		next := steps.next[mask&31]
+		key = minKey(minKey(k[next&15], k[next>>4&15]), minKey(k[next>>8&15], k[next>>12]))
+		merged = uint32((uint64(key) - uint64(b64NoKey&^15)) >> 63)
+		mask &^= uint32(steps.gone[key&15]) & -merged
+		parts -= int(merged)
+	}
+	return parts, true
 }

@@ -503,3 +503,75 @@ func BenchmarkCountB64Pieces(b *testing.B) {
 	}
 	b.ReportMetric(float64(want), "tokens")
 }
+
+// TestB64FiveAndSixEqualMergeScan compares countFive and countSix with the general merge on
+// pieces of five and six base64 characters: random ones, every one that puts a token of two or
+// three characters at each place among random neighbours (ties and triples), and every one of
+// a repeated pair (equal ranks), and checks that they take nearly all of them.
+func TestB64FiveAndSixEqualMergeScan(t *testing.T) {
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+	e, s := ourTiktoken(t, "o200k_base").engine, new(bpeScratch)
+	e.b64Once.Do(e.fillB64Counts)
+	r := rand.New(rand.NewPCG(15, 16))
+	randomChars := func(n int) string {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = alphabet[r.IntN(64)]
+		}
+		return string(b)
+	}
+	random := 2_000_000
+	if testing.Short() {
+		random = 200_000
+	}
+	var tokens []string // the two- and three-character base64 tokens, in a fixed order
+	for tok := range e.vocab.all() {
+		if len(tok) >= 2 && len(tok) <= 3 && isB64(tok) {
+			tokens = append(tokens, tok)
+		}
+	}
+	slices.Sort(tokens)
+	for n := 5; n <= 6; n++ {
+		var pieces []string
+		for range random {
+			pieces = append(pieces, randomChars(n))
+		}
+		for _, tok := range tokens {
+			for at := 0; at+len(tok) <= n; at++ {
+				for range 4 {
+					pieces = append(pieces, randomChars(at)+tok+randomChars(n-at-len(tok)))
+				}
+			}
+		}
+		for _, a := range alphabet {
+			for _, b := range alphabet {
+				unit := strings.Repeat(string(a)+string(b), 4)
+				pieces = append(pieces, unit[:n], unit[1:n+1])
+			}
+		}
+		taken := 0
+		for _, piece := range pieces {
+			c := func(i int) uint32 { return uint32(b64Code[piece[i]]) }
+			var got int
+			var ok bool
+			if n == 5 {
+				got, ok = e.b64Counts.countFive(c(0), c(1), c(2), c(3), c(4))
+			} else {
+				got, ok = e.b64Counts.countSix(c(0), c(1), c(2), c(3), c(4), c(5))
+			}
+			if !ok {
+				continue
+			}
+			taken++
+			want, _ := e.encodePiece(s.out[:0], piece, s)
+			if got != len(want) {
+				t.Fatalf("piece %q counts %d; merging gives %d tokens", piece, got, len(want))
+			}
+			s.out = want
+		}
+		if taken < len(pieces)*9/10 {
+			t.Errorf("%d characters: took %d of %d pieces", n, taken, len(pieces))
+		}
+		t.Logf("%d characters: took %d of %d pieces", n, taken, len(pieces))
+	}
+}
