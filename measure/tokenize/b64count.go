@@ -472,7 +472,7 @@ func (t *b64ShortCounts) countFive(a, b, c, d, e uint32) (int, bool) {
 	}
 	pairRank := &t.pairRank
 	keys := [8]uint32{
-		pairRank[ab]<<3 | 0, pairRank[bc]<<3 | 1, pairRank[cd]<<3 | 2, pairRank[de]<<3 | 3,
+		pairRank[ab] << 3, pairRank[bc]<<3 | 1, pairRank[cd]<<3 | 2, pairRank[de]<<3 | 3,
 		t.tripleRank(ab<<6|c)<<3 | 4, t.tripleRank(bc<<6|d)<<3 | 5, t.tripleRank(cd<<6|e)<<3 | 6,
 		b64NoKey,
 	}
@@ -580,7 +580,7 @@ func (t *b64ShortCounts) countSix(a, b, c, d, e, f uint32) (int, bool) {
 	pairRank := &t.pairRank
 	keys := b64NoKeys
 	k := &keys
-	k[0], k[1], k[2], k[3], k[4] = pairRank[ab]<<4|0, pairRank[bc]<<4|1, pairRank[cd]<<4|2, pairRank[de]<<4|3, pairRank[ef]<<4|4
+	k[0], k[1], k[2], k[3], k[4] = pairRank[ab]<<4, pairRank[bc]<<4|1, pairRank[cd]<<4|2, pairRank[de]<<4|3, pairRank[ef]<<4|4
 	k[8], k[9] = t.tripleRank(ab<<6|c)<<4|8, t.tripleRank(bc<<6|d)<<4|9
 	k[10], k[11] = t.tripleRank(cd<<6|e)<<4|10, t.tripleRank(de<<6|f)<<4|11
 	steps := &b64SixSteps
