@@ -251,17 +251,40 @@ func pngStreamError(err error) error {
 	return err
 }
 
-// pngIDATReader reads the concatenated payloads of a PNG's IDAT chunks, in place.
+// pngIDATReader reads the concatenated payloads of a PNG's IDAT chunks, in place. It is an
+// io.ByteReader, so that an inflater reads no further than its stream's end.
 type pngIDATReader struct {
 	data []byte
 	off  int // the next chunk's start
 	cur  []byte
+	read int // the bytes read
 }
 
 func (r *pngIDATReader) Read(p []byte) (int, error) {
+	if err := r.fill(); err != nil {
+		return 0, err
+	}
+	n := copy(p, r.cur)
+	r.cur = r.cur[n:]
+	r.read += n
+	return n, nil
+}
+
+func (r *pngIDATReader) ReadByte() (byte, error) {
+	if err := r.fill(); err != nil {
+		return 0, err
+	}
+	b := r.cur[0]
+	r.cur = r.cur[1:]
+	r.read++
+	return b, nil
+}
+
+// fill makes cur the rest of the next IDAT payload that is not empty, if cur is empty.
+func (r *pngIDATReader) fill() error {
 	for len(r.cur) == 0 {
 		if r.off+8 > len(r.data) {
-			return 0, io.ErrUnexpectedEOF
+			return io.ErrUnexpectedEOF
 		}
 		n := int64(binary.BigEndian.Uint32(r.data[r.off : r.off+4]))
 		kind := string(r.data[r.off+4 : r.off+8])
@@ -272,12 +295,10 @@ func (r *pngIDATReader) Read(p []byte) (int, error) {
 		case "IDAT":
 			r.cur = r.data[start:end]
 		case "IEND":
-			return 0, io.EOF
+			return io.EOF
 		}
 	}
-	n := copy(p, r.cur)
-	r.cur = r.cur[n:]
-	return n, nil
+	return nil
 }
 
 // validateGIFData inflates every frame's LZW data without keeping it: each frame must hold at

@@ -17,11 +17,12 @@ import (
 // transparent colour, a filter that is no PNG filter, too little or too much data, a bad
 // checksum), which the full decode then judges.
 func pngThumbnail(data []byte, w, h int) (*image.RGBA, bool) {
-	sw, sh, bpp, idat, ok := pngPlainRGB(data)
+	sw, sh, bpp, idatBytes, ok := pngPlainRGB(data)
 	if !ok || w > sw || h > sh {
 		return nil, false
 	}
-	zr, err := zlib.NewReader(&idat)
+	idat := &pngIDATReader{data: data, off: 8}
+	zr, err := zlib.NewReader(idat)
 	if err != nil {
 		return nil, false
 	}
@@ -57,7 +58,7 @@ func pngThumbnail(data []byte, w, h int) (*image.RGBA, bool) {
 	}
 	// The stream ends here, its checksum right, and every byte of the IDAT chunks read.
 	var one [1]byte
-	if n, err := zr.Read(one[:]); n != 0 || err != io.EOF || idat.Len() != 0 || y != h {
+	if n, err := zr.Read(one[:]); n != 0 || err != io.EOF || idat.read != idatBytes || y != h {
 		return nil, false
 	}
 	return out, true
@@ -65,11 +66,11 @@ func pngThumbnail(data []byte, w, h int) (*image.RGBA, bool) {
 
 // pngPlainRGB reads the chunks of a PNG that pngThumbnail takes: 8-bit RGB or RGBA (bpp 3 or
 // 4), not interlaced, every chunk's CRC right, IHDR first, IDAT chunks in one run, IEND last,
-// no PLTE after the pixels and no tRNS; idat reads the IDAT payloads in order.
-func pngPlainRGB(data []byte) (w, h, bpp int, idat idatReader, ok bool) {
+// no PLTE after the pixels and no tRNS; idatBytes is the length of the IDAT payloads.
+func pngPlainRGB(data []byte) (w, h, bpp, idatBytes int, ok bool) {
 	const signature = "\x89PNG\r\n\x1a\n"
 	if !bytes.HasPrefix(data, []byte(signature)) {
-		return 0, 0, 0, idat, false
+		return 0, 0, 0, 0, false
 	}
 	const (
 		beforePixels = iota
@@ -79,24 +80,24 @@ func pngPlainRGB(data []byte) (w, h, bpp int, idat idatReader, ok bool) {
 	stage := beforePixels
 	for off, first := len(signature), true; ; first = false {
 		if len(data)-off < 12 {
-			return 0, 0, 0, idat, false
+			return 0, 0, 0, 0, false
 		}
 		n := int(binary.BigEndian.Uint32(data[off:]))
 		if n > len(data)-off-12 {
-			return 0, 0, 0, idat, false
+			return 0, 0, 0, 0, false
 		}
 		kind, payload := string(data[off+4:off+8]), data[off+8:off+8+n]
 		if crc32.ChecksumIEEE(data[off+4:off+8+n]) != binary.BigEndian.Uint32(data[off+8+n:]) {
-			return 0, 0, 0, idat, false
+			return 0, 0, 0, 0, false
 		}
 		off += 12 + n
 		if first != (kind == "IHDR") {
-			return 0, 0, 0, idat, false
+			return 0, 0, 0, 0, false
 		}
 		switch kind {
 		case "IHDR":
 			if n != 13 || payload[8] != 8 || payload[10] != 0 || payload[11] != 0 || payload[12] != 0 {
-				return 0, 0, 0, idat, false
+				return 0, 0, 0, 0, false
 			}
 			switch payload[9] {
 			case 2:
@@ -104,80 +105,35 @@ func pngPlainRGB(data []byte) (w, h, bpp int, idat idatReader, ok bool) {
 			case 6:
 				bpp = 4
 			default:
-				return 0, 0, 0, idat, false
+				return 0, 0, 0, 0, false
 			}
 			w, h = int(binary.BigEndian.Uint32(payload[0:])), int(binary.BigEndian.Uint32(payload[4:]))
 			if w <= 0 || h <= 0 || w > 1<<24 || h > 1<<24 {
-				return 0, 0, 0, idat, false
+				return 0, 0, 0, 0, false
 			}
 		case "IDAT":
 			if stage == afterPixels {
-				return 0, 0, 0, idat, false
+				return 0, 0, 0, 0, false
 			}
 			stage = inPixels
-			idat.parts = append(idat.parts, payload)
+			idatBytes += n
 		case "IEND":
-			return w, h, bpp, idat, stage != beforePixels
+			return w, h, bpp, idatBytes, stage != beforePixels
 		case "PLTE": // a suggested palette, which the decoder leaves aside for RGB
 			if stage != beforePixels {
-				return 0, 0, 0, idat, false
+				return 0, 0, 0, 0, false
 			}
 		case "tRNS":
-			return 0, 0, 0, idat, false
+			return 0, 0, 0, 0, false
 		default:
 			if kind[0]&0x20 == 0 { // a critical chunk the decoder does not know
-				return 0, 0, 0, idat, false
+				return 0, 0, 0, 0, false
 			}
 		}
 		if stage == inPixels && kind != "IDAT" {
 			stage = afterPixels
 		}
 	}
-}
-
-// idatReader reads the payloads of a PNG's IDAT chunks one after another. It is an
-// io.ByteReader, so that the inflater reads no further than the stream's end.
-type idatReader struct {
-	cur   []byte   // what is left of the payload being read
-	parts [][]byte // the payloads after it
-}
-
-// next makes cur the next payload that is not empty; false at the end.
-func (r *idatReader) next() bool {
-	for len(r.cur) == 0 {
-		if len(r.parts) == 0 {
-			return false
-		}
-		r.cur, r.parts = r.parts[0], r.parts[1:]
-	}
-	return true
-}
-
-func (r *idatReader) Read(p []byte) (int, error) {
-	if !r.next() {
-		return 0, io.EOF
-	}
-	n := copy(p, r.cur)
-	r.cur = r.cur[n:]
-	return n, nil
-}
-
-func (r *idatReader) ReadByte() (byte, error) {
-	if len(r.cur) == 0 && !r.next() {
-		return 0, io.EOF
-	}
-	b := r.cur[0]
-	r.cur = r.cur[1:]
-	return b, nil
-}
-
-// Len is the number of bytes left to read.
-func (r *idatReader) Len() int {
-	n := len(r.cur)
-	for _, p := range r.parts {
-		n += len(p)
-	}
-	return n
 }
 
 // unfilterPNGRow writes to row the bytes of a row filtered with filter (PNG filters 0 to 4)
