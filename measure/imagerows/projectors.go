@@ -1,7 +1,8 @@
 package imagerows
 
 // The projector types of llama.cpp's clip.cpp that this package counts, in one table: a new
-// type is one entry here and its rows function (with its test).
+// type is one entry here and its rows function (with its test). What a type does is in its
+// entry or its family file; internal/archtest fails on its name compared anywhere else.
 
 // projectorType is what clip.cpp does for one projector type.
 type projectorType struct {
