@@ -35,7 +35,6 @@ const (
 	DefaultLlamaMaxTokens   = 256  // tokens generated per answer
 	DefaultLlamaContextSize = 8192 // context cells, capped at the model's training context
 	DefaultLlamaBatchSize   = 512  // tokens per decode call
-	defaultLlamaVision      = "llamacpp/qwen3vl"
 )
 
 // LlamaConfig configures the in-process llama.cpp engine. Only Model is required.
@@ -72,7 +71,7 @@ type LlamaConfig struct {
 	// TemplateDate is the date the template writes as today's (zero: prompt.DefaultTemplateDate).
 	TemplateDate time.Time
 	// Vision names the image-row family used by the estimator when there is no MMProj
-	// (default llamacpp/qwen3vl); Rows are the image token limits.
+	// (default imagerows.DefaultFamily); Rows are the image token limits.
 	Vision string
 	Rows   imagerows.RowOptions
 }
@@ -177,51 +176,18 @@ func NewLlama(cfg LlamaConfig) (*Llama, error) {
 	}()
 
 	gpu, hasGPU := rt.gpu()
-	mp := llama.ModelDefaultParams()
-	switch {
-	case !hasGPU || cfg.GPULayers == NoGPULayers:
-		mp.NGpuLayers = 0
-	case cfg.GPULayers == AllGPULayers:
-		mp.NGpuLayers = 999 // llama.cpp caps it at the layer count (+ the output layer)
-	case cfg.GPULayers > 0:
-		mp.NGpuLayers = int32(min(cfg.GPULayers, 999))
-	default:
-		return nil, fmt.Errorf("llama engine: gpu layers %d: want AllGPULayers, NoGPULayers or a count", cfg.GPULayers)
+	mp, err := llamaModelParams(cfg.GPULayers, hasGPU)
+	if err != nil {
+		return nil, err
 	}
 	l.model, err = llama.ModelLoadFromFile(cfg.Model, mp)
 	if err != nil {
 		return nil, fmt.Errorf("llama engine: load %s: %v (llama.cpp: %s)", cfg.Model, err, rt.logs.tail(6))
 	}
 	l.vocab = llama.ModelGetVocab(l.model)
-	layers := int(llama.ModelNLayer(l.model))
-	trainCtx := int(llama.ModelNCtxTrain(l.model))
-
-	l.nCtx = cfg.ContextSize
-	if l.nCtx <= 0 {
-		l.nCtx = DefaultLlamaContextSize
+	if err := l.newContext(cfg); err != nil {
+		return nil, err
 	}
-	if trainCtx > 0 && l.nCtx > trainCtx {
-		l.nCtx = trainCtx
-	}
-	l.nBatch = cfg.BatchSize
-	if l.nBatch <= 0 {
-		l.nBatch = DefaultLlamaBatchSize
-	}
-	cp := llama.ContextDefaultParams()
-	cp.NCtx = uint32(l.nCtx)
-	cp.NBatch = uint32(l.nBatch)
-	cp.NUbatch = uint32(l.nBatch)
-	cp.NSeqMax = 1
-	if cfg.Threads > 0 {
-		cp.NThreads, cp.NThreadsBatch = int32(cfg.Threads), int32(cfg.Threads)
-	}
-	l.lctx, err = llama.InitFromModel(l.model, cp)
-	if err != nil {
-		return nil, fmt.Errorf("llama engine: context of %d for %s: %v (llama.cpp: %s)", l.nCtx, cfg.Model, err, rt.logs.tail(6))
-	}
-	l.sampler = llama.SamplerChainInit(llama.SamplerChainDefaultParams())
-	llama.SamplerChainAdd(l.sampler, llama.SamplerInitGreedy())
-
 	l.addBOS = llama.VocabGetAddBOS(l.vocab)
 	if bos := llama.VocabBOS(l.vocab); bos != llama.TokenNull {
 		l.bosText = llama.VocabGetText(l.vocab, bos)
@@ -236,11 +202,11 @@ func NewLlama(cfg LlamaConfig) (*Llama, error) {
 
 	l.info = LlamaInfo{
 		Model: cfg.Model, Description: llama.ModelDesc(l.model), LibDir: dir, Release: LlamaRelease,
-		Layers: layers, Context: l.nCtx, TrainCtx: trainCtx, Template: l.template.Name(),
-		Devices: append([]LlamaDevice(nil), rt.devices...),
+		Layers: int(llama.ModelNLayer(l.model)), Context: l.nCtx, TrainCtx: int(llama.ModelNCtxTrain(l.model)),
+		Template: l.template.Name(), Devices: append([]LlamaDevice(nil), rt.devices...),
 	}
 	if hasGPU && mp.NGpuLayers > 0 {
-		l.info.Backend, l.info.Device, l.info.GPULayers = gpu.Backend, gpu.Description, min(int(mp.NGpuLayers), layers)
+		l.info.Backend, l.info.Device, l.info.GPULayers = gpu.Backend, gpu.Description, min(int(mp.NGpuLayers), l.info.Layers)
 	} else {
 		cpu := rt.cpu()
 		l.info.Backend, l.info.Device = cpu.Backend, cpu.Description
@@ -250,6 +216,55 @@ func NewLlama(cfg LlamaConfig) (*Llama, error) {
 	}
 	ok = true
 	return l, nil
+}
+
+// llamaModelParams are the model parameters of a GPULayers setting: every layer on the GPU
+// when there is one (AllGPULayers), none (NoGPULayers, or no GPU), or that many.
+func llamaModelParams(gpuLayers int, hasGPU bool) (llama.ModelParams, error) {
+	mp := llama.ModelDefaultParams()
+	switch {
+	case !hasGPU || gpuLayers == NoGPULayers:
+		mp.NGpuLayers = 0
+	case gpuLayers == AllGPULayers:
+		mp.NGpuLayers = 999 // llama.cpp caps it at the layer count (+ the output layer)
+	case gpuLayers > 0:
+		mp.NGpuLayers = int32(min(gpuLayers, 999))
+	default:
+		return mp, fmt.Errorf("llama engine: gpu layers %d: want AllGPULayers, NoGPULayers or a count", gpuLayers)
+	}
+	return mp, nil
+}
+
+// newContext makes the llama.cpp context of the loaded model (cfg.ContextSize cells, capped at
+// the training context; cfg.BatchSize tokens per decode; one sequence) and the greedy sampler.
+func (l *Llama) newContext(cfg LlamaConfig) error {
+	l.nCtx = cfg.ContextSize
+	if l.nCtx <= 0 {
+		l.nCtx = DefaultLlamaContextSize
+	}
+	if trainCtx := int(llama.ModelNCtxTrain(l.model)); trainCtx > 0 && l.nCtx > trainCtx {
+		l.nCtx = trainCtx
+	}
+	l.nBatch = cfg.BatchSize
+	if l.nBatch <= 0 {
+		l.nBatch = DefaultLlamaBatchSize
+	}
+	cp := llama.ContextDefaultParams()
+	cp.NCtx = uint32(l.nCtx)
+	cp.NBatch = uint32(l.nBatch)
+	cp.NUbatch = uint32(l.nBatch)
+	cp.NSeqMax = 1
+	if cfg.Threads > 0 {
+		cp.NThreads, cp.NThreadsBatch = int32(cfg.Threads), int32(cfg.Threads)
+	}
+	var err error
+	l.lctx, err = llama.InitFromModel(l.model, cp)
+	if err != nil {
+		return fmt.Errorf("llama engine: context of %d for %s: %v (llama.cpp: %s)", l.nCtx, cfg.Model, err, l.rt.logs.tail(6))
+	}
+	l.sampler = llama.SamplerChainInit(llama.SamplerChainDefaultParams())
+	llama.SamplerChainAdd(l.sampler, llama.SamplerInitGreedy())
+	return nil
 }
 
 // loadTemplate picks the chat template: cfg.Template, else the model's own, else Qwen's.
@@ -284,17 +299,11 @@ func (l *Llama) loadTemplate(cfg LlamaConfig) error {
 }
 
 // loadVision sets up pictures: the projector through mtmd when the libraries have it, else
-// the estimator's family (the projector's metadata, cfg.Vision or the default family).
+// the estimator's family (imagerows.ChooseFamily: the projector's metadata, cfg.Vision or the
+// default family).
 func (l *Llama) loadVision(cfg LlamaConfig) error {
 	var err error
-	switch {
-	case cfg.MMProj != "":
-		l.family, err = imagerows.LoadProjector(cfg.MMProj)
-	case cfg.Vision != "":
-		l.family, err = imagerows.FamilyByName(cfg.Vision)
-	default:
-		l.family, err = imagerows.FamilyByName(defaultLlamaVision)
-	}
+	l.family, err = imagerows.ChooseFamily(cfg.MMProj, cfg.Vision)
 	if err != nil {
 		return fmt.Errorf("llama engine: %w", err)
 	}
@@ -321,11 +330,10 @@ func (l *Llama) loadVision(cfg LlamaConfig) error {
 		if err != nil {
 			return fmt.Errorf("llama engine: projector %s: %v (llama.cpp: %s)", cfg.MMProj, err, l.rt.logs.tail(6))
 		}
-		if l.family.Projector == "hunyuanvl" && !mtmd.DecodeUseMRope(l.mctx) {
-			// mtmd lays HunyuanVL's rows out on an M-RoPE grid and asserts it (GGML_ASSERT
-			// in mtmd_tokenize), killing the process on the first picture
-			return fmt.Errorf("llama engine: projector %s is HunyuanVL, which llama.cpp %s takes only with a text model of M-RoPE positions (HunyuanOCR's); %s uses %s RoPE",
-				cfg.MMProj, LlamaRelease, cfg.Model, ropeName(llama.ModelRopeType(l.model)))
+		if l.family.NeedsMRoPE() && !mtmd.DecodeUseMRope(l.mctx) {
+			// asserted in mtmd_tokenize, which would kill the process on the first picture
+			return fmt.Errorf("llama engine: projector %s (%s) lays pictures out on an M-RoPE grid, which llama.cpp %s takes only with a text model of M-RoPE positions; %s uses %s RoPE",
+				cfg.MMProj, l.family.Projector, LlamaRelease, cfg.Model, ropeName(llama.ModelRopeType(l.model)))
 		}
 		l.info.Multimodal = true
 		if n, err := visionBlocks(cfg.MMProj); err == nil && n == 0 {

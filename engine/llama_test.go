@@ -14,6 +14,7 @@ import (
 
 	"github.com/strata-eval/strata-eval/corpora"
 	"github.com/strata-eval/strata-eval/internal/tinymodel"
+	"github.com/strata-eval/strata-eval/measure/imagerows"
 )
 
 // testLlamaLibs returns the llama.cpp library folder for tests ($YZMA_LIB, else what
@@ -156,7 +157,7 @@ func TestLlamaInfo(t *testing.T) {
 	if info.Backend == "" || info.Device == "" || len(info.Devices) == 0 {
 		t.Errorf("backend %q device %q devices %v: want them named", info.Backend, info.Device, info.Devices)
 	}
-	if info.Multimodal || info.MultimodalNote == "" || info.Vision != defaultLlamaVision {
+	if info.Multimodal || info.MultimodalNote == "" || info.Vision != imagerows.DefaultFamily {
 		t.Errorf("multimodal %v note %q vision %q: want the estimator, explained", info.Multimodal, info.MultimodalNote, info.Vision)
 	}
 	if !strings.HasSuffix(info.Template, ".gguf") {
@@ -252,7 +253,7 @@ func TestLlamaCountMatchesOffline(t *testing.T) {
 	if err != nil {
 		t.Skip(err.Error())
 	}
-	off, err := NewOffline(OfflineConfig{Tokenizer: tok, Template: l.Info().Model, Vision: defaultLlamaVision})
+	off, err := NewOffline(OfflineConfig{Tokenizer: tok, Template: l.Info().Model})
 	if err != nil {
 		t.Fatal(err)
 	}

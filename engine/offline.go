@@ -26,7 +26,7 @@ type OfflineConfig struct {
 	Tokenizer string // o200k_base, cl100k_base, a .gguf, a tokenizer.json
 	Template  string // a built-in template name; "" for the model's own or ChatML
 	MMProj    string // a projector GGUF deciding image rows
-	Vision    string // a family name, used when MMProj is empty
+	Vision    string // a family name, used when MMProj is empty (default imagerows.DefaultFamily)
 	Rows      imagerows.RowOptions
 	// TemplateDate is the date the template writes as today's (zero: prompt.DefaultTemplateDate).
 	TemplateDate time.Time
@@ -55,12 +55,7 @@ func NewOffline(cfg OfflineConfig) (*Offline, error) {
 		return nil, err
 	}
 	tmpl = prompt.WithTemplateDate(tmpl, cfg.TemplateDate)
-	var fam imagerows.Family
-	if cfg.MMProj != "" {
-		fam, err = imagerows.LoadProjector(cfg.MMProj)
-	} else {
-		fam, err = imagerows.FamilyByName(cfg.Vision)
-	}
+	fam, err := imagerows.ChooseFamily(cfg.MMProj, cfg.Vision)
 	if err != nil {
 		return nil, err
 	}

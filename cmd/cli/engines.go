@@ -13,18 +13,22 @@ import (
 	"github.com/strata-eval/strata-eval/measure/prompt"
 )
 
-// engineKind is a value of --engine: its name and how it is built from the options (the
-// offline engine given: it decides the computed counts every engine is compared with).
+// engineKind is a value of --engine: its name, how it is built from the options (the offline
+// engine given: it decides the computed counts every engine is compared with), and what the
+// replay does differently for it. Only this registry compares engine names.
 type engineKind struct {
 	name  string
 	build func(o *ReplayOptions, off *engine.Offline) (engine.Engine, error)
+	// modelIsServed is set when --model names the model a server is asked for (not a file),
+	// so that gate arms' catalogs look that model up (run.ModelForCatalogs).
+	modelIsServed bool
 }
 
 // engineKinds are the values of --engine, the default first.
 var engineKinds = []engineKind{
-	{"offline", func(_ *ReplayOptions, off *engine.Offline) (engine.Engine, error) { return off, nil }},
-	{"http", func(o *ReplayOptions, _ *engine.Offline) (engine.Engine, error) { return newHTTPEngine(o) }},
-	{"llama", func(o *ReplayOptions, _ *engine.Offline) (engine.Engine, error) { return newLlamaEngine(o) }},
+	{name: "offline", build: func(_ *ReplayOptions, off *engine.Offline) (engine.Engine, error) { return off, nil }},
+	{name: "http", build: func(o *ReplayOptions, _ *engine.Offline) (engine.Engine, error) { return newHTTPEngine(o) }, modelIsServed: true},
+	{name: "llama", build: func(o *ReplayOptions, _ *engine.Offline) (engine.Engine, error) { return newLlamaEngine(o) }},
 }
 
 // engineNames lists the values of --engine.
@@ -86,19 +90,19 @@ func addLiveFlags(f *pflag.FlagSet, o *liveOptions) {
 	f.StringVar(&o.GPULayers, "gpu-layers", "all", "layers the llama engine puts on the GPU: all, none or a count")
 }
 
-// newEngine returns the engine --engine names. The offline engine is always built: it
-// decides the vision family and the computed counts every other engine is compared with.
-func newEngine(o *ReplayOptions, off *engine.Offline) (engine.Engine, error) {
-	name := o.Engine
+// engineKindOf returns the kind --engine names ("": the default). Its build returns the
+// engine; the offline engine it is given is always built: it decides the vision family and the
+// computed counts every other engine is compared with.
+func engineKindOf(name string) (engineKind, error) {
 	if name == "" {
-		name = engineKinds[0].name
+		return engineKinds[0], nil
 	}
 	for _, k := range engineKinds {
 		if k.name == name {
-			return k.build(o, off)
+			return k, nil
 		}
 	}
-	return nil, usageErrorf("--engine %q: unknown (known: %s)", o.Engine, strings.Join(engineNames(), ", "))
+	return engineKind{}, usageErrorf("--engine %q: unknown (known: %s)", name, strings.Join(engineNames(), ", "))
 }
 
 // closeEngine frees what an engine holds once the run is over (the llama engine's model and

@@ -42,7 +42,7 @@ func hasImage(ps []corpora.Part) bool {
 // style: input_tokens, /props, timings, API key), $LIFT_ENDPOINT (lifts pictures itself) and
 // $FLAKY_ENDPOINT (answers 503 twice, counts by usage).
 func TestHTTPScripts(t *testing.T) {
-	off, err := engine.NewOffline(engine.OfflineConfig{Tokenizer: "o200k_base", Vision: defaultVision})
+	off, err := engine.NewOffline(engine.OfflineConfig{Tokenizer: "o200k_base"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,7 +38,7 @@ func replayLive(t *testing.T, dir string, args ...string) (int, string, *results
 
 func testOffline(t *testing.T) *engine.Offline {
 	t.Helper()
-	off, err := engine.NewOffline(engine.OfflineConfig{Tokenizer: "o200k_base", Vision: defaultVision})
+	off, err := engine.NewOffline(engine.OfflineConfig{Tokenizer: "o200k_base"})
 	if err != nil {
 		t.Fatal(err)
 	}

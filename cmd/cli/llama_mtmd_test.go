@@ -259,7 +259,7 @@ func TestLiveLlamaEngineHunyuanVL(t *testing.T) {
 	plain := markerModel(t, root, tinymodel.Options{})
 	code, out, errOut := runCLI(t, "replay", "--engine", "llama", "--model", plain, "--llama-lib", libs, "--gpu-layers", "none",
 		"--mmproj", proj, "--tokenizer", plain, "--format", "csv", filepath.Join(root, "corpora", "samples", "openai-chat-tiny-png.json"))
-	if code == ExitOK || !strings.Contains(errOut, "HunyuanVL") || !strings.Contains(errOut, filepath.Base(plain)) || !strings.Contains(errOut, "NeoX RoPE") {
+	if code == ExitOK || !strings.Contains(errOut, "(hunyuanvl) lays pictures out on an M-RoPE grid") || !strings.Contains(errOut, filepath.Base(plain)) || !strings.Contains(errOut, "NeoX RoPE") {
 		t.Errorf("HunyuanVL with a model of NeoX RoPE: exit %d, stderr %q, stdout %q: want one error naming the pairing", code, errOut, out)
 	}
 	if n := strings.Count(strings.TrimSpace(errOut), "\n"); n > 0 {

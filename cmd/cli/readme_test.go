@@ -159,7 +159,7 @@ func TestREADMECommands(t *testing.T) {
 		cmds = append(cmds, found...)
 	}
 
-	off, err := engine.NewOffline(engine.OfflineConfig{Tokenizer: "o200k_base", Vision: defaultVision})
+	off, err := engine.NewOffline(engine.OfflineConfig{Tokenizer: "o200k_base"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -102,7 +102,7 @@ PATH - reads a recording from stdin.
 	f.StringVar(&opts.MCPDelivery, "mcp-delivery", replay.MCPAuto, "how MCP results reach the server: structured, stringified or auto")
 	f.StringVar(&opts.Dump, "dump", "", "folder for the request each arm hands the model and its picture records")
 	f.StringSliceVar(&opts.Arms, "arms", nil, "arms to run, in table order (default: before, after, agent, then the config's)")
-	f.StringVar(&opts.Engine, "engine", "offline", "engine that counts (and answers): "+strings.Join(engineNames(), ", "))
+	f.StringVar(&opts.Engine, "engine", engineKinds[0].name, "engine that counts (and answers): "+strings.Join(engineNames(), ", "))
 	f.StringArrayVar(&opts.Endpoints, "endpoint", nil, "server URL of the http engine (repeatable: cases are spread over them)")
 	f.StringVar(&opts.Shard, "shard", "", "replay only shard i of n (\"i/n\", 0-based), split by a stable hash of the case id")
 	f.BoolVar(&opts.Resume, "resume", false, "skip cases already written to --out's cases.jsonl (failed ones are replayed)")
@@ -115,9 +115,6 @@ PATH - reads a recording from stdin.
 	_ = f.MarkHidden("memprofile")
 	return c
 }
-
-// defaultVision is the family used when neither --mmproj nor --vision is given.
-const defaultVision = "llamacpp/qwen3vl"
 
 // CounterFlags say how the offline engine counts: tokenizer, chat template, vision family (or
 // projector) with its token limits, and the context size.
@@ -150,7 +147,7 @@ func addCounterFlags(f *pflag.FlagSet, c *CounterFlags, ctxHelp string) {
 	f.StringVar(&c.Tokenizer, "tokenizer", "o200k_base", "tokenizer: o200k_base, cl100k_base, a .gguf model file or a tokenizer.json")
 	f.StringVar(&c.Template, "template", "", "chat template: qwen, chatml, llama3, gemma, mistral, or a file holding a Jinja chat template (.gguf, tokenizer_config.json, .jinja); default: the --tokenizer file's own template, else qwen")
 	f.StringVar(&c.MMProj, "mmproj", "", "projector GGUF (mmproj) that decides image rows")
-	f.StringVar(&c.Vision, "vision", defaultVision, "vision family that decides image rows when no --mmproj is given")
+	f.StringVar(&c.Vision, "vision", imagerows.DefaultFamily, "vision family that decides image rows when no --mmproj is given")
 	f.IntVar(&c.MinTokens, "image-min-tokens", 0, "llama-server --image-min-tokens (0: the projector's default)")
 	f.IntVar(&c.MaxTokens, "image-max-tokens", 0, "llama-server --image-max-tokens (0: the projector's default)")
 	f.IntVar(&c.Context, "ctx", 0, ctxHelp)
@@ -292,7 +289,11 @@ func (o *ReplayOptions) runConfig() (run.Config, error) {
 	if err != nil {
 		return run.Config{}, err
 	}
-	if o.Engine == "http" {
+	kind, err := engineKindOf(o.Engine)
+	if err != nil {
+		return run.Config{}, err
+	}
+	if kind.modelIsServed {
 		run.ModelForCatalogs(arms, o.Live.Model)
 	}
 	offCfg, err := o.offlineConfig()
@@ -303,7 +304,7 @@ func (o *ReplayOptions) runConfig() (run.Config, error) {
 	if err != nil {
 		return run.Config{}, usageError(err)
 	}
-	eng, err := newEngine(o, off)
+	eng, err := kind.build(o, off)
 	if err != nil {
 		return run.Config{}, err
 	}

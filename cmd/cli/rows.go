@@ -52,7 +52,7 @@ projector with (--image-min-tokens above the maximum) are refused here with its 
 		},
 	}
 	f := c.Flags()
-	f.StringArrayVar(&opts.Vision, "vision", nil, "vision family (repeatable; all for every family; default "+defaultVision+")")
+	f.StringArrayVar(&opts.Vision, "vision", nil, "vision family (repeatable; all for every family; default "+imagerows.DefaultFamily+")")
 	f.StringVar(&opts.MMProj, "mmproj", "", "projector GGUF (mmproj) that decides image rows, instead of --vision")
 	f.IntVar(&opts.MinTokens, "image-min-tokens", 0, "llama-server --image-min-tokens (0: the projector's default)")
 	f.IntVar(&opts.MaxTokens, "image-max-tokens", 0, "llama-server --image-max-tokens (0: the projector's default)")
@@ -144,7 +144,7 @@ func (o *RowsOptions) families() ([]imagerows.Family, error) {
 	}
 	names := o.Vision
 	if len(names) == 0 {
-		names = []string{defaultVision}
+		names = []string{imagerows.DefaultFamily}
 	}
 	if len(names) == 1 && names[0] == "all" {
 		names = imagerows.Families()

@@ -93,13 +93,18 @@ func step3vlRows(f Family, in PixelSize) (Rows, error) {
 	}, nil
 }
 
+// deepseekOCR1Rows counts DeepSeek-OCR (deepseekocr) with deepseekOCRRows.
+func deepseekOCR1Rows(f Family, in PixelSize) (Rows, error) { return deepseekOCRRows(f, in, true) }
+
+// deepseekOCR2Rows counts DeepSeek-OCR 2 (deepseekocr2) with deepseekOCRRows.
+func deepseekOCR2Rows(f Family, in PixelSize) (Rows, error) { return deepseekOCRRows(f, in, false) }
+
 // deepseekOCRRows: a 1024-px global view (padded) and, when a side exceeds the tile size
 // (640 for OCR 1, 768 for OCR 2), a grid of tiles with the aspect closest to the picture's
 // among min_tiles..max_tiles tiles (2..9, 2..6 unless the GGUF says otherwise). OCR 1: the
 // global view 16·17 + 1 rows (a newline per row and a view separator), each tile row fused
 // into one picture of (10·columns + 1)·10 rows; OCR 2: 256 + 1 and 144 per tile. One "\n".
-func deepseekOCRRows(f Family, in PixelSize) (Rows, error) {
-	v1 := f.Projector == "deepseekocr"
+func deepseekOCRRows(f Family, in PixelSize, v1 bool) (Rows, error) {
 	tile, minTiles, maxTiles := 768, 2, 6
 	if v1 {
 		tile, maxTiles = 640, 9
@@ -174,6 +179,17 @@ func deepseek4vRows(f Family, in PixelSize, opts RowOptions) (Rows, error) {
 	}
 	rows := deepseek4vBlock(rowsCeilDiv(bestW, pp*rr), rowsCeilDiv(bestH, pp*rr), deepseek4vLeadPadBlock-1)
 	return Rows{Rows: int(rows), Resized: PixelSize{clampSide(bestW), clampSide(bestH)}, Source: SourceTokenizer}, nil
+}
+
+// deepseek4vMinPixels configures a deepseek4v mmproj: its minimum pixels are the GGUF's
+// clip.vision.image_min_pixels, which it must have.
+func deepseek4vMinPixels(fam *Family, file projectorFile) error {
+	v, ok := file.ints[keyMinPixels]
+	if !ok {
+		return fmt.Errorf("projector %s needs %s", fam.Projector, keyMinPixels)
+	}
+	fam.MinPixels = v
+	return nil
 }
 
 // deepseek4vBlock is dsv4_get_block_layout(...).n_out.

@@ -13,6 +13,13 @@ func internVLFamilies() []Family {
 	}}
 }
 
+// internVLTileDefaults configures an internvl mmproj: tiles 1..12 unless the GGUF's
+// preproc_min_tiles / preproc_max_tiles say otherwise.
+func internVLTileDefaults(fam *Family, _ projectorFile) error {
+	fam.MinTiles, fam.MaxTiles = paramOrDefault(fam.MinTiles, 1), paramOrDefault(fam.MaxTiles, 12)
+	return nil
+}
+
 // internVLCandidates lists the tile grids in llama.cpp's order: width multiplier
 // ascending, then height multiplier ascending.
 func internVLCandidates(slice, minTiles, maxTiles int) []PixelSize {

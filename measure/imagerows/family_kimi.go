@@ -19,9 +19,9 @@ func kimiFamilies() []Family {
 	}
 }
 
-// kimiRows: (P1) with f = p·m, rows ⌈W'/f⌉·⌈H'/f⌉, two markers. kimivl uses
-// tok-limits 8..1024; kimik25 the GGUF pixel limits when both are present, else
-// tok-limits 2..4096.
+// kimiRows: (P1) with f = p·m, rows ⌈W'/f⌉·⌈H'/f⌉, two markers. The pixel limits are the
+// GGUF's where the type reads them and the file has both (kimik25), else the token limits
+// (the type's built-in ones by default: kimivl 8..1024, kimik25 2..4096).
 func kimiRows(f Family, in PixelSize, opts RowOptions) (Rows, error) {
 	p := f.PatchSize
 	m := paramOrDefault(f.Merge, 2)
@@ -30,13 +30,11 @@ func kimiRows(f Family, in PixelSize, opts RowOptions) (Rows, error) {
 	}
 	unit := p * m
 	var minPx, maxPx int64
-	switch {
-	case f.Projector == "kimik25" && f.MinPixels > 0 && f.MaxPixels > 0:
+	if projectorLimitKind(f) == limitsFile {
 		minPx, maxPx = int64(f.MinPixels), int64(f.MaxPixels)
-	case f.Projector == "kimik25":
-		minPx, maxPx = tokenPixelLimits(unit, paramOrDefault(f.MinTokens, 2), paramOrDefault(f.MaxTokens, 4096), opts)
-	default:
-		minPx, maxPx = tokenPixelLimits(unit, paramOrDefault(f.MinTokens, 8), paramOrDefault(f.MaxTokens, 1024), opts)
+	} else {
+		def := defaultsForProjector(f.Projector)
+		minPx, maxPx = tokenPixelLimits(unit, paramOrDefault(f.MinTokens, def.minTokens), paramOrDefault(f.MaxTokens, def.maxTokens), opts)
 	}
 	size := llamaSmartResize(in, unit, minPx, maxPx)
 	u := int64(unit)

@@ -27,6 +27,29 @@ func llavaFamilies() []Family {
 	}
 }
 
+// Tensors a LLaVA-style file may carry: GLM-Edge's BOI/EOI embeddings, an MLP's third layer.
+const (
+	tensorAdapterBOI = "adapter.boi"
+	tensorMLP3       = "mm.3.weight"
+)
+
+// llavaMLPNorm counts an mlp file with a third layer as mlp_norm.
+func llavaMLPNorm(file projectorFile) string {
+	if file.hasTensor(tensorMLP3) {
+		return "mlp_norm"
+	}
+	return ""
+}
+
+// adapterBOIEOI configures a GLM-Edge (adapter) mmproj: its BOI and EOI embeddings, when the
+// file has them, are two more rows per picture.
+func adapterBOIEOI(fam *Family, file projectorFile) error {
+	if file.hasTensor(tensorAdapterBOI) {
+		fam.ExtraRows = 2
+	}
+	return nil
+}
+
 // slicingProjectors are the fixed-size projectors that switch to pinpoint slicing
 // when clip.vision.image_grid_pinpoints is present.
 func slicingProjector(projector string) bool {

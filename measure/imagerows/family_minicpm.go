@@ -81,18 +81,24 @@ func miniCPMBestResize(in PixelSize, slice, unit int, allowUpscale bool) PixelSi
 	return PixelSize{miniCPMEnsureDivide(w, unit), miniCPMEnsureDivide(h, unit)}
 }
 
-// miniCPMRows computes MiniCPM-V: the overview plus a grid of slices when the
-// picture is larger than S on either side. Markers (v3+): <image></image> around
-// the overview, <slice></slice> around each slice, "\n" between slice rows;
-// version 2 wraps the slices once in <slice>…</slice> and each in <image></image>.
-func miniCPMRows(f Family, in PixelSize) (Rows, error) {
+// miniCPMRows computes MiniCPM-V (resampler): the overview plus a grid of slices when the
+// picture is larger than S on either side, the resampler's query count each. Markers (v3+):
+// <image></image> around the overview, <slice></slice> around each slice, "\n" between slice
+// rows; version 2 wraps the slices once in <slice>…</slice> and each in <image></image>.
+func miniCPMRows(f Family, in PixelSize) (Rows, error) { return miniCPMSliceRows(f, in, false) }
+
+// miniCPMV46Rows computes MiniCPM-V 4.6 (minicpmv4_6): slices aligned to p·m, each
+// (W'/p)·(H'/p)/m² rows; with m = 2 a picture within S² pixels is one resized overview.
+func miniCPMV46Rows(f Family, in PixelSize) (Rows, error) { return miniCPMSliceRows(f, in, true) }
+
+// miniCPMSliceRows is llava-uhd's slicing of miniCPMRows, merged as in 4.6 when v46 is set.
+func miniCPMSliceRows(f Family, in PixelSize, v46 bool) (Rows, error) {
 	s := paramOrDefault(f.ImageSize, 448)
 	p := f.PatchSize
 	version := paramOrDefault(f.MiniCPMVersion, 2)
 	if err := requirePositiveParams(rowParam{"patch_size", p}); err != nil {
 		return Rows{}, err
 	}
-	v46 := f.Projector == "minicpmv4_6"
 	unit := p
 	m := 1
 	if v46 {

@@ -11,7 +11,8 @@ import (
 	"github.com/strata-eval/strata-eval/internal/ggufmeta"
 )
 
-// mmproj GGUF keys and tensor names read by LoadProjector.
+// mmproj GGUF keys read by LoadProjector (the tensors a projector type looks for are named in
+// its family file).
 const (
 	keyProjectorType       = "clip.projector_type"
 	keyVisionProjectorType = "clip.vision.projector_type"
@@ -30,10 +31,6 @@ const (
 	keyMiniCPMQueryNum     = "clip.minicpmv_query_num"
 	keyQuerySide           = "clip.vision.projector.query_side"
 	keyWindowSide          = "clip.vision.projector.window_side"
-
-	tensorImageBreak = "v.token_embd.img_break"
-	tensorAdapterBOI = "adapter.boi"
-	tensorMLP3       = "mm.3.weight"
 )
 
 // maxProjectorParam bounds sizes read from a GGUF, so a corrupt file cannot ask
@@ -48,10 +45,17 @@ type projectorDefaults struct {
 	mergeKey             string // spatial_merge_size or projector.scale_factor
 }
 
+// projectorFile is what the hooks of a projector type's entry read of an mmproj GGUF: the
+// integer parameters present (by key) and whether a tensor is there.
+type projectorFile struct {
+	ints      map[string]int
+	hasTensor func(name string) bool
+}
+
 // LoadProjector configures an image-row family from an mmproj GGUF: the projector
 // type (clip.projector_type, else clip.vision.projector_type), the sizes and
-// limits of docs/pipeline.md §10.3, and three tensor-name checks
-// (v.token_embd.img_break, adapter.boi, mm.3.weight). Only the header is read.
+// limits of docs/pipeline.md §10.3, and what the type's own entry reads (tensor-name
+// checks such as v.token_embd.img_break, adapter.boi, mm.3.weight). Only the header is read.
 func LoadProjector(path string) (Family, error) {
 	f, err := gguf.ParseGGUFFile(path, gguf.UseMMap())
 	if err != nil {
@@ -71,14 +75,15 @@ func projectorFromGGUF(f *gguf.GGUFFile, fileName string) (Family, error) {
 	if err != nil {
 		return Family{}, err
 	}
-	hasTensor := func(name string) bool {
-		_, found := f.TensorInfos.Get(name)
-		return found
-	}
 	ints, err := ggufProjectorInts(kvs)
 	if err != nil {
 		return Family{}, err
 	}
+	file := projectorFile{ints: ints, hasTensor: func(name string) bool {
+		_, found := f.TensorInfos.Get(name)
+		return found
+	}}
+	projector = countedAs(projector, file)
 	pinpoints, err := ggufPinpoints(kvs)
 	if err != nil {
 		return Family{}, err
@@ -100,7 +105,6 @@ func projectorFromGGUF(f *gguf.GGUFFile, fileName string) (Family, error) {
 		Pinpoints:      pinpoints,
 		MiniCPMVersion: ints[keyMiniCPMVersion],
 		QueryNum:       ints[keyMiniCPMQueryNum],
-		ImageBreak:     projector == "pixtral" && hasTensor(tensorImageBreak),
 		QuerySide:      ints[keyQuerySide],
 		WindowSide:     ints[keyWindowSide],
 		Note:           "configured from " + fileName,
@@ -117,18 +121,8 @@ func projectorFromGGUF(f *gguf.GGUFFile, fileName string) (Family, error) {
 				keyMaxPixels, fam.MaxPixels, keyMinPixels, fam.MinPixels)
 		}
 	}
-	if projector == "deepseek4v" {
-		v, ok := ints[keyMinPixels]
-		if !ok {
-			return Family{}, fmt.Errorf("projector deepseek4v needs %s", keyMinPixels)
-		}
-		fam.MinPixels = v
-	}
-	if projector == "adapter" && hasTensor(tensorAdapterBOI) {
-		fam.ExtraRows = 2 // BOI and EOI embeddings
-	}
-	if projector == "internvl" {
-		fam.MinTiles, fam.MaxTiles = paramOrDefault(fam.MinTiles, 1), paramOrDefault(fam.MaxTiles, 12)
+	if err := configureFromFile(&fam, file); err != nil {
+		return Family{}, err
 	}
 	// Price a probe picture so that a projector this package cannot model, or one
 	// missing a required key, fails here rather than at the first picture.
@@ -142,8 +136,7 @@ func projectorFromGGUF(f *gguf.GGUFFile, fileName string) (Family, error) {
 }
 
 // ggufProjectorType checks that f is an mmproj (clip) file with a vision encoder and returns
-// its projector type as the rules name it (the Omni file's vision part is qwen2.5vl_merger;
-// an mlp with a third layer is mlp_norm).
+// its projector type as the file names it (countedAs then names the type it is counted as).
 func ggufProjectorType(f *gguf.GGUFFile) (string, error) {
 	kvs := f.Header.MetadataKV
 	if arch, ok, err := ggufmeta.OptionalString(kvs, "general.architecture"); err != nil {
@@ -170,12 +163,6 @@ func ggufProjectorType(f *gguf.GGUFFile) (string, error) {
 	}
 	if !ok || projector == "" {
 		return "", fmt.Errorf("no %s or %s key", keyProjectorType, keyVisionProjectorType)
-	}
-	if projector == "qwen2.5o" {
-		projector = "qwen2.5vl_merger" // the Omni file's vision part
-	}
-	if _, found := f.TensorInfos.Get(tensorMLP3); projector == "mlp" && found {
-		projector = "mlp_norm"
 	}
 	return projector, nil
 }

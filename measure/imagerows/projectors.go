@@ -1,7 +1,8 @@
 package imagerows
 
 // The projector types of llama.cpp's clip.cpp that this package counts, in one table: a new
-// type is one entry here and its rows function (with its test).
+// type is one entry here and its rows function (with its test). What a type does is in its
+// entry or its family file; internal/archtest fails on its name compared anywhere else.
 
 // projectorType is what clip.cpp does for one projector type.
 type projectorType struct {
@@ -13,6 +14,15 @@ type projectorType struct {
 	limits limitKind
 	// rows counts one picture.
 	rows func(Family, PixelSize, RowOptions) (Rows, error)
+	// countAs, when set, names the type an mmproj file of this type is counted as, given the
+	// file ("" keeps the type).
+	countAs func(projectorFile) string
+	// configure, when set, reads what the type takes from an mmproj file besides the keys
+	// every type reads (LoadProjector runs it once those are set).
+	configure func(*Family, projectorFile) error
+	// needsMRoPE is set when mtmd lays the type's rows out on an M-RoPE grid and asserts that
+	// the text model uses M-RoPE positions (GGML_ASSERT in mtmd_tokenize).
+	needsMRoPE bool
 }
 
 // projectorTypes maps each projector type name (clip.projector_type) to what clip.cpp does for
@@ -32,7 +42,7 @@ func init() {
 		"qwen2vl_merger":   {defaults: qwen, rows: qwenLikeRows},
 		"qwen2.5vl_merger": {defaults: qwen, rows: qwenLikeRows},
 		"qwen3vl_merger":   {defaults: qwen, rows: qwenLikeRows},
-		"qwen2.5o":         {rows: qwenLikeRows},
+		"qwen2.5o":         {rows: qwenLikeRows, countAs: func(projectorFile) string { return "qwen2.5vl_merger" }}, // the Omni file's vision part
 		"glm4v":            {defaults: qwen, rows: glm4vRows},
 		// Dynamic resolution with a family's own rounding (family_dynamic.go).
 		"mimovl":      {defaults: spatial2, limits: limitsFile, rows: dynamicRows},
@@ -43,41 +53,41 @@ func init() {
 		"dots_ocr":    {defaults: projectorDefaults{0, 0, 0, keyScaleFactor}, limits: limitsFile, rows: dynamicRows},
 		"dots3note_v": {defaults: projectorDefaults{0, 0, 0, keySpatialMerge}, limits: limitsFile, rows: dynamicRows},
 		"phi4":        {limits: limitsFile, rows: dynamicRows},
-		"hunyuanvl":   {defaults: projectorDefaults{256, 16384, 2, keySpatialMerge}, limits: limitsTokensThenFile, rows: dynamicRows},
+		"hunyuanvl":   {defaults: projectorDefaults{256, 16384, 2, keySpatialMerge}, limits: limitsTokensThenFile, rows: dynamicRows, needsMRoPE: true},
 		// Gemma: a fixed grid pooled to a fixed count, or (Gemma 4) a token budget.
 		"gemma3":   {defaults: projectorDefaults{0, 0, 4, keyScaleFactor}, rows: gemmaRows},
 		"gemma3nv": {rows: gemmaRows},
 		"gemma4v":  {defaults: projectorDefaults{70, 1120, 3, keyScaleFactor}, rows: gemmaRows},
 		"gemma4uv": {defaults: projectorDefaults{70, 1120, 3, keyScaleFactor}, rows: gemmaRows},
 		// Pixtral: patches with a break token per row.
-		"pixtral":    {defaults: projectorDefaults{8, 1024, 1, keySpatialMerge}, rows: pixtralRows},
-		"lightonocr": {defaults: projectorDefaults{0, 0, 1, keySpatialMerge}, limits: limitsCustomOnly, rows: pixtralRows},
+		"pixtral":    {defaults: projectorDefaults{8, 1024, 1, keySpatialMerge}, rows: pixtralRows, configure: pixtralImageBreak},
+		"lightonocr": {defaults: projectorDefaults{0, 0, 1, keySpatialMerge}, limits: limitsCustomOnly, rows: lightOnOCRRows},
 		// Kimi-VL.
 		"kimivl":  {defaults: projectorDefaults{8, 1024, 2, keyScaleFactor}, rows: kimiRows},
 		"kimik25": {defaults: projectorDefaults{2, 4096, 2, keyScaleFactor}, limits: limitsFileElseTokens, rows: kimiRows},
 		// LLaVA-style: a fixed grid, some with pinpoint tiles (family_llava.go).
-		"mlp":            llava,
+		"mlp":            {rows: fixed(llavaRows), countAs: llavaMLPNorm},
 		"mlp_norm":       llava,
 		"ldp":            llava,
 		"ldpv2":          llava,
-		"adapter":        llava,
+		"adapter":        {rows: fixed(llavaRows), configure: adapterBOIEOI},
 		"cogvlm":         llava,
 		"janus_pro":      llava,
 		"yasa2":          llava,
 		"nemotron_v2_vl": {defaults: scale2, rows: fixed(llavaRows)},
 		// MiniCPM-V: slices of a resampler's fixed query count.
 		"resampler":   {rows: fixed(miniCPMRows)},
-		"minicpmv4_6": {defaults: projectorDefaults{0, 0, 4, keyScaleFactor}, rows: fixed(miniCPMRows)},
+		"minicpmv4_6": {defaults: projectorDefaults{0, 0, 4, keyScaleFactor}, rows: fixed(miniCPMV46Rows)},
 		// Tiled: InternVL, Llama 4, Idefics3/SmolVLM, LFM2-VL.
-		"internvl": {defaults: scale2, rows: fixed(internVLRows)},
+		"internvl": {defaults: scale2, rows: fixed(internVLRows), configure: internVLTileDefaults},
 		"llama4":   {defaults: scale2, rows: fixed(llama4Rows)},
 		"idefics3": {defaults: scale2, limits: limitsCustomOnly, rows: idefics3Rows},
 		"lfm2":     {defaults: projectorDefaults{64, 256, 2, keyScaleFactor}, rows: lfm2Rows},
 		// Crops and windows (family_crops.go).
 		"step3vl":         {defaults: projectorDefaults{0, 0, 4, keyScaleFactor}, rows: fixed(step3vlRows)},
-		"deepseekocr":     {rows: fixed(deepseekOCRRows)},
-		"deepseekocr2":    {rows: fixed(deepseekOCRRows)},
-		"deepseek4v":      {defaults: projectorDefaults{0, 0, 0, keyScaleFactor}, limits: limitsNone, rows: deepseek4vRows},
+		"deepseekocr":     {rows: fixed(deepseekOCR1Rows)},
+		"deepseekocr2":    {rows: fixed(deepseekOCR2Rows)},
+		"deepseek4v":      {defaults: projectorDefaults{0, 0, 0, keyScaleFactor}, limits: limitsNone, rows: deepseek4vRows, configure: deepseek4vMinPixels},
 		"granite4_vision": {rows: fixed(graniteRows)},
 		"muse-glimmer":    {defaults: projectorDefaults{1, 4096, 2, keySpatialMerge}, rows: museGlimmerRows},
 	}
@@ -87,6 +97,31 @@ func init() {
 // type not in the table).
 func defaultsForProjector(projector string) projectorDefaults {
 	return projectorTypes[projector].defaults
+}
+
+// countedAs is the type an mmproj file of type projector is counted as (its entry's countAs).
+func countedAs(projector string, file projectorFile) string {
+	if as := projectorTypes[projector].countAs; as != nil {
+		if t := as(file); t != "" {
+			return t
+		}
+	}
+	return projector
+}
+
+// configureFromFile runs the configure hook of fam's projector type, if it has one.
+func configureFromFile(fam *Family, file projectorFile) error {
+	if configure := projectorTypes[fam.Projector].configure; configure != nil {
+		return configure(fam, file)
+	}
+	return nil
+}
+
+// NeedsMRoPE says whether llama.cpp's mtmd takes f's projector only with a text model of
+// M-RoPE positions: it lays the rows out on an M-RoPE grid and asserts it (on the first
+// picture, killing the process), so an engine refuses the pairing when it loads them.
+func (f Family) NeedsMRoPE() bool {
+	return f.Rule == RuleLlamaCpp && projectorTypes[f.Projector].needsMRoPE
 }
 
 // readsGGUFPixelLimits says whether a projector type takes image_min/max_pixels from the GGUF.
