@@ -9,7 +9,6 @@ package imagerows
 import (
 	"fmt"
 	"math"
-	"strings"
 )
 
 // The provider pages the hosted families follow, with the version of each.
@@ -182,9 +181,6 @@ type HostedPage struct {
 	Page     string
 	Families []string
 }
-
-// String is "PAGE: family, family, …".
-func (p HostedPage) String() string { return p.Page + ": " + strings.Join(p.Families, ", ") }
 
 // floorPx is ⌊x⌋ of a scaled side, tolerant of float noise just below a whole pixel, and at
 // least one pixel.
