@@ -213,3 +213,45 @@ func TestHostedPages(t *testing.T) {
 		}
 	}
 }
+
+// TestDocsHostedTable holds docs/count-and-rows.md's table of the hosted families: each
+// hosted family in one row, and each row's "examples checked" the examples.tsv rows of its
+// families.
+func TestDocsHostedTable(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "count-and-rows.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tsv, err := os.ReadFile(filepath.Join("testdata", "hosted", "examples.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	examples := map[string]int{}
+	for _, l := range strings.Split(string(tsv), "\n") {
+		if l != "" && !strings.HasPrefix(l, "#") {
+			examples[strings.SplitN(l, "\t", 2)[0]]++
+		}
+	}
+	section := string(doc)[strings.Index(string(doc), "### Hosted families"):]
+	rowsOf := map[string]int{}
+	for _, l := range strings.Split(section, "\n") {
+		if !strings.HasPrefix(l, "| `") {
+			continue
+		}
+		cells := strings.Split(strings.Trim(l, "| "), " | ")
+		want := 0
+		for _, name := range strings.Split(cells[0], ", ") {
+			name = strings.Trim(name, "`")
+			rowsOf[name]++
+			want += examples[name]
+		}
+		if got, _ := strconv.Atoi(cells[len(cells)-1]); got != want {
+			t.Errorf("row %s…: %d examples checked, examples.tsv has %d", cells[0][:min(40, len(cells[0]))], got, want)
+		}
+	}
+	for _, f := range hostedFamilies() {
+		if rowsOf[f.Name] != 1 {
+			t.Errorf("%s is in %d rows of the docs table", f.Name, rowsOf[f.Name])
+		}
+	}
+}
