@@ -42,9 +42,13 @@ replay gives every picture it measures (docs/pipeline.md §10). The llamacpp/ fa
 --mmproj count as the llama.cpp release this tool binds (v0.5.0) does, identical to its
 multimodal library (make rows-oracle); a family modelling another llama.cpp release names
 that range, e.g. llamacpp-b8637..b9492/gemma4. Token limits that llama.cpp refuses to load a
-projector with (--image-min-tokens above the maximum) are refused here with its reason.
+projector with (--image-min-tokens above the maximum) are refused here with its reason. The
+hosted families (openai/, anthropic/, gemini/) evaluate the rule of the provider page each
+follows, listed below with its version; a superseded version's rule keeps a name that carries
+the version (openai-guide-gpt-5.5/). A recorded hosted model id maps to its family as in
+docs/count-and-rows.md.
 
-`+formatSection(rowsFormats()), ExitInputs),
+`+hostedSourcesSection()+formatSection(rowsFormats()), ExitInputs),
 		Args: wrapArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Pictures = args
@@ -58,6 +62,28 @@ projector with (--image-min-tokens above the maximum) are refused here with its 
 	f.IntVar(&opts.MaxTokens, "image-max-tokens", 0, "llama-server --image-max-tokens (0: the projector's default)")
 	addFormatFlag(f, &opts.Format, rowsFormats(), "output")
 	return c
+}
+
+// hostedSourcesSection lists the provider page of each hosted family, for the help.
+func hostedSourcesSection() string {
+	var b strings.Builder
+	b.WriteString("Sources of the hosted families:\n")
+	for _, p := range imagerows.HostedPages() {
+		b.WriteString("  " + p.Page + ":\n")
+		line := "   "
+		for i, name := range p.Families {
+			if i < len(p.Families)-1 {
+				name += ","
+			}
+			if len(line)+1+len(name) > 96 {
+				b.WriteString(line + "\n")
+				line = "   "
+			}
+			line += " " + name
+		}
+		b.WriteString(line + "\n")
+	}
+	return b.String() + "\n"
 }
 
 // rowsRow is the cost of one picture under one family.

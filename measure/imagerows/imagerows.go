@@ -67,9 +67,10 @@ const (
 	RuleOpenAITile Rule = "openai-tile"
 	// RuleOpenAIPatch is OpenAI's 32-px patch rule (capped patches × multiplier).
 	RuleOpenAIPatch Rule = "openai-patch"
-	// RuleAnthropicPatch is Claude's 28-px patch rule ⌈W/28⌉·⌈H/28⌉ after a per-model downscale.
+	// RuleAnthropicPatch is Claude's 28-px patch rule ⌈W/28⌉·⌈H/28⌉ after the resize of its
+	// resolution tier.
 	RuleAnthropicPatch Rule = "anthropic-patch28"
-	// RuleAnthropicArea is Claude's older estimate W·H/750 after the legacy downscale.
+	// RuleAnthropicArea is Claude's older estimate ⌈W·H/750⌉ after the standard tier's resize.
 	RuleAnthropicArea Rule = "anthropic-area750"
 	// RuleGeminiTiles is the Gemini 2.0 wording: ≤ 384 px both sides 258, else 768-px tiles of 258.
 	RuleGeminiTiles Rule = "gemini-tiles"
@@ -153,16 +154,24 @@ type Family struct {
 	TileTokens int `json:"tile_tokens,omitempty"`
 	// ShortSide is OpenAI's tile-rule shortest-side target (768; 512 for GPT Image 1).
 	ShortSide int `json:"short_side,omitempty"`
-	// Multiplier scales OpenAI patch counts (1.62 for gpt-4.1-mini, …).
+	// SquareExtraTokens and OtherExtraTokens are added to OpenAI's tile count for a square
+	// picture and for any other (GPT Image 1 with high input fidelity).
+	SquareExtraTokens int `json:"square_extra_tokens,omitempty"`
+	OtherExtraTokens  int `json:"other_extra_tokens,omitempty"`
+	// Multiplier scales OpenAI patch counts (1.62 for gpt-4.1-mini, …); the product is
+	// rounded up.
 	Multiplier float64 `json:"multiplier,omitempty"`
-	// PatchCap caps OpenAI's patch count (1536).
+	// PatchCap is OpenAI's patch budget (0: none).
 	PatchCap int `json:"patch_cap,omitempty"`
-	// MaxLongEdge and MaxPictureTokens are Claude's downscale limits; MaxPixels also applies.
+	// MaxLongEdge is the longest side a hosted API keeps (OpenAI's pixel-dimension limit,
+	// Claude's edge limit); MaxPictureTokens is Claude's visual-token limit.
 	MaxLongEdge      int `json:"max_long_edge,omitempty"`
 	MaxPictureTokens int `json:"max_picture_tokens,omitempty"`
 
-	// Note says where the rule comes from and how sure it is.
+	// Note says what the rule is.
 	Note string `json:"note,omitempty"`
+	// Page is the provider page a hosted rule follows, with the version of the page.
+	Page string `json:"page,omitempty"`
 }
 
 // RowOptions are per-server settings that change picture costs.
