@@ -80,8 +80,8 @@ func TestImportRule(t *testing.T) {
 		{"results/budget", "results", true}, // own sub-package
 		{"results", "records", true},
 		{"replay", "internal/jsonquote", true},
-		{"run", "internal/blake3x", true},
-		{"internal/blake3x", "run", false},
+		{"run", "internal/vecscan", true},
+		{"internal/vecscan", "run", false},
 		{"internal/gensamples", "internal/testimages", true},
 		{"results", "replay", false}, // a lower floor, but results reports records, not the pipeline
 		{"replay", "measure", false}, // sideways
