@@ -19,7 +19,7 @@ import (
 
 	"github.com/zeebo/blake3"
 
-	"github.com/strata-eval/strata-eval/internal/gencorpus"
+	"github.com/strata-eval/strata-eval/internal/testkit/gencorpus"
 )
 
 // apiTestPNG draws a w×h picture with a gradient and returns it PNG-encoded.
