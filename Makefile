@@ -64,10 +64,10 @@ rows-oracle: test-deps llama-server
 	rc=$$?; cat $$table 2>/dev/null; [ $$rc -eq 0 ] || tail -40 $$table.log; rm -f $$table $$table.log; exit $$rc
 
 ## unit: the unit tests, a line per package as it ends and, while packages run, a line every 20 s
-## naming them (go test -json through internal/testprogress).
+## naming them (go test -json through internal/testkit/testprogress).
 unit:
 	@echo "== unit tests (a line per package)"
-	@$(GO) test -json -count=1 -timeout 40m ./... | $(GO) run ./internal/testprogress
+	@$(GO) test -json -count=1 -timeout 40m ./... | $(GO) run ./internal/testkit/testprogress
 
 ## ci-replay: replay the sample corpus and hold its figures to the committed budgets.
 ci-replay: build
@@ -119,7 +119,7 @@ lint:
 generate:
 	$(GO) generate ./...
 
-## update-expected: after a change to the sample corpus (a new sample in internal/gensamples), regenerate
+## update-expected: after a change to the sample corpus (a new sample in internal/testkit/gensamples), regenerate
 ## the corpus and every figure it ripples into: budgets.yaml, the golden files of cmd/cli, the
 ## budgets example of docs/budgets.md and the console blocks of README.md and docs/.
 update-expected:

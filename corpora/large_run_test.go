@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/strata-eval/strata-eval/internal/testimages"
+	"github.com/strata-eval/strata-eval/internal/testkit/testimages"
 )
 
 // keptRun is a RunCounter that keeps every character of its run as its Head: the test's way to

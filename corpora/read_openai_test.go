@@ -17,8 +17,9 @@ import (
 	"testing"
 	"unsafe"
 
-	"github.com/strata-eval/strata-eval/internal/blake3x"
-	"github.com/strata-eval/strata-eval/internal/gencorpus"
+	"github.com/zeebo/blake3"
+
+	"github.com/strata-eval/strata-eval/internal/testkit/gencorpus"
 )
 
 // apiTestPNG draws a w×h picture with a gradient and returns it PNG-encoded.
@@ -538,7 +539,7 @@ func BenchmarkReadOpenAIChatLargeScreenshot(b *testing.B) {
 
 // BenchmarkReadGeneratedCorpus reads the request logs of a generated 64 MiB corpus (the shape
 // of `make bench-scale`'s: requests re-sending their history of 2 MiB tool results and
-// screenshots) as a replay does: each file hashed (BLAKE3, internal/blake3x) as it is read
+// screenshots) as a replay does: each file hashed (BLAKE3, github.com/zeebo/blake3) as it is read
 // (ReadFileDigest), its conversations dropped.
 func BenchmarkReadGeneratedCorpus(b *testing.B) {
 	dir := b.TempDir()
@@ -552,7 +553,7 @@ func BenchmarkReadGeneratedCorpus(b *testing.B) {
 	for b.Loop() {
 		var d chatboxDiscard
 		for _, f := range files {
-			if _, whole, err := ReadFileDigest(context.Background(), f, "", &d, blake3x.New()); err != nil || !whole {
+			if _, whole, err := ReadFileDigest(context.Background(), f, "", &d, blake3.New()); err != nil || !whole {
 				b.Fatal(f, err, whole)
 			}
 		}

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"unsafe"
 
-	"github.com/strata-eval/strata-eval/internal/gencorpus"
+	"github.com/strata-eval/strata-eval/internal/testkit/gencorpus"
 )
 
 // resentRead reads input with the reader of format, taking re-sent messages from lines of

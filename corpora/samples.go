@@ -1,6 +1,6 @@
 package corpora
 
-//go:generate go run ../internal/gensamples -out samples
+//go:generate go run ../internal/testkit/gensamples -out samples
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 	"sort"
 )
 
-// samples is the embedded sample corpus written by internal/gensamples.
+// samples is the embedded sample corpus written by internal/testkit/gensamples.
 //
 //go:embed samples
 var samples embed.FS

@@ -15,10 +15,10 @@ import (
 	"testing"
 
 	"github.com/strata-eval/strata-eval/corpora"
-	"github.com/strata-eval/strata-eval/internal/testimages"
+	"github.com/strata-eval/strata-eval/internal/testkit/testimages"
 )
 
-// sampleManifest mirrors samples/manifest.json (written by internal/gensamples).
+// sampleManifest mirrors samples/manifest.json (written by internal/testkit/gensamples).
 type sampleManifest struct {
 	Files []struct {
 		File          string          `json:"file"`

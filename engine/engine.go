@@ -26,7 +26,7 @@ type ImageCount struct {
 }
 
 // PromptTokens counts the prompt tokens of a request with e: what a test server that counts
-// as e does answers (internal/testserver).
+// as e does answers (internal/testkit/testserver).
 func PromptTokens(e Engine) func(ctx context.Context, msgs []corpora.Message, tools []corpora.ToolDef) (int, error) {
 	return func(ctx context.Context, msgs []corpora.Message, tools []corpora.ToolDef) (int, error) {
 		c, err := e.Count(ctx, msgs, tools)

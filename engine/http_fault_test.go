@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/strata-eval/strata-eval/internal/syncbuf"
-	"github.com/strata-eval/strata-eval/internal/testserver"
+	"github.com/strata-eval/strata-eval/internal/testkit/syncbuf"
+	"github.com/strata-eval/strata-eval/internal/testkit/testserver"
 )
 
 // faultConfig is an engine configuration with deadlines short enough for tests.

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/strata-eval/strata-eval/internal/testserver"
+	"github.com/strata-eval/strata-eval/internal/testkit/testserver"
 	"github.com/strata-eval/strata-eval/replay"
 )
 

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/strata-eval/strata-eval/corpora"
-	"github.com/strata-eval/strata-eval/internal/testserver"
+	"github.com/strata-eval/strata-eval/internal/testkit/testserver"
 )
 
 func readResponse(t *testing.T, name string) []byte {

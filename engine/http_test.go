@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/strata-eval/strata-eval/corpora"
-	"github.com/strata-eval/strata-eval/internal/testserver"
+	"github.com/strata-eval/strata-eval/internal/testkit/testserver"
 	"github.com/strata-eval/strata-eval/replay"
 )
 

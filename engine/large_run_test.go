@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/strata-eval/strata-eval/corpora"
-	"github.com/strata-eval/strata-eval/internal/testimages"
+	"github.com/strata-eval/strata-eval/internal/testkit/testimages"
 )
 
 // runStreamer is a corpora.Collector that has the readers stream base64 runs of tool text of

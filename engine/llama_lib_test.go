@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/strata-eval/strata-eval/internal/tinymodel"
+	"github.com/strata-eval/strata-eval/internal/testkit/tinymodel"
 )
 
 // TestLlamaLibPlaces: the places tried, in order, are beside the executable (bin/ of `make

@@ -13,7 +13,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/strata-eval/strata-eval/corpora"
-	"github.com/strata-eval/strata-eval/internal/tinymodel"
+	"github.com/strata-eval/strata-eval/internal/testkit/tinymodel"
 	"github.com/strata-eval/strata-eval/measure/imagerows"
 )
 

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/strata-eval/strata-eval/internal/ggufwrite"
+	"github.com/strata-eval/strata-eval/internal/testkit/ggufwrite"
 )
 
 func TestVerdict(t *testing.T) {

@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/strata-eval/strata-eval/corpora"
-	"github.com/strata-eval/strata-eval/internal/syncbuf"
+	"github.com/strata-eval/strata-eval/internal/testkit/syncbuf"
 )
 
 // startRecorder runs RecordHTTP in front of upstream until the test ends; it returns the

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/strata-eval/strata-eval/internal/testimages"
+	"github.com/strata-eval/strata-eval/internal/testkit/testimages"
 )
 
 // hostileBudget runs f and fails the test when it takes longer than d or allocates more than

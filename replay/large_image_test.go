@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/strata-eval/strata-eval/corpora"
-	"github.com/strata-eval/strata-eval/internal/testimages"
+	"github.com/strata-eval/strata-eval/internal/testkit/testimages"
 )
 
 // TestLargeImagePart: an image part streamed past while reading (corpora.Image.Large) is

@@ -8,7 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/strata-eval/strata-eval/corpora"
-	"github.com/strata-eval/strata-eval/internal/testimages"
+	"github.com/strata-eval/strata-eval/internal/testkit/testimages"
 )
 
 // sameString says whether two strings share their bytes (no copy was made).

@@ -15,7 +15,7 @@ import (
 
 	"golang.org/x/image/bmp"
 
-	"github.com/strata-eval/strata-eval/internal/testimages"
+	"github.com/strata-eval/strata-eval/internal/testkit/testimages"
 )
 
 // gradientImage draws a smooth RGBA picture of w×h (compresses well, like a screenshot).

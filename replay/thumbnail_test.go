@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/strata-eval/strata-eval/internal/testimages"
+	"github.com/strata-eval/strata-eval/internal/testkit/testimages"
 	"github.com/strata-eval/strata-eval/records"
 )
 

@@ -11,7 +11,7 @@ import (
 
 	"github.com/zeebo/blake3"
 
-	"github.com/strata-eval/strata-eval/internal/testimages"
+	"github.com/strata-eval/strata-eval/internal/testkit/testimages"
 	"github.com/strata-eval/strata-eval/measure/tokenize"
 	"github.com/strata-eval/strata-eval/results"
 )

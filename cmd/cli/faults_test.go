@@ -16,9 +16,9 @@ import (
 	"time"
 
 	"github.com/strata-eval/strata-eval/engine"
-	"github.com/strata-eval/strata-eval/internal/llamaserver"
-	"github.com/strata-eval/strata-eval/internal/testserver"
-	"github.com/strata-eval/strata-eval/internal/tinymodel"
+	"github.com/strata-eval/strata-eval/internal/testkit/llamaserver"
+	"github.com/strata-eval/strata-eval/internal/testkit/testserver"
+	"github.com/strata-eval/strata-eval/internal/testkit/tinymodel"
 	"github.com/strata-eval/strata-eval/results"
 )
 

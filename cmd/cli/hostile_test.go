@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/strata-eval/strata-eval/internal/testimages"
+	"github.com/strata-eval/strata-eval/internal/testkit/testimages"
 	"github.com/strata-eval/strata-eval/results"
 )
 

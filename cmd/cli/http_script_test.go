@@ -10,7 +10,7 @@ import (
 
 	"github.com/strata-eval/strata-eval/corpora"
 	"github.com/strata-eval/strata-eval/engine"
-	"github.com/strata-eval/strata-eval/internal/testserver"
+	"github.com/strata-eval/strata-eval/internal/testkit/testserver"
 	"github.com/strata-eval/strata-eval/replay"
 )
 

@@ -8,7 +8,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/strata-eval/strata-eval/internal/gencorpus"
+	"github.com/strata-eval/strata-eval/internal/testkit/gencorpus"
 )
 
 // BenchmarkHugeLine replays, in every format the readers take (a sub-benchmark each:

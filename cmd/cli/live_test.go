@@ -13,8 +13,8 @@ import (
 
 	"github.com/strata-eval/strata-eval/corpora"
 	"github.com/strata-eval/strata-eval/engine"
-	"github.com/strata-eval/strata-eval/internal/testserver"
-	"github.com/strata-eval/strata-eval/internal/tinymodel"
+	"github.com/strata-eval/strata-eval/internal/testkit/testserver"
+	"github.com/strata-eval/strata-eval/internal/testkit/tinymodel"
 	"github.com/strata-eval/strata-eval/results"
 )
 

@@ -11,10 +11,10 @@ import (
 
 	"github.com/strata-eval/strata-eval/corpora"
 	"github.com/strata-eval/strata-eval/engine"
-	"github.com/strata-eval/strata-eval/internal/llamaserver"
-	"github.com/strata-eval/strata-eval/internal/testimages"
-	"github.com/strata-eval/strata-eval/internal/tinymodel"
-	"github.com/strata-eval/strata-eval/internal/tinyproj"
+	"github.com/strata-eval/strata-eval/internal/testkit/llamaserver"
+	"github.com/strata-eval/strata-eval/internal/testkit/testimages"
+	"github.com/strata-eval/strata-eval/internal/testkit/tinymodel"
+	"github.com/strata-eval/strata-eval/internal/testkit/tinyproj"
 	"github.com/strata-eval/strata-eval/measure/imagerows"
 	"github.com/strata-eval/strata-eval/results"
 )

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/strata-eval/strata-eval/engine"
-	"github.com/strata-eval/strata-eval/internal/tinymodel"
+	"github.com/strata-eval/strata-eval/internal/testkit/tinymodel"
 	"github.com/strata-eval/strata-eval/results"
 )
 

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/strata-eval/strata-eval/internal/ollamaserver"
-	"github.com/strata-eval/strata-eval/internal/tinymodel"
+	"github.com/strata-eval/strata-eval/internal/testkit/ollamaserver"
+	"github.com/strata-eval/strata-eval/internal/testkit/tinymodel"
 )
 
 // ollamaSetup starts a real Ollama (`make ollama`) serving the tiny Qwen3 model as "tiny"

@@ -13,7 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/strata-eval/strata-eval/engine"
-	"github.com/strata-eval/strata-eval/internal/testserver"
+	"github.com/strata-eval/strata-eval/internal/testkit/testserver"
 	"github.com/strata-eval/strata-eval/results"
 )
 

@@ -25,10 +25,10 @@ import (
 
 	"github.com/strata-eval/strata-eval/corpora"
 	"github.com/strata-eval/strata-eval/engine"
-	"github.com/strata-eval/strata-eval/internal/syncbuf"
-	"github.com/strata-eval/strata-eval/internal/testimages"
-	"github.com/strata-eval/strata-eval/internal/testserver"
-	"github.com/strata-eval/strata-eval/internal/tinymodel"
+	"github.com/strata-eval/strata-eval/internal/testkit/syncbuf"
+	"github.com/strata-eval/strata-eval/internal/testkit/testimages"
+	"github.com/strata-eval/strata-eval/internal/testkit/testserver"
+	"github.com/strata-eval/strata-eval/internal/testkit/tinymodel"
 	"github.com/strata-eval/strata-eval/results"
 )
 

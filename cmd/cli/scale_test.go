@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/strata-eval/strata-eval/internal/gencorpus"
+	"github.com/strata-eval/strata-eval/internal/testkit/gencorpus"
 	"github.com/strata-eval/strata-eval/results"
 )
 

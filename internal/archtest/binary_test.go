@@ -12,7 +12,9 @@ import (
 var notInBinary = []string{"net/http/httptest", "testing"}
 
 // TestBinaryLinksNoTestCode: the packages `go list -deps ./cmd/strata-eval` names (what the
-// binary links) hold no test package of the standard library and no test-only helper.
+// binary links) hold no test package of the standard library and nothing of internal/testkit,
+// and every other package of the module with non-test code is among them: code that only tests
+// and generators use belongs in internal/testkit, which the import rule keeps out of the product.
 func TestBinaryLinksNoTestCode(t *testing.T) {
 	goTool := filepath.Join(os.Getenv("GOROOT"), "bin", "go")
 	if _, err := os.Stat(goTool); err != nil {
@@ -38,9 +40,13 @@ func TestBinaryLinksNoTestCode(t *testing.T) {
 			t.Errorf("the binary links %s", p)
 		}
 	}
-	for helper := range testOnly {
-		if deps[module+helper] {
-			t.Errorf("the binary links the test-only helper %s", helper)
+	for _, p := range modulePackages(t) {
+		inKit, linked := part(p.rel) == testkit, deps[module+p.rel]
+		switch {
+		case inKit && linked:
+			t.Errorf("the binary links the test helper %s", p.rel)
+		case !inKit && p.code && !linked:
+			t.Errorf("the binary does not link %s: if only tests and generators use it, move it under %s/", p.rel, testkit)
 		}
 	}
 }

@@ -1,4 +1,5 @@
-// Package archtest holds the test that keeps the module's imports pointing one way.
+// Package archtest holds the tests that keep the module's imports pointing one way and the
+// shipped binary free of test code.
 package archtest
 
 import (
@@ -12,12 +13,17 @@ import (
 
 const module = "github.com/strata-eval/strata-eval/"
 
-// rank is the floor of each product package (by its top-level folder): the non-test code of a
-// package may import only packages of a lower rank, besides its own sub-packages and the
-// internal/ helpers. So cmd → run → {engine, results} → {measure, replay} → records → corpora,
-// where skipping floors downwards is fine and importing upwards or sideways (replay ↔ measure,
-// engine ↔ results) is not (docs/decisions.md §7, "Layers").
+// rank is the floor of each part of the module: the non-test code of a package may import only
+// packages of a lower floor, besides its own part's. A part is a top-level folder (a product
+// package and its sub-packages), but internal/ holds two kinds: each production leaf
+// internal/<x> is a part of its own on the floor under corpora, importing nothing of the module,
+// and internal/testkit (test helpers and generators) is one part above cmd, so that no non-test
+// code of the product imports it and the binary links none of it. So cmd → run → {engine,
+// results} → {measure, replay} → records → corpora → internal/<x>, where skipping floors
+// downwards is fine and importing upwards or sideways (replay ↔ measure, engine ↔ results, one
+// leaf and another) is not (docs/decisions.md §7, "Layers").
 var rank = map[string]int{
+	"internal": -1, // internal/<x>, each a part of its own
 	"corpora":  0,
 	"records":  1,
 	"recorder": 1, // the recording proxy and MCP tap: corpora's redaction only
@@ -27,29 +33,16 @@ var rank = map[string]int{
 	"results":  3,
 	"run":      4,
 	"cmd":      5,
+	testkit:    6,
 }
+
+// testkit is the part that holds the test helpers and generators.
+const testkit = "internal/testkit"
 
 // barred lists imports that the ranks allow but the layers do not want: results reports the
 // records (package records), not the pipeline that makes them.
 var barred = map[string][]string{
 	"results": {"replay"},
-}
-
-// helperImports lists the product packages an internal/ helper may import; a helper not
-// listed imports none (helpers are leaves under every floor).
-var helperImports = map[string][]string{
-	"internal/testserver": {"corpora"}, // reads what it serves with the project's own reader
-}
-
-// testOnly lists internal/ helpers that the shipped binary must not link: only tests and the
-// generators (helperUsers) may import them.
-var testOnly = map[string][]string{
-	"internal/testimages":   {"internal/gensamples", "internal/gencorpus"},
-	"internal/llamaserver":  {"internal/ollamaserver"},
-	"internal/ollamaserver": nil,
-	"internal/tinyproj":     nil,
-	"internal/testserver":   nil,
-	"internal/syncbuf":      nil,
 }
 
 // TestImportsPointOneWay walks every package of the module and fails on an import of its
@@ -80,9 +73,19 @@ func TestImportRule(t *testing.T) {
 		{"results/budget", "results", true}, // own sub-package
 		{"results", "records", true},
 		{"replay", "internal/jsonquote", true},
-		{"run", "internal/blake3x", true},
-		{"internal/blake3x", "run", false},
-		{"internal/gensamples", "internal/testimages", true},
+		{"corpora", "internal/vecscan", true},
+		{"run", "internal/vecscan", true},
+		{"internal/vecscan", "run", false},
+		{"internal/vecscan", "corpora", false},
+		{"internal/jsonquote", "internal/vecscan", false},                    // leaves import no other leaf
+		{"internal/jsonquote/x", "internal/jsonquote", true},                 // a leaf's own sub-package
+		{"internal/testkit/gensamples", "internal/testkit/testimages", true}, // within the test kit
+		{"internal/testkit/testserver", "corpora", true},
+		{"internal/testkit/gensamples", "internal/jsonquote", true},
+		{"internal/testkit/gensamples", "cmd/cli", true},
+		{"cmd/cli", "internal/testkit/testimages", false},
+		{"measure/prompt", "internal/testkit/tinymodel", false},
+		{"internal/fsutil", "internal/testkit/syncbuf", false},
 		{"results", "replay", false}, // a lower floor, but results reports records, not the pipeline
 		{"replay", "measure", false}, // sideways
 		{"engine", "results", false}, // sideways
@@ -91,8 +94,6 @@ func TestImportRule(t *testing.T) {
 		{"recorder", "records", false}, // sideways
 		{"recorder", "corpora", true},
 		{"run", "cmd/cli", false},
-		{"internal/fsutil", "corpora", false},
-		{"cmd/cli", "internal/testimages", false},
 		{"run", "tools/new", false}, // a package without a rank
 	}
 	for _, tt := range tests {
@@ -105,33 +106,21 @@ func TestImportRule(t *testing.T) {
 
 // importRule says why package from (relative to the module) may not import to, or "".
 func importRule(from, to string) string {
-	fromTop, toTop := top(from), top(to)
-	if fromTop == toTop && fromTop != "internal" {
-		return "" // a product package and its own sub-packages
+	pf, pt := part(from), part(to)
+	if pf == pt {
+		return "" // a part's own packages
 	}
-	if users, ok := testOnly[helper(to)]; ok && !underAny(from, users) {
-		return "only tests and the generators " + strings.Join(users, ", ") + " may import it"
-	}
-	if fromTop == "internal" {
-		if toTop == "internal" || contains(helperImports[helper(from)], toTop) {
-			return ""
-		}
-		return "internal/ helpers are leaves: they import no product package"
-	}
-	if toTop == "internal" {
-		return ""
-	}
-	rf, okf := rank[fromTop]
-	rt, okt := rank[toTop]
+	rf, okf := rank[floor(pf)]
+	rt, okt := rank[floor(pt)]
 	switch {
 	case !okf:
-		return fromTop + " has no rank in internal/archtest"
+		return pf + " has no rank in internal/archtest"
 	case !okt:
-		return toTop + " has no rank in internal/archtest"
+		return pt + " has no rank in internal/archtest"
 	case rt >= rf:
-		return ranksText(fromTop, rf)
-	case contains(barred[fromTop], toTop):
-		return fromTop + " must not import " + toTop + " (internal/archtest: barred)"
+		return ranksText(pf, rf)
+	case contains(barred[pf], pt):
+		return pf + " must not import " + pt + " (internal/archtest: barred)"
 	}
 	return ""
 }
@@ -140,33 +129,39 @@ func ranksText(name string, r int) string {
 	var lower []string
 	for n, x := range rank {
 		if x < r {
+			if n == "internal" {
+				n = "internal/<leaf>"
+			}
 			lower = append(lower, n)
 		}
 	}
 	sort.Strings(lower)
-	return name + " may import only lower floors: " + strings.Join(lower, ", ") + " (and internal/...)"
+	if len(lower) == 0 {
+		return name + " is on the ground floor: it imports nothing of the module"
+	}
+	return name + " may import only lower floors: " + strings.Join(lower, ", ")
 }
 
-// top is the first folder of a path relative to the module.
-func top(rel string) string { return strings.SplitN(rel, "/", 2)[0] }
-
-// helper is the internal/ helper a path belongs to ("internal/gencorpus/cmd/x" →
-// "internal/gencorpus"), or "" outside internal/.
-func helper(rel string) string {
+// part is the part of the module a package belongs to: internal/testkit for the test kit, its
+// own internal/<x> for a production leaf ("internal/vecscan/x" → "internal/vecscan"), else its
+// top-level folder.
+func part(rel string) string {
+	if rel == testkit || strings.HasPrefix(rel, testkit+"/") {
+		return testkit
+	}
 	parts := strings.SplitN(rel, "/", 3)
-	if parts[0] != "internal" || len(parts) < 2 {
-		return ""
+	if parts[0] == "internal" && len(parts) > 1 {
+		return parts[0] + "/" + parts[1]
 	}
-	return parts[0] + "/" + parts[1]
+	return parts[0]
 }
 
-func underAny(rel string, roots []string) bool {
-	for _, r := range roots {
-		if rel == r || strings.HasPrefix(rel, r+"/") {
-			return true
-		}
+// floor is the key of a part in rank: "internal" for every production leaf.
+func floor(part string) string {
+	if part != testkit && strings.HasPrefix(part, "internal/") {
+		return "internal"
 	}
-	return false
+	return part
 }
 
 func contains(list []string, s string) bool {
@@ -178,11 +173,12 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// pkg is one package of the module: its path relative to the module and the module packages
-// its non-test code imports (relative too).
+// pkg is one package of the module: its path relative to the module, the module packages its
+// non-test code imports (relative too), and whether it has non-test code on this platform.
 type pkg struct {
 	rel     string
 	imports []string
+	code    bool
 }
 
 // modulePackages lists every package of the module, skipping testdata and hidden folders.
@@ -211,7 +207,7 @@ func modulePackages(t *testing.T) []pkg {
 		if err != nil {
 			return err
 		}
-		one := pkg{rel: filepath.ToSlash(rel)}
+		one := pkg{rel: filepath.ToSlash(rel), code: len(p.GoFiles)+len(p.CgoFiles) > 0}
 		for _, imp := range p.Imports {
 			if strings.HasPrefix(imp, module) {
 				one.imports = append(one.imports, strings.TrimPrefix(imp, module))

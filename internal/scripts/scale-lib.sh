@@ -16,5 +16,5 @@ build_base() {
 # gen_corpus BYTES SEED DIR generates a corpus of about BYTES bytes into DIR.
 gen_corpus() {
   echo "== generating $1 bytes (seed $2) in $3"
-  go run ./internal/gencorpus/cmd/gencorpus -out "$3" -bytes "$1" -seed "$2" >/dev/null
+  go run ./internal/testkit/gencorpus/cmd/gencorpus -out "$3" -bytes "$1" -seed "$2" >/dev/null
 }

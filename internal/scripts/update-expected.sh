@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Regenerates every expected figure that the sample corpus ripples into, so that adding a sample
-# is one command: the corpus itself (internal/gensamples), the exact figures of budgets.yaml, the
+# is one command: the corpus itself (internal/testkit/gensamples), the exact figures of budgets.yaml, the
 # golden files of cmd/cli, the budget examples of docs/budgets.md and `budget check --help`, and
 # the console blocks of README.md and docs/. Review the diff it prints.
 set -euo pipefail

@@ -1,6 +1,6 @@
 // Package synthimage draws pictures by code for the shipped bench and the generators: a 5×7
 // font, a splitmix64 generator, and a desktop screenshot of an exact PNG size. It is not test
-// code; internal/testimages builds its test pictures (and the hostile ones) on it.
+// code; internal/testkit/testimages builds its test pictures (and the hostile ones) on it.
 package synthimage
 
 import (
@@ -15,7 +15,7 @@ import (
 // clamped to it, and sides below 1 become 1.
 const MaxSide = 4096
 
-// Colours the screenshot uses (internal/testimages names more).
+// Colours the screenshot uses (internal/testkit/testimages names more).
 var (
 	Red   = color.RGBA{R: 0xE0, G: 0x1B, B: 0x24, A: 0xFF}
 	Black = color.RGBA{R: 0x10, G: 0x10, B: 0x10, A: 0xFF}

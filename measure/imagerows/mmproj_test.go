@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/strata-eval/strata-eval/internal/ggufwrite"
+	"github.com/strata-eval/strata-eval/internal/testkit/ggufwrite"
 )
 
 // mmprojKVs is the common part of a vision mmproj file, as the llama.cpp

@@ -2,7 +2,7 @@ package imagerows
 
 // The oracle of image rows: llama.cpp's own multimodal library (libmtmd, built with the bound
 // release by `make llama-server`) counts every picture size and token setting for a tiny
-// projector of each configuration (internal/tinyproj), and LoadProjector + ImageRows — what
+// projector of each configuration (internal/testkit/tinyproj), and LoadProjector + ImageRows — what
 // `strata-eval rows --mmproj` runs — must give the same embedding rows and marker tokens in
 // every cell. `make rows-oracle` runs it and prints the table of docs/count-and-rows.md.
 
@@ -24,10 +24,10 @@ import (
 	"github.com/hybridgroup/yzma/pkg/llama"
 	"github.com/hybridgroup/yzma/pkg/mtmd"
 
-	"github.com/strata-eval/strata-eval/internal/ggufwrite"
-	"github.com/strata-eval/strata-eval/internal/llamaserver"
-	"github.com/strata-eval/strata-eval/internal/tinymodel"
-	"github.com/strata-eval/strata-eval/internal/tinyproj"
+	"github.com/strata-eval/strata-eval/internal/testkit/ggufwrite"
+	"github.com/strata-eval/strata-eval/internal/testkit/llamaserver"
+	"github.com/strata-eval/strata-eval/internal/testkit/tinymodel"
+	"github.com/strata-eval/strata-eval/internal/testkit/tinyproj"
 )
 
 // oracleRelease is the llama.cpp release whose libmtmd the oracle loads.

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/strata-eval/strata-eval/internal/testkit/tokentext"
 	"github.com/strata-eval/strata-eval/internal/vecscan"
-	"github.com/strata-eval/strata-eval/measure/internal/tokentext"
 )
 
 // nextChunkBytewise is the byte-by-byte walk nextChunkIn replaces: its oracle.

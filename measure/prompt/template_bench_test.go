@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/strata-eval/strata-eval/corpora"
-	"github.com/strata-eval/strata-eval/measure/internal/tokentext"
+	"github.com/strata-eval/strata-eval/internal/testkit/tokentext"
 )
 
 // BenchmarkRenderQwen3 renders an agent request (tools, calls, a 1 MiB tool result) with the

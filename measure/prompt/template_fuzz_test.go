@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/strata-eval/strata-eval/corpora"
-	"github.com/strata-eval/strata-eval/measure/internal/tokentext"
+	"github.com/strata-eval/strata-eval/internal/testkit/tokentext"
 )
 
 // FuzzServerJSON parses arbitrary JSON as the server holds it and writes it back: no panic,

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/strata-eval/strata-eval/corpora"
-	"github.com/strata-eval/strata-eval/internal/llamaserver"
-	"github.com/strata-eval/strata-eval/internal/tinymodel"
+	"github.com/strata-eval/strata-eval/internal/testkit/llamaserver"
+	"github.com/strata-eval/strata-eval/internal/testkit/tinymodel"
 	"github.com/strata-eval/strata-eval/measure/tokenize"
 )
 

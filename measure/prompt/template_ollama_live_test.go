@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/strata-eval/strata-eval/internal/ollamaserver"
+	"github.com/strata-eval/strata-eval/internal/testkit/ollamaserver"
 	"github.com/strata-eval/strata-eval/measure/tokenize"
 )
 

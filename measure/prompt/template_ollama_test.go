@@ -10,7 +10,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/strata-eval/strata-eval/corpora"
-	"github.com/strata-eval/strata-eval/internal/testimages"
+	"github.com/strata-eval/strata-eval/internal/testkit/testimages"
 )
 
 // TestOllamaThroughOpenAI: a request sent to Ollama's /v1/chat/completions reaches its template

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/strata-eval/strata-eval/measure/internal/tokentext"
+	"github.com/strata-eval/strata-eval/internal/testkit/tokentext"
 )
 
 // asciiPieceEnd is the end of the piece at p by the tokenizer's ASCII path, or -1 where it

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"unsafe"
 
-	"github.com/strata-eval/strata-eval/measure/internal/tokentext"
+	"github.com/strata-eval/strata-eval/internal/testkit/tokentext"
 )
 
 // countOrdinaryGeneral is countOrdinary without the base64 fast path: its oracle.

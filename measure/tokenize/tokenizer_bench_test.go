@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/strata-eval/strata-eval/measure/internal/tokentext"
+	"github.com/strata-eval/strata-eval/internal/testkit/tokentext"
 )
 
 // BenchmarkCount compares this package's counting with pkoukk/tiktoken-go on o200k_base;

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/strata-eval/strata-eval/internal/ggufwrite"
-	"github.com/strata-eval/strata-eval/measure/internal/tokentext"
+	"github.com/strata-eval/strata-eval/internal/testkit/ggufwrite"
+	"github.com/strata-eval/strata-eval/internal/testkit/tokentext"
 	"golang.org/x/text/unicode/norm"
 )
 

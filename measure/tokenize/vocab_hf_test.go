@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/strata-eval/strata-eval/measure/internal/tokentext"
+	"github.com/strata-eval/strata-eval/internal/testkit/tokentext"
 )
 
 var (

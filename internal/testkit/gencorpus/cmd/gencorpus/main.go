@@ -1,6 +1,6 @@
 // Command gencorpus writes the synthetic scale corpus of package gencorpus into a folder.
 //
-//	go run ./internal/gencorpus/cmd/gencorpus -out DIR -bytes 1073741824 -seed 1
+//	go run ./internal/testkit/gencorpus/cmd/gencorpus -out DIR -bytes 1073741824 -seed 1
 package main
 
 import (
@@ -11,7 +11,7 @@ import (
 	"os"
 	"os/signal"
 
-	"github.com/strata-eval/strata-eval/internal/gencorpus"
+	"github.com/strata-eval/strata-eval/internal/testkit/gencorpus"
 )
 
 func main() {

@@ -16,7 +16,7 @@ func TestGenerateReproducesTheCommittedCorpus(t *testing.T) {
 	if err := generate(context.Background(), dir); err != nil {
 		t.Fatal(err)
 	}
-	committed := filepath.Join("..", "..", "corpora", "samples")
+	committed := filepath.Join("..", "..", "..", "corpora", "samples")
 	want, err := os.ReadDir(committed)
 	if err != nil {
 		t.Fatal(err)

@@ -13,9 +13,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/strata-eval/strata-eval/internal/gencorpus"
-	"github.com/strata-eval/strata-eval/internal/ggufwrite"
-	"github.com/strata-eval/strata-eval/internal/tinymodel"
+	"github.com/strata-eval/strata-eval/internal/testkit/gencorpus"
+	"github.com/strata-eval/strata-eval/internal/testkit/ggufwrite"
+	"github.com/strata-eval/strata-eval/internal/testkit/tinymodel"
 )
 
 // EdgeCases exercise every alternative of the o200k and cl100k patterns.
@@ -116,7 +116,7 @@ func EnglishText(r *rand.Rand, bytes int) string {
 
 // BenchInputs are the inputs of docs/pipeline.md §13.1: 2,000,000 characters of base64 of
 // 1.5 MB of random bytes, and 2 MiB of English-like text; and 2 MiB of the build log the
-// scale corpus's tool messages hold (internal/gencorpus).
+// scale corpus's tool messages hold (internal/testkit/gencorpus).
 func BenchInputs() map[string]string {
 	r := rand.New(rand.NewPCG(7, 8))
 	raw := make([]byte, 1_500_000)

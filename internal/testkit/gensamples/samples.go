@@ -10,7 +10,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/strata-eval/strata-eval/internal/testimages"
+	"github.com/strata-eval/strata-eval/internal/testkit/testimages"
 )
 
 // The headline picture (docs/pipeline.md §1): a 1,528,438-byte PNG screenshot whose tool message,

@@ -12,7 +12,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/strata-eval/strata-eval/internal/testimages"
+	"github.com/strata-eval/strata-eval/internal/testkit/testimages"
 )
 
 // What the after pipeline is expected to do with a payload (manifest "expect").
@@ -181,7 +181,7 @@ type manifestPayload struct {
 	Expect        string   `json:"expect"`
 }
 
-const manifestAbout = "Written by internal/gensamples (go generate ./corpora/). For every sample file: its format, " +
+const manifestAbout = "Written by internal/testkit/gensamples (go generate ./corpora/). For every sample file: its format, " +
 	"how many conversations a reader should emit, and every base64 payload in it. pointer is an RFC 6901 JSON Pointer " +
 	"to the JSON string holding the payload, in the file's JSON document or, when line is set, in the JSON value of " +
 	"that line (after a log prefix). inner_pointers, when set, point inside that string, which is itself JSON (and, " +

@@ -21,7 +21,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/strata-eval/strata-eval/internal/ggufwrite"
+	"github.com/strata-eval/strata-eval/internal/testkit/ggufwrite"
 )
 
 // Options are the model's dimensions and seed. Zero fields take the defaults of Defaults.

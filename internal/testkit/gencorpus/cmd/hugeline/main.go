@@ -2,7 +2,7 @@
 // anthropic or chatbox) whose tool result is one JSON line carrying a PNG of at least
 // -picture-bytes bytes (package gencorpus, HugeLine), as `make bench-hugeline` replays.
 //
-//	go run ./internal/gencorpus/cmd/hugeline -format anthropic -out FILE -picture-bytes 805306368
+//	go run ./internal/testkit/gencorpus/cmd/hugeline -format anthropic -out FILE -picture-bytes 805306368
 package main
 
 import (
@@ -10,7 +10,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/strata-eval/strata-eval/internal/gencorpus"
+	"github.com/strata-eval/strata-eval/internal/testkit/gencorpus"
 )
 
 func main() {

@@ -18,7 +18,7 @@ import (
 	"math/rand/v2"
 	"strings"
 
-	"github.com/strata-eval/strata-eval/internal/ggufwrite"
+	"github.com/strata-eval/strata-eval/internal/testkit/ggufwrite"
 )
 
 // Config is one real projector configuration.
@@ -292,7 +292,7 @@ var hunyuan = joined(mlp02, []string{"mm.model.fc.weight", "mm.model.fc.bias", "
 	"mm.post_norm.weight", "mm.image_begin", "mm.image_end", "v.image_newline"})
 
 // Width is the projector output width the configurations are written with by default: the
-// tiny text model's (internal/tinymodel).
+// tiny text model's (internal/testkit/tinymodel).
 const Width = 64
 
 // Write writes configuration c as an mmproj GGUF whose output width is width, with tensors

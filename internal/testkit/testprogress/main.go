@@ -3,7 +3,7 @@
 // the output of each failed test, and, while packages run, a line every interval naming them.
 // It exits 1 when a package failed or did not build, so that `make test` fails as go test does.
 //
-//	go test -json ./... | go run ./internal/testprogress
+//	go test -json ./... | go run ./internal/testkit/testprogress
 package main
 
 import (

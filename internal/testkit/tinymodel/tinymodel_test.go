@@ -11,7 +11,7 @@ import (
 
 	gguf_parser "github.com/gpustack/gguf-parser-go"
 
-	"github.com/strata-eval/strata-eval/internal/ggufwrite"
+	"github.com/strata-eval/strata-eval/internal/testkit/ggufwrite"
 )
 
 // writeTokenizer writes a small byte-level tokenizer.json (and a tokenizer_config.json with a

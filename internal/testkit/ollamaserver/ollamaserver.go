@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/strata-eval/strata-eval/internal/llamaserver"
+	"github.com/strata-eval/strata-eval/internal/testkit/llamaserver"
 )
 
 // Env names an Ollama binary; without it Find looks where `make ollama` puts it.
