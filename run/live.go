@@ -10,63 +10,8 @@ import (
 	"sync"
 
 	"github.com/strata-eval/strata-eval/engine"
-	"github.com/strata-eval/strata-eval/measure/prompt"
 	"github.com/strata-eval/strata-eval/replay"
 )
-
-// checkOllama asks Ollama for the model the run sends to (/api/show, then /api/ps once it is
-// loaded with the run's num_ctx): the context it really runs with decides the verdicts, and a
-// prompt longer than that context is truncated by Ollama, not refused. The computed counts
-// render the model's Go template (--template's, else the one the server reports) over the
-// conversation as Ollama converts the protocol the requests are sent with.
-func (m *meter) checkOllama(ctx context.Context, h engine.ServerProber, cfg *Config, version string) error {
-	info, err := h.OllamaShow(ctx)
-	if nobody := noServer(err); nobody != nil {
-		return nobody
-	}
-	if err != nil {
-		return fmt.Errorf("cannot read the model's context from Ollama: %w", err)
-	}
-	m.truncates = true
-	m.server = "Ollama"
-	if version != "" {
-		m.server += " " + version
-	}
-	if h.API() != engine.APIOllama {
-		m.server += " through its " + h.API() + " API"
-	}
-	m.server += ", model " + h.Model()
-	if info.Family != "" {
-		m.server += " (" + info.Family + ")"
-	}
-	if cfg.Context > 0 && info.Context < cfg.Context {
-		why := "num_ctx is capped at the model's trained context"
-		if !h.Protocol().SendsContext() {
-			why = fmt.Sprintf("the %s API sends no num_ctx: the Modelfile's PARAMETER num_ctx or OLLAMA_CONTEXT_LENGTH sets it", h.API())
-		}
-		m.live.warn("Ollama runs %s with a context of %d, not --ctx %d (%s)", h.Model(), info.Context, cfg.Context, why)
-	}
-	m.context = info.Context
-	t, ok := m.offline.Template().(*prompt.OllamaTemplate)
-	switch {
-	case !ok && cfg.TemplateGiven:
-		m.live.warn("Ollama renders the prompt with the model's Go template, not %q: server − computed counts the difference (pass --template with the model's Modelfile or a .gotmpl holding `ollama show --template %s`, or no --template to take the server's)", m.offline.TemplateName(), h.Model())
-		return nil
-	case !ok:
-		// no --template: the computed counts render the template the server reports
-		if t, err = prompt.OllamaTemplateFor("ollama:"+h.Model(), prompt.OllamaModel{Template: info.Template, System: info.System,
-			Messages: info.Messages, Family: info.Family, Name: h.Model()}, cfg.Tokenizer); err != nil {
-			return fmt.Errorf("the template Ollama reports for %s: %w", h.Model(), err)
-		}
-	}
-	through, err := t.Through(h.API())
-	if err != nil {
-		m.live.warn("%v: the computed counts render the conversation as Ollama's native API takes it", err)
-		through = t
-	}
-	m.offline.UseTemplate(through)
-	return nil
-}
 
 // liveState is what a run learns about its live engine while it runs: warnings for the report,
 // whether the server takes pictures, whether it is still there. Safe for concurrent use.
@@ -210,53 +155,72 @@ func noServer(err error) error {
 }
 
 // checkServer compares the configuration with what a live http server says about itself
-// (llama.cpp's /props; Ollama's /api/version, /api/show and /api/ps whatever the protocol): the
-// context size and the model the server runs. A /props that cannot
-// be read stops the run, unless --ctx gives the context: a context guessed would change the
-// verdicts.
-func (m *meter) checkServer(ctx context.Context, h engine.ServerProber, cfg *Config) error {
-	if h.API() == engine.APIOllama {
-		version, _, _ := h.OllamaVersion(ctx) // the version is said in the report where Ollama says it
-		return m.checkOllama(ctx, h, cfg, version)
-	}
-	info, ok, err := h.Props(ctx)
+// (each protocol asks in its own way: llama.cpp's /props, Ollama's /api/version, /api/show
+// and /api/ps): the context size, the model the server runs and the template it renders with.
+// A context that cannot be read stops the run, unless --ctx gives it: a context guessed
+// would change the verdicts.
+func (m *meter) checkServer(ctx context.Context, p engine.ServerProber, cfg *Config) error {
+	r, err := p.Probe(ctx, cfg.Context)
 	if nobody := noServer(err); nobody != nil {
 		return nobody
 	}
-	if err == nil && !ok {
-		// not llama.cpp: Ollama answers /api/version, and is asked what it runs as over its own API
-		if version, ollama, verr := h.OllamaVersion(ctx); verr == nil && ollama {
-			return m.checkOllama(ctx, h, cfg, version)
+	if err != nil {
+		return err
+	}
+	for _, w := range r.Warnings {
+		m.live.warn("%s", w)
+	}
+	if r.ContextErr != nil {
+		if cfg.Context == 0 {
+			return fmt.Errorf("cannot read the server's context from %s: %w; pass --ctx N to run with a context of your own", r.ContextSource, r.ContextErr)
 		}
+		m.live.warn("cannot read the server's context from %s (%v): --ctx %d is used", r.ContextSource, r.ContextErr, cfg.Context)
+	}
+	if r.Server != "" {
+		m.server = r.Server
+	}
+	m.truncates = r.Truncates
+	switch {
+	case r.Context == 0:
+	case r.ContextSet, cfg.Context == 0:
+		m.context = r.Context
+	case cfg.Context > r.Context && !cfg.ForceContext:
+		m.live.warn("--ctx %d is larger than the server's context (n_ctx %d from %s): the server's is used (--force-ctx keeps --ctx)", cfg.Context, r.Context, r.ContextSource)
+		m.context = r.Context
+	}
+	if r.CompareTokenizer {
+		m.checkTokenizer(cfg.Tokenizer, r.ModelPath)
+	}
+	if r.Template == nil {
+		return nil
+	}
+	t, warnings, err := r.Template(m.offline.Template(), m.offline.TemplateName(), cfg.TemplateGiven, cfg.Tokenizer)
+	for _, w := range warnings {
+		m.live.warn("%s", w)
 	}
 	if err != nil {
-		if cfg.Context == 0 {
-			return fmt.Errorf("cannot read the server's context from /props: %w; pass --ctx N to run with a context of your own", err)
-		}
-		m.live.warn("cannot read the server's context from /props (%v): --ctx %d is used", err, cfg.Context)
+		return err
 	}
-	if ok {
-		m.server = info.Build
-		switch {
-		case cfg.Context == 0:
-			m.context = info.Context
-		case cfg.Context > info.Context && !cfg.ForceContext:
-			m.live.warn("--ctx %d is larger than the server's context (n_ctx %d from /props): the server's is used (--force-ctx keeps --ctx)", cfg.Context, info.Context)
-			m.context = info.Context
-		}
-	}
-	served := filepath.Base(info.ModelPath)
-	if info.ModelPath == "" {
-		served = "a model of its own"
-	}
-	tok := strings.ToLower(cfg.Tokenizer)
-	switch {
-	case !strings.HasSuffix(tok, ".gguf") && !strings.HasSuffix(tok, ".json"):
-		m.live.warn("\"computed\" counts use the %s tokenizer while the server runs %s: server − computed then compares two tokenizers; pass --tokenizer with the server's GGUF (or its tokenizer.json) to compute with its own", cfg.Tokenizer, served)
-	case strings.HasSuffix(tok, ".gguf") && info.ModelPath != "" && !strings.EqualFold(filepath.Base(cfg.Tokenizer), served):
-		m.live.warn("--tokenizer %s is not the model the server runs (%s): server − computed compares two models", filepath.Base(cfg.Tokenizer), served)
+	if t != nil {
+		m.offline.UseTemplate(t)
 	}
 	return nil
+}
+
+// checkTokenizer warns when the computed counts do not tokenize with the model file the server
+// runs (modelPath; "" when it did not say).
+func (m *meter) checkTokenizer(tokenizer, modelPath string) {
+	served := filepath.Base(modelPath)
+	if modelPath == "" {
+		served = "a model of its own"
+	}
+	tok := strings.ToLower(tokenizer)
+	switch {
+	case !strings.HasSuffix(tok, ".gguf") && !strings.HasSuffix(tok, ".json"):
+		m.live.warn("\"computed\" counts use the %s tokenizer while the server runs %s: server − computed then compares two tokenizers; pass --tokenizer with the server's GGUF (or its tokenizer.json) to compute with its own", tokenizer, served)
+	case strings.HasSuffix(tok, ".gguf") && modelPath != "" && !strings.EqualFold(filepath.Base(tokenizer), served):
+		m.live.warn("--tokenizer %s is not the model the server runs (%s): server − computed compares two models", filepath.Base(tokenizer), served)
+	}
 }
 
 // checkReference warns when a verbatim arm runs without the arm its count is compared with.
