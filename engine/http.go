@@ -53,6 +53,9 @@ type HTTPConfig struct {
 	// ServerWait is how long a server that refuses connections, answers 503 or 429 is waited
 	// for before the run gives up on it (10 s when zero).
 	ServerWait time.Duration
+	// StartWait is how long a server that has not answered yet is waited for while it refuses
+	// connections (0: not at all, the first refused connection says nothing listens there).
+	StartWait time.Duration
 	// WaitNote is how long a request waits before Notes hears of it, and before the server's
 	// /health is asked whether it is still there (10 s when zero).
 	WaitNote time.Duration
@@ -109,6 +112,9 @@ type endpoint struct {
 	counted map[string]bool
 	// health says whether the server takes pictures and whether it is still there.
 	health health
+	// heard says the server gave an HTTP answer once: a connection refused before then says
+	// nothing listens there (unless StartWait waits for it), not that it went away.
+	heard atomic.Bool
 	// down is cancelled when the circuit opens: the requests still in flight are cut short.
 	down       context.Context
 	cancelDown context.CancelFunc
@@ -517,7 +523,7 @@ func (h *HTTP) post(ctx context.Context, ep *endpoint, c call) (response, error)
 		if done {
 			return r, err
 		}
-		if open := ep.fault(id, err, h.cfg.ServerWait); open != nil {
+		if open := ep.fault(id, err, h.waitFor(ep)); open != nil {
 			return response{}, &FaultError{open}
 		}
 		sig := faultSignature(err)
@@ -532,6 +538,15 @@ func (h *HTTP) post(ctx context.Context, ep *endpoint, c call) (response, error)
 		}
 		wait = min(2*wait, time.Minute)
 	}
+}
+
+// waitFor is how long ep is waited for while it refuses connections: ServerWait once it has
+// answered, StartWait before.
+func (h *HTTP) waitFor(ep *endpoint) time.Duration {
+	if ep.heard.Load() {
+		return h.cfg.ServerWait
+	}
+	return h.cfg.StartWait
 }
 
 // fromCache returns the cached answer to c under key: ok when the cache holds a valid answer
@@ -678,6 +693,7 @@ func (h *HTTP) once(ctx context.Context, ep *endpoint, c call) (int, []byte, tim
 		return 0, nil, 0, unwrapURLError(err)
 	}
 	defer resp.Body.Close()
+	ep.heard.Store(true)
 	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
 		to := resp.Header.Get("Location")
 		if u, err := req.URL.Parse(to); err == nil {

@@ -73,7 +73,7 @@ func addLiveFlags(f *pflag.FlagSet, o *liveOptions) {
 	f.DurationVar(&o.Timeout, "timeout", 5*time.Minute, "time limit of one answer generation by a server")
 	f.DurationVar(&o.CountTimeout, "count-timeout", 10*time.Second, "time limit of one count (input_tokens, /tokenize) or /props request, head and body")
 	f.DurationVar(&o.IdleTimeout, "idle-timeout", 10*time.Second, "a response body that stays silent this long is given up")
-	f.DurationVar(&o.ServerWait, "server-wait", 10*time.Second, "how long a server that refuses connections, answers 503 or 429 is waited for before the run stops")
+	f.DurationVar(&o.ServerWait, "server-wait", 0, "how long a server that refuses connections, answers 503 or 429 is waited for before the run stops (default 10s once it answered; a server that has not answered yet is waited for only this long)")
 	f.IntVar(&o.Retries, "retries", 3, "retries of a request answered 429 or 5xx (or lost), with exponential backoff")
 	f.IntVar(&o.Concurrency, "concurrency", 4, "requests in flight to the servers, over all endpoints")
 	f.StringVar(&o.CountMethod, "count-method", "auto", "how the http engine counts: auto, input_tokens, tokenize or usage")
@@ -139,7 +139,7 @@ func newHTTPEngine(o *ReplayOptions) (*engine.HTTP, error) {
 	}
 	l := &o.Live
 	cfg := engine.HTTPConfig{Endpoints: o.Endpoints, API: l.API, Model: l.Model, APIKeyEnv: l.APIKeyEnv,
-		Timeout: l.Timeout, CountTimeout: l.CountTimeout, IdleTimeout: l.IdleTimeout, ServerWait: l.ServerWait, Notes: o.IO.ErrOut,
+		Timeout: l.Timeout, CountTimeout: l.CountTimeout, IdleTimeout: l.IdleTimeout, ServerWait: l.ServerWait, StartWait: l.ServerWait, Notes: o.IO.ErrOut,
 		MaxRetries: l.Retries, Concurrency: l.Concurrency, MaxTokens: l.MaxTokens, Count: l.CountMethod,
 		NumCtx: o.Context} // sent where the protocol carries it (Ollama's num_ctx)
 	if cfg.MaxRetries == 0 {
