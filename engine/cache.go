@@ -25,6 +25,7 @@ type CachedResponse struct {
 	Key    string          `json:"key"`
 	Engine string          `json:"engine"`
 	Model  string          `json:"model"`
+	Server string          `json:"server,omitempty"` // the server as identified (http_identity.go)
 	Path   string          `json:"path"`
 	Status int             `json:"status"`
 	Body   json.RawMessage `json:"body"`
@@ -60,11 +61,12 @@ func (c *Cache) Dir() string {
 	return c.dir
 }
 
-// CacheKey is the hex SHA-256 of the engine name, the model, the request path and the exact
-// request body, each length-prefixed so that no two requests share a key.
-func CacheKey(engineName, model, path string, body []byte) string {
+// CacheKey is the hex SHA-256 of the engine name, the model, the server's identity, the
+// request path and the exact request body, each length-prefixed so that no two requests share
+// a key.
+func CacheKey(engineName, model, server, path string, body []byte) string {
 	h := sha256.New()
-	for _, s := range [][]byte{[]byte(engineName), []byte(model), []byte(path), body} {
+	for _, s := range [][]byte{[]byte(engineName), []byte(model), []byte(server), []byte(path), body} {
 		fmt.Fprintf(h, "%d:", len(s))
 		h.Write(s)
 	}

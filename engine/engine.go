@@ -102,6 +102,11 @@ type ServerReport struct {
 	// says its tokens are those of that file, so --tokenizer is compared with it.
 	ModelPath        string
 	CompareTokenizer bool
+	// Identity is what the server says of itself that changes a count (its model file, build,
+	// chat template, context, modalities; a model's digest): part of the response cache's
+	// key. NoPictures says the server said it takes no pictures.
+	Identity   []string
+	NoPictures bool
 	// Truncates says the server cuts a prompt longer than its context instead of refusing it.
 	Truncates bool
 	// Warnings are said once, in the report.

@@ -9,6 +9,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"os"
 	"strconv"
@@ -80,6 +81,9 @@ type HTTPConfig struct {
 	NoRowSplit bool
 	// Cache stores responses (nil: none).
 	Cache *Cache
+	// KeySettings are the client settings that change a count (the template, its date, the
+	// image-token limits): they are part of every cache key.
+	KeySettings []string
 	// Client is the HTTP client (a plain one when nil).
 	Client *http.Client
 }
@@ -95,6 +99,7 @@ type HTTP struct {
 	client    *http.Client
 	// ids numbers the requests, for the circuit; lastNote throttles the waiting lines.
 	ids      atomic.Uint64
+	ident    serverKey
 	noteMu   sync.Mutex
 	lastNote time.Time
 }
@@ -112,7 +117,7 @@ type endpoint struct {
 	counted map[string]bool
 	// health says whether the server takes pictures and whether it is still there.
 	health health
-	// heard says the server gave an HTTP answer once: a connection refused before then says
+	// heard says a connection to the server was made once: a connection refused before then says
 	// nothing listens there (unless StartWait waits for it), not that it went away.
 	heard atomic.Bool
 	// down is cancelled when the circuit opens: the requests still in flight are cut short.
@@ -403,7 +408,8 @@ func (h *HTTP) countWith(ctx context.Context, ep *endpoint, method string, req R
 		n, err = checkCount(v[cc.Field], cc.Field, req.MaxCount)
 		return err
 	}
-	if _, err := h.post(ctx, ep, call{method: http.MethodPost, path: cc.Path, body: cc.Body, count: true, limit: maxCountBody, check: check}); err != nil {
+	if _, err := h.post(ctx, ep, call{method: http.MethodPost, path: cc.Path, body: cc.Body, count: true, limit: maxCountBody, check: check,
+		noCache: req.fresh, counts: true}); err != nil {
 		return 0, nil, notFoundAsUnsupported(err)
 	}
 	return n, nil, nil
@@ -448,7 +454,8 @@ func (h *HTTP) complete(ctx context.Context, ep *endpoint, req Request, maxToken
 		ans.PromptTokens, err = checkCountValue(int64(ans.PromptTokens), "prompt_tokens", req.MaxCount)
 		return err
 	}
-	resp, err := h.post(ctx, ep, call{method: http.MethodPost, path: path, body: body, limit: maxAnswerBody(maxTokens), check: check})
+	resp, err := h.post(ctx, ep, call{method: http.MethodPost, path: path, body: body, limit: maxAnswerBody(maxTokens), check: check,
+		noCache: req.fresh, counts: maxTokens == 1})
 	if err != nil {
 		return Answer{}, err
 	}
@@ -487,8 +494,9 @@ type call struct {
 	// check validates a 200 answer before it is used or cached (an *unsupportedError says
 	// the server is of another kind, anything else that the answer is invalid).
 	check func([]byte) error
-	// noCache keeps the answer out of the response cache.
-	noCache bool
+	// noCache keeps the answer out of the response cache; counts marks an answer that is a
+	// count (cached only for a server that is identified).
+	noCache, counts bool
 }
 
 // post sends c to ep: from the cache when it holds a valid answer, else with the concurrency
@@ -496,9 +504,8 @@ type call struct {
 // errors. A 400/413 that names the context is returned as a *RefusedError. Every failure is
 // told to the endpoint's circuit; once it is open, nothing more is sent there.
 func (h *HTTP) post(ctx context.Context, ep *endpoint, c call) (response, error) {
-	key := ""
-	if !c.noCache {
-		key = CacheKey(h.Name()+"/"+h.cfg.API, h.cfg.Model, c.path, c.body)
+	key := h.cacheKey(c)
+	if key != "" {
 		if r, ok, err := h.fromCache(key, c); ok {
 			return r, err
 		}
@@ -538,6 +545,17 @@ func (h *HTTP) post(ctx context.Context, ep *endpoint, c call) (response, error)
 		}
 		wait = min(2*wait, time.Minute)
 	}
+}
+
+// cacheKey is c's key in the response cache: the engine, the protocol, the model, the
+// server's identity and the request; "" for a call kept out of it, and for a count by a
+// server that is not identified.
+func (h *HTTP) cacheKey(c call) string {
+	server, known, _ := h.identity()
+	if c.noCache || (c.counts && !known) {
+		return ""
+	}
+	return CacheKey(h.Name()+"/"+h.cfg.API, h.cfg.Model, server, c.path, c.body)
 }
 
 // waitFor is how long ep is waited for while it refuses connections: ServerWait once it has
@@ -648,8 +666,9 @@ func (h *HTTP) store(key, path string, status int, data []byte) {
 	if key == "" || !json.Valid(data) {
 		return
 	}
+	_, _, label := h.identity()
 	// A cache that cannot be written costs a later run time, never this run's result.
-	_ = h.cfg.Cache.Put(&CachedResponse{Key: key, Engine: h.Name() + "/" + h.cfg.API, Model: h.cfg.Model, Path: path,
+	_ = h.cfg.Cache.Put(&CachedResponse{Key: key, Engine: h.Name() + "/" + h.cfg.API, Model: h.cfg.Model, Server: label, Path: path,
 		Status: status, Body: json.RawMessage(data)})
 }
 
@@ -676,7 +695,9 @@ func (h *HTTP) once(ctx context.Context, ep *endpoint, c call) (int, []byte, tim
 	if c.body != nil {
 		rd = bytes.NewReader(c.body)
 	}
-	req, err := http.NewRequestWithContext(ctx, c.method, ep.base+c.path, rd)
+	// a connection made says something listens there, whatever it answers
+	traced := httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) { ep.heard.Store(true) }})
+	req, err := http.NewRequestWithContext(traced, c.method, ep.base+c.path, rd)
 	if err != nil {
 		return 0, nil, 0, errors.New("bad request URL")
 	}
@@ -693,7 +714,6 @@ func (h *HTTP) once(ctx context.Context, ep *endpoint, c call) (int, []byte, tim
 		return 0, nil, 0, unwrapURLError(err)
 	}
 	defer resp.Body.Close()
-	ep.heard.Store(true)
 	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
 		to := resp.Header.Get("Location")
 		if u, err := req.URL.Parse(to); err == nil {

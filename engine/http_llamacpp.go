@@ -19,7 +19,8 @@ func probeLlamaServer(ctx context.Context, h *HTTP) (r ServerReport, ok bool, er
 	if errors.Is(err, ErrServerGone) {
 		return r, false, err
 	}
-	r = ServerReport{ContextErr: err, ContextSource: "/props", ModelPath: info.ModelPath, CompareTokenizer: true}
+	r = ServerReport{ContextErr: err, ContextSource: "/props", ModelPath: info.ModelPath, CompareTokenizer: true,
+		Identity: info.Identity, NoPictures: info.NoPictures}
 	if ok {
 		r.Server, r.Context = info.Build, info.Context
 	}
@@ -66,6 +67,10 @@ type ServerInfo struct {
 	Context   int    `json:"n_ctx,omitempty"`
 	ModelPath string `json:"model_path,omitempty"`
 	Build     string `json:"build_info,omitempty"`
+	// Identity is what changes a count: the model file, the build, the modalities, the chat
+	// template and n_ctx; NoPictures says modalities.vision is false.
+	Identity   []string `json:"-"`
+	NoPictures bool     `json:"-"`
 }
 
 // props asks the first endpoint for llama.cpp's /props, retried like any request: false (and
@@ -78,13 +83,21 @@ func (h *HTTP) props(ctx context.Context) (ServerInfo, bool, error) {
 			Settings struct {
 				NCtx json.RawMessage `json:"n_ctx"`
 			} `json:"default_generation_settings"`
-			ModelPath string `json:"model_path"`
-			Build     string `json:"build_info"`
+			ModelPath  string          `json:"model_path"`
+			Build      string          `json:"build_info"`
+			Template   string          `json:"chat_template"`
+			Modalities json.RawMessage `json:"modalities"`
 		}
 		if json.Unmarshal(data, &v) != nil {
 			return &unsupportedError{"/props is not JSON"} // a server of another kind
 		}
-		info = ServerInfo{ModelPath: v.ModelPath, Build: v.Build}
+		var vision struct {
+			Vision *bool `json:"vision"`
+		}
+		_ = json.Unmarshal(v.Modalities, &vision)
+		info = ServerInfo{ModelPath: v.ModelPath, Build: v.Build, NoPictures: vision.Vision != nil && !*vision.Vision,
+			Identity: []string{"model_path=" + v.ModelPath, "build_info=" + v.Build, "modalities=" + identityJSON(v.Modalities),
+				"chat_template=" + v.Template, "n_ctx=" + string(v.Settings.NCtx)}}
 		if v.Settings.NCtx == nil {
 			return nil
 		}
@@ -97,4 +110,25 @@ func (h *HTTP) props(ctx context.Context) (ServerInfo, bool, error) {
 		return ServerInfo{}, false, err // !ok: not llama.cpp, no /props
 	}
 	return info, info.Context > 0, nil
+}
+
+// modelsIdentity is what GET /v1/models says of the models served (llama.cpp's meta, vLLM's
+// model card: max_model_len, root), their creation times left out; "" when the server has
+// no such list.
+func (h *HTTP) modelsIdentity(ctx context.Context) string {
+	var list string
+	check := func(data []byte) error {
+		var v struct {
+			Data json.RawMessage `json:"data"`
+		}
+		if json.Unmarshal(data, &v) != nil || v.Data == nil {
+			return &unsupportedError{"/v1/models: no data in the answer"}
+		}
+		list = identityJSON(v.Data, "created")
+		return nil
+	}
+	if ok, err := h.probeGET(ctx, "/v1/models", check); !ok || err != nil {
+		return ""
+	}
+	return "models=" + list
 }

@@ -107,6 +107,8 @@ type ollamaModel struct {
 	Messages     []api.Message
 	Family       string
 	Capabilities []string
+	// Identity is the model's digest (/api/tags), its parameters and template (/api/show).
+	Identity []string
 }
 
 // ollamaShow asks Ollama for the model: /api/show, then a load of the model with the run's
@@ -117,6 +119,7 @@ func (h *HTTP) ollamaShow(ctx context.Context) (ollamaModel, error) {
 	show := func(data []byte) error {
 		var v struct {
 			Template     string        `json:"template"`
+			Parameters   string        `json:"parameters"`
 			System       string        `json:"system"`
 			Messages     []api.Message `json:"messages"`
 			Capabilities []string      `json:"capabilities"`
@@ -128,6 +131,7 @@ func (h *HTTP) ollamaShow(ctx context.Context) (ollamaModel, error) {
 			return fmt.Errorf("/api/show is not JSON: %w", err)
 		}
 		m.Template, m.System, m.Messages, m.Family, m.Capabilities = v.Template, v.System, v.Messages, v.Details.Family, v.Capabilities
+		m.Identity = append(m.Identity, "parameters="+v.Parameters, "template="+v.Template, "system="+v.System)
 		return nil
 	}
 	body := mustJSON(map[string]string{"model": h.cfg.Model})
@@ -141,6 +145,9 @@ func (h *HTTP) ollamaShow(ctx context.Context) (ollamaModel, error) {
 			e.lacks(ErrNoPictures, http.StatusOK,
 				fmt.Sprintf("/api/show lists no vision capability for %s (capabilities: %s)", h.cfg.Model, strings.Join(m.Capabilities, ", ")))
 		}
+	}
+	if digest := h.ollamaDigest(ctx); digest != "" {
+		m.Identity = append(m.Identity, "digest="+digest)
 	}
 	load, err := ollamaBody(h.cfg.Model, Request{}, 1, h.cfg.NumCtx)
 	if err != nil {
@@ -174,6 +181,33 @@ func (h *HTTP) ollamaShow(ctx context.Context) (ollamaModel, error) {
 		return m, err
 	}
 	return m, nil
+}
+
+// ollamaDigest is the digest /api/tags lists for the model ("" when it lists none).
+func (h *HTTP) ollamaDigest(ctx context.Context) string {
+	var digest string
+	check := func(data []byte) error {
+		var v struct {
+			Models []struct {
+				Name   string `json:"name"`
+				Model  string `json:"model"`
+				Digest string `json:"digest"`
+			} `json:"models"`
+		}
+		if json.Unmarshal(data, &v) != nil {
+			return &unsupportedError{"/api/tags is not JSON"}
+		}
+		for _, m := range v.Models {
+			if ollamaSameModel(m.Name, h.cfg.Model) || ollamaSameModel(m.Model, h.cfg.Model) {
+				digest = m.Digest
+			}
+		}
+		return nil
+	}
+	if ok, err := h.probeGET(ctx, "/api/tags", check); !ok || err != nil {
+		return ""
+	}
+	return digest
 }
 
 // ollamaVersion asks the first endpoint for Ollama's GET /api/version: its version, and
@@ -213,7 +247,8 @@ func (h *HTTP) probeOllama(ctx context.Context, version string, want int) (Serve
 	if err != nil {
 		return ServerReport{}, fmt.Errorf("cannot read the model's context from Ollama: %w", err)
 	}
-	r := ServerReport{Server: "Ollama", Context: info.Context, ContextSet: true, Truncates: true}
+	r := ServerReport{Server: "Ollama", Context: info.Context, ContextSet: true, Truncates: true,
+		Identity: append(info.Identity, "version="+version), NoPictures: !slices.Contains(info.Capabilities, "vision")}
 	if version != "" {
 		r.Server += " " + version
 	}

@@ -77,11 +77,16 @@ func tokenizeCall(model string, req Request) (CountCall, error) {
 // said, if anything.
 func probeServer(ctx context.Context, h *HTTP, want int) (ServerReport, error) {
 	r, ok, err := probeLlamaServer(ctx, h)
-	if err != nil || ok || r.ContextErr != nil {
+	if err != nil {
 		return r, err
 	}
-	if version, ollama, verr := h.ollamaVersion(ctx); verr == nil && ollama {
-		return h.probeOllama(ctx, version, want)
+	if !ok && r.ContextErr == nil {
+		if version, ollama, verr := h.ollamaVersion(ctx); verr == nil && ollama {
+			return h.probeOllama(ctx, version, want)
+		}
+	}
+	if models := h.modelsIdentity(ctx); models != "" {
+		r.Identity = append(r.Identity, models)
 	}
 	return r, nil
 }
@@ -141,5 +146,9 @@ func bearerKey(h http.Header, key string) {
 // Probe asks the first server what it runs, as the protocol spoken asks (want: the run's
 // --ctx, 0 for none).
 func (h *HTTP) Probe(ctx context.Context, want int) (ServerReport, error) {
-	return h.proto.Probe(ctx, h, want)
+	r, err := h.proto.Probe(ctx, h, want)
+	if err != nil {
+		return r, err
+	}
+	return r, h.identify(ctx, &r)
 }

@@ -145,6 +145,13 @@ func newHTTPEngine(o *ReplayOptions) (*engine.HTTP, error) {
 	if cfg.MaxRetries == 0 {
 		cfg.MaxRetries = -1 // --retries 0: none
 	}
+	date, err := prompt.ParseTemplateDate(o.TemplateDate)
+	if err != nil {
+		return nil, usageErrorf("--template-date: %v", err)
+	}
+	// the client settings that change a count key the cache with the server
+	cfg.KeySettings = []string{"template=" + o.Template, "template-date=" + date.Format(time.DateOnly),
+		fmt.Sprintf("image-min-tokens=%d", o.MinTokens), fmt.Sprintf("image-max-tokens=%d", o.MaxTokens)}
 	if !l.NoCache {
 		dir := l.CacheDir
 		if dir == "" {
