@@ -530,7 +530,11 @@ func (h *HTTP) post(ctx context.Context, ep *endpoint, c call) (response, error)
 		if done {
 			return r, err
 		}
-		if open := ep.fault(id, err, h.waitFor(ep)); open != nil {
+		refused := h.refusedAlone(ctx, ep, err)
+		if refused && attempt > 0 {
+			return response{}, &RequestRefusedError{Err: err} // the same answer again: the request's own
+		}
+		if open := h.countFault(ep, id, err, refused); open != nil {
 			return response{}, &FaultError{open}
 		}
 		sig := faultSignature(err)
@@ -545,6 +549,15 @@ func (h *HTTP) post(ctx context.Context, ep *endpoint, c call) (response, error)
 		}
 		wait = min(2*wait, time.Minute)
 	}
+}
+
+// countFault tells ep's circuit of a failed attempt, unless the server refused only this
+// request: it returns the circuit when the attempt opened it.
+func (h *HTTP) countFault(ep *endpoint, id uint64, err error, refused bool) *CircuitError {
+	if refused {
+		return nil
+	}
+	return ep.fault(id, err, h.waitFor(ep))
 }
 
 // cacheKey is c's key in the response cache: the engine, the protocol, the model, the

@@ -4,8 +4,10 @@ package engine
 // a prompt longer than the context, a request judged bad.
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"regexp"
 	"strings"
@@ -106,4 +108,40 @@ func refusal(status int, data []byte) (*RefusedError, bool) {
 		ref.Context = n
 	}
 	return ref, true
+}
+
+// RequestRefusedError is a request a server failed twice with the same HTTP 5xx (not 503)
+// while it answered a fixed request at once: the request's own error (its case's arm), not a
+// fault of the server, which the circuit is for.
+type RequestRefusedError struct{ Err error }
+
+func (e *RequestRefusedError) Error() string {
+	return fmt.Sprintf("%v (the server answers other requests: it refuses this one)", e.Err)
+}
+
+func (e *RequestRefusedError) Unwrap() error { return e.Err }
+
+// Kind names the kind of refusal: its status and message.
+func (e *RequestRefusedError) Kind() string {
+	var se *StatusError
+	if errors.As(e.Err, &se) {
+		return fmt.Sprintf("HTTP %d %q", se.Status, se.Message)
+	}
+	return e.Err.Error()
+}
+
+// refusedAlone says whether err is an HTTP 5xx (not 503) from a server that still answers: a
+// one-token completion of the probes' fixed text, sent at once (outside the concurrency
+// limit, without retry), is answered 200.
+func (h *HTTP) refusedAlone(ctx context.Context, ep *endpoint, err error) bool {
+	var se *StatusError
+	if !errors.As(err, &se) || se.Status < 500 || se.Status == http.StatusServiceUnavailable {
+		return false
+	}
+	body, err := h.proto.Body(h.cfg.Model, Request{Messages: probeMessages(nil)}, BodySettings{Generate: true, MaxTokens: 1, NumCtx: h.cfg.NumCtx})
+	if err != nil {
+		return false
+	}
+	status, _, _, err := h.once(ctx, ep, call{method: http.MethodPost, path: h.proto.CompletionPath(), body: body, count: true, limit: maxAnswerBody(1)})
+	return err == nil && status == http.StatusOK
 }

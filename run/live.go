@@ -25,6 +25,10 @@ type liveState struct {
 	lacking map[error]*lack
 	// truncatedArms counts the arms whose prompt the server cut to its context (Ollama).
 	truncatedArms int
+	// refusals counts, per kind, the arms whose request the server refused while it answered
+	// others (engine.RequestRefusedError), in the order first met.
+	refusals     map[string]int
+	refusalKinds []string
 	// stop is the open circuit that stopped the run (the server gone or failing again and
 	// again); fault is the first failure of the server that cost a case; notMeasured counts
 	// the cases it cost, those not sent once the run stopped included.
@@ -77,6 +81,22 @@ func (s *liveState) lacks(missing, err error) {
 		}
 	}
 	l.arms++
+}
+
+// refused records an arm whose request the server refused while it answered others: the
+// first of each kind is said at once, on stderr; the report says each kind once with its arms.
+func (s *liveState) refused(r *engine.RequestRefusedError) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.refusals == nil {
+		s.refusals = map[string]int{}
+	}
+	kind := r.Kind()
+	if s.refusals[kind] == 0 {
+		s.refusalKinds = append(s.refusalKinds, kind)
+		fmt.Fprintf(s.notes, "strata-eval: %v; the arms it refuses so are errors of their cases, the run goes on\n", r)
+	}
+	s.refusals[kind]++
 }
 
 // truncated records an arm whose prompt the server cut to its context.
@@ -135,6 +155,9 @@ func (s *liveState) report() []string {
 	out := append([]string(nil), s.warnings...)
 	if s.truncatedArms > 0 {
 		out = append(out, fmt.Sprintf("%d arm(s) longer than the server's context were truncated by the server (its count is of what was left): their verdict says so and they are left out of server − computed (Ollama: a larger --ctx is sent as num_ctx, up to the model's trained context)", s.truncatedArms))
+	}
+	for _, k := range s.refusalKinds {
+		out = append(out, fmt.Sprintf("the server refused %d arm(s) with %s while it answered other requests: each is an error of its case", s.refusals[k], k))
 	}
 	for _, t := range lackTexts {
 		if l := s.lacking[t.missing]; l != nil {
@@ -243,8 +266,13 @@ func (m *meter) checkReference(arms []replay.Arm) {
 
 // liveFailure sorts an engine's failure to count an arm: the server's word that it lacks a
 // capability the request needs (pictures, tools) is recorded and returned as lacking (the arm
-// keeps its computed counts); anything else is returned as rest.
+// keeps its computed counts); anything else is returned as rest, a request the server refused
+// while it answered others recorded once per kind.
 func (m *meter) liveFailure(err error) (lacking, rest error) {
+	var refused *engine.RequestRefusedError
+	if errors.As(err, &refused) {
+		m.live.refused(refused)
+	}
 	for _, t := range lackTexts {
 		if errors.Is(err, t.missing) {
 			m.live.lacks(t.missing, err)
