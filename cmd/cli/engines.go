@@ -55,6 +55,7 @@ type liveOptions struct {
 	CountMethod  string
 	NoCache      bool
 	CacheDir     string
+	CacheMaxMB   int64
 	Expect       string
 	Tolerance    float64
 	Reference    string
@@ -79,6 +80,7 @@ func addLiveFlags(f *pflag.FlagSet, o *liveOptions) {
 	f.StringVar(&o.CountMethod, "count-method", "auto", "how the http engine counts: auto, input_tokens, tokenize or usage")
 	f.BoolVar(&o.NoCache, "no-cache", false, "send every request, neither reading nor writing the response cache")
 	f.StringVar(&o.CacheDir, "cache-dir", "", "response cache folder (default: strata-eval/responses in the user's cache folder)")
+	f.Int64Var(&o.CacheMaxMB, "cache-max-mb", engine.DefaultCacheMax>>20, "response cache size cap in MB: past it the oldest entries are evicted (strata-eval cache shows it)")
 	f.StringVar(&o.Expect, "expect", "", "expectations sidecar (JSON or YAML): case or conversation id → {question, scorer, answer}")
 	f.Float64Var(&o.Tolerance, "divergence-tolerance", 0.01, "a verbatim arm diverges when its count differs from the reference arm's by more than this fraction")
 	f.StringVar(&o.Reference, "reference-arm", "after", "arm a verbatim arm's server count is compared with")
@@ -160,7 +162,10 @@ func newHTTPEngine(o *ReplayOptions) (*engine.HTTP, error) {
 				return nil, err
 			}
 		}
-		cache, err := engine.OpenCache(dir)
+		if l.CacheMaxMB <= 0 {
+			return nil, usageErrorf("--cache-max-mb %d: want a size above 0", l.CacheMaxMB)
+		}
+		cache, err := engine.OpenCacheMax(dir, l.CacheMaxMB<<20)
 		if err != nil {
 			return nil, err
 		}
