@@ -20,6 +20,9 @@ type Request struct {
 	// server's count above it (or below zero) is an invalid answer, never used or cached
 	// (0: only the engine's own bound, 2^28).
 	MaxCount int
+	// fresh sends the request whatever the cache holds, and keeps its answer out of it (the
+	// probes that identify a server).
+	fresh bool
 }
 
 // RequestCounter is an engine that counts a Request (verbatim or not). Engines that are not

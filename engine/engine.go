@@ -7,6 +7,7 @@ import (
 
 	"github.com/strata-eval/strata-eval/corpora"
 	"github.com/strata-eval/strata-eval/measure/imagerows"
+	"github.com/strata-eval/strata-eval/measure/prompt"
 )
 
 // Count is the prompt cost of one request.
@@ -76,15 +77,44 @@ type Description struct {
 	Blind string
 }
 
-// ServerProber is an engine whose servers can be asked what they run: llama.cpp's /props,
-// Ollama's /api/version and /api/show.
+// ServerProber is an engine whose servers can be asked what they run (each protocol asks
+// in its own way: llama.cpp's /props, Ollama's /api/version, /api/show and /api/ps).
 type ServerProber interface {
-	ModelNamer
-	ProtocolNamer
-	Protocol() Protocol
-	Props(ctx context.Context) (ServerInfo, bool, error)
-	OllamaVersion(ctx context.Context) (string, bool, error)
-	OllamaShow(ctx context.Context) (OllamaModel, error)
+	// Probe asks the server; want is the run's --ctx (0 for none).
+	Probe(ctx context.Context, want int) (ServerReport, error)
+}
+
+// ServerReport is what a server says of what it runs, as a run uses it.
+type ServerReport struct {
+	// Server describes the server (config.server; "" when it did not say).
+	Server string
+	// Context is the server's context (0: unknown). A --ctx larger than it gives way to it
+	// (unless forced), and it is the run's context when no --ctx is given.
+	Context int
+	// ContextSet says Context is the one the model runs with whatever --ctx says (the server
+	// set it from the requests and capped it): it decides the verdicts.
+	ContextSet bool
+	// ContextErr says why the context could not be read from ContextSource: a run without
+	// --ctx stops.
+	ContextErr    error
+	ContextSource string
+	// ModelPath is the model file the server runs ("" when it did not say); CompareTokenizer
+	// says its tokens are those of that file, so --tokenizer is compared with it.
+	ModelPath        string
+	CompareTokenizer bool
+	// Identity is what the server says of itself that changes a count (its model file, build,
+	// chat template, context, modalities; a model's digest): part of the response cache's
+	// key. NoPictures says the server said it takes no pictures.
+	Identity   []string
+	NoPictures bool
+	// Truncates says the server cuts a prompt longer than its context instead of refusing it.
+	Truncates bool
+	// Warnings are said once, in the report.
+	Warnings []string
+	// Template, when not nil, chooses the template of the computed counts from the one the
+	// run has (current, named name; given when --template named it) and the one the server
+	// renders with: the template to use (nil: keep current) and what to warn of.
+	Template func(current prompt.Template, name string, given bool, tokenizer string) (prompt.Template, []string, error)
 }
 
 // TemplateApplier is an engine whose server renders its chat template on request

@@ -9,9 +9,9 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"os"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,12 +19,6 @@ import (
 	"time"
 
 	"github.com/strata-eval/strata-eval/corpora"
-)
-
-// Protocols the HTTP engine speaks.
-const (
-	APIOpenAI    = "openai"    // OpenAI Chat Completions (llama.cpp server, vLLM, Ollama, LM Studio)
-	APIAnthropic = "anthropic" // Anthropic Messages
 )
 
 // Counting methods of the HTTP engine, in the order "auto" tries them.
@@ -60,6 +54,9 @@ type HTTPConfig struct {
 	// ServerWait is how long a server that refuses connections, answers 503 or 429 is waited
 	// for before the run gives up on it (10 s when zero).
 	ServerWait time.Duration
+	// StartWait is how long a server that has not answered yet is waited for while it refuses
+	// connections (0: not at all, the first refused connection says nothing listens there).
+	StartWait time.Duration
 	// WaitNote is how long a request waits before Notes hears of it, and before the server's
 	// /health is asked whether it is still there (10 s when zero).
 	WaitNote time.Duration
@@ -84,6 +81,9 @@ type HTTPConfig struct {
 	NoRowSplit bool
 	// Cache stores responses (nil: none).
 	Cache *Cache
+	// KeySettings are the client settings that change a count (the template, its date, the
+	// image-token limits): they are part of every cache key.
+	KeySettings []string
 	// Client is the HTTP client (a plain one when nil).
 	Client *http.Client
 }
@@ -99,6 +99,7 @@ type HTTP struct {
 	client    *http.Client
 	// ids numbers the requests, for the circuit; lastNote throttles the waiting lines.
 	ids      atomic.Uint64
+	ident    serverKey
 	noteMu   sync.Mutex
 	lastNote time.Time
 }
@@ -116,6 +117,9 @@ type endpoint struct {
 	counted map[string]bool
 	// health says whether the server takes pictures and whether it is still there.
 	health health
+	// heard says a connection to the server was made once: a connection refused before then says
+	// nothing listens there (unless StartWait waits for it), not that it went away.
+	heard atomic.Bool
 	// down is cancelled when the circuit opens: the requests still in flight are cut short.
 	down       context.Context
 	cancelDown context.CancelFunc
@@ -375,50 +379,40 @@ type unsupportedError struct{ msg string }
 func (e *unsupportedError) Error() string { return e.msg }
 
 func (h *HTTP) countWith(ctx context.Context, ep *endpoint, method string, req Request) (int, *Timings, error) {
-	switch method {
-	case CountInputTokens, CountTokenize:
-		path, field := h.proto.CountPath(), "input_tokens"
-		if method == CountInputTokens && path == "" {
-			return 0, nil, &FaultError{&unsupportedError{fmt.Sprintf("the %s API has no %s endpoint", h.cfg.API, method)}}
-		}
-		var body []byte
-		var err error
-		if method == CountTokenize {
-			path, field = "/tokenize", "count"
-			body, err = h.tokenizeBody(req)
-		} else {
-			body, err = h.body(req, false)
-		}
-		if err != nil {
-			return 0, nil, err
-		}
-		var n int
-		check := func(data []byte) error {
-			var v map[string]json.RawMessage
-			if json.Unmarshal(data, &v) != nil || v[field] == nil {
-				msg := fmt.Sprintf("no %s in the answer", field)
-				if ep.hasCounted(method) {
-					return errors.New(msg) // it counted before: a fault
-				}
-				// another kind of server: the next counting method may do
-				return &unsupportedError{fmt.Sprintf("%s%s: %s", ep.display, path, msg)}
-			}
-			var err error
-			n, err = checkCount(v[field], field, req.MaxCount)
-			return err
-		}
-		if _, err := h.post(ctx, ep, call{method: http.MethodPost, path: path, body: body, count: true, limit: maxCountBody, check: check}); err != nil {
-			return 0, nil, notFoundAsUnsupported(err)
-		}
-		return n, nil, nil
-	case CountUsage:
+	if method == CountUsage {
 		ans, err := h.complete(ctx, ep, req, 1)
 		if err != nil {
 			return 0, nil, err
 		}
 		return ans.PromptTokens, ans.Timings, nil
 	}
-	return 0, nil, fmt.Errorf("unknown counting method %q", method)
+	if err := heldRun(req); err != nil {
+		return 0, nil, err
+	}
+	cc, err := h.proto.CountCall(method, h.cfg.Model, req)
+	if err != nil {
+		return 0, nil, err
+	}
+	var n int
+	check := func(data []byte) error {
+		var v map[string]json.RawMessage
+		if json.Unmarshal(data, &v) != nil || v[cc.Field] == nil {
+			msg := fmt.Sprintf("no %s in the answer", cc.Field)
+			if ep.hasCounted(method) {
+				return errors.New(msg) // it counted before: a fault
+			}
+			// another kind of server: the next counting method may do
+			return &unsupportedError{fmt.Sprintf("%s%s: %s", ep.display, cc.Path, msg)}
+		}
+		var err error
+		n, err = checkCount(v[cc.Field], cc.Field, req.MaxCount)
+		return err
+	}
+	if _, err := h.post(ctx, ep, call{method: http.MethodPost, path: cc.Path, body: cc.Body, count: true, limit: maxCountBody, check: check,
+		noCache: req.fresh, counts: true}); err != nil {
+		return 0, nil, notFoundAsUnsupported(err)
+	}
+	return n, nil, nil
 }
 
 func notFoundAsUnsupported(err error) error {
@@ -460,89 +454,12 @@ func (h *HTTP) complete(ctx context.Context, ep *endpoint, req Request, maxToken
 		ans.PromptTokens, err = checkCountValue(int64(ans.PromptTokens), "prompt_tokens", req.MaxCount)
 		return err
 	}
-	resp, err := h.post(ctx, ep, call{method: http.MethodPost, path: path, body: body, limit: maxAnswerBody(maxTokens), check: check})
+	resp, err := h.post(ctx, ep, call{method: http.MethodPost, path: path, body: body, limit: maxAnswerBody(maxTokens), check: check,
+		noCache: req.fresh, counts: maxTokens == 1})
 	if err != nil {
 		return Answer{}, err
 	}
 	ans.Key, ans.Cached = resp.key, resp.cached
-	return ans, nil
-}
-
-// ParseChatCompletion reads an OpenAI-compatible chat completion body: the first choice's
-// content, usage and llama.cpp's timings.
-func ParseChatCompletion(body []byte) (Answer, error) {
-	var v struct {
-		Model   string `json:"model"`
-		Choices []struct {
-			Message struct {
-				Content json.RawMessage `json:"content"`
-			} `json:"message"`
-			FinishReason string `json:"finish_reason"`
-		} `json:"choices"`
-		Usage *struct {
-			PromptTokens     int `json:"prompt_tokens"`
-			CompletionTokens int `json:"completion_tokens"`
-		} `json:"usage"`
-		Timings *Timings `json:"timings"`
-	}
-	if err := json.Unmarshal(body, &v); err != nil {
-		return Answer{}, fmt.Errorf("chat completion: %w", err)
-	}
-	if len(v.Choices) == 0 {
-		return Answer{}, errors.New("chat completion: no choices")
-	}
-	ans := Answer{Model: v.Model, FinishReason: v.Choices[0].FinishReason, Timings: v.Timings}
-	ans.Text = contentText(v.Choices[0].Message.Content)
-	if v.Usage != nil {
-		ans.PromptTokens, ans.CompletionTokens = v.Usage.PromptTokens, v.Usage.CompletionTokens
-	}
-	return ans, nil
-}
-
-// contentText returns a content value's text: a string, or the text parts of an array.
-func contentText(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	var parts []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}
-	if json.Unmarshal(raw, &parts) != nil {
-		return ""
-	}
-	var b strings.Builder
-	for _, p := range parts {
-		if p.Type == "text" || p.Type == "output_text" {
-			b.WriteString(p.Text)
-		}
-	}
-	return b.String()
-}
-
-func parseAnthropicAnswer(body []byte) (Answer, error) {
-	var v struct {
-		Model   string `json:"model"`
-		Content []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		} `json:"content"`
-		StopReason string `json:"stop_reason"`
-		Usage      struct {
-			InputTokens  int `json:"input_tokens"`
-			OutputTokens int `json:"output_tokens"`
-		} `json:"usage"`
-	}
-	if err := json.Unmarshal(body, &v); err != nil {
-		return Answer{}, fmt.Errorf("messages response: %w", err)
-	}
-	ans := Answer{Model: v.Model, FinishReason: v.StopReason, PromptTokens: v.Usage.InputTokens, CompletionTokens: v.Usage.OutputTokens}
-	for _, c := range v.Content {
-		if c.Type == "text" {
-			ans.Text += c.Text
-		}
-	}
 	return ans, nil
 }
 
@@ -577,8 +494,9 @@ type call struct {
 	// check validates a 200 answer before it is used or cached (an *unsupportedError says
 	// the server is of another kind, anything else that the answer is invalid).
 	check func([]byte) error
-	// noCache keeps the answer out of the response cache.
-	noCache bool
+	// noCache keeps the answer out of the response cache; counts marks an answer that is a
+	// count (cached only for a server that is identified).
+	noCache, counts bool
 }
 
 // post sends c to ep: from the cache when it holds a valid answer, else with the concurrency
@@ -586,16 +504,10 @@ type call struct {
 // errors. A 400/413 that names the context is returned as a *RefusedError. Every failure is
 // told to the endpoint's circuit; once it is open, nothing more is sent there.
 func (h *HTTP) post(ctx context.Context, ep *endpoint, c call) (response, error) {
-	key := ""
-	if !c.noCache {
-		key = CacheKey(h.Name()+"/"+h.cfg.API, h.cfg.Model, c.path, c.body)
-		if r, ok := h.cfg.Cache.Get(key); ok {
-			if r.Status == http.StatusOK && c.check(r.Body) == nil {
-				return response{body: r.Body, key: key, cached: true}, nil
-			}
-			if ref, ok := refusal(r.Status, r.Body); ok {
-				return response{}, ref
-			}
+	key := h.cacheKey(c)
+	if key != "" {
+		if r, ok, err := h.fromCache(key, c); ok {
+			return r, err
 		}
 	}
 	select {
@@ -614,59 +526,15 @@ func (h *HTTP) post(ctx context.Context, ep *endpoint, c call) (response, error)
 		if err != nil && ctx.Err() != nil {
 			return response{}, ctx.Err()
 		}
-		retry := false
-		var re *RedirectError
-		var de *deadlineError
-		var permanent error // a 5xx saying the request cannot succeed
-		switch {
-		case err == nil && status >= 500:
-			permanent = permanentFailure(ep, c.path, status, errorMessage(data))
-		case err == nil:
-			permanent = capabilityRefusal(ep, status, errorMessage(data))
+		r, done, retry, err := h.judge(ep, c, key, status, data, err)
+		if done {
+			return r, err
 		}
-		switch {
-		case errors.As(err, &re):
-		case err != nil:
-			retry = !errors.As(err, &de) // a deadline is not waited out again: the circuit counts it
-			err = fmt.Errorf("%s%s: %w", ep.display, c.path, err)
-		case status == http.StatusOK:
-			if cerr := c.check(data); cerr != nil {
-				var ue *unsupportedError
-				if errors.As(cerr, &ue) {
-					ep.answered()
-					return response{}, &FaultError{cerr}
-				}
-				err = &InvalidAnswerError{Endpoint: ep.display, Path: c.path, Reason: cerr.Error()}
-				break
-			}
-			ep.answered()
-			h.store(key, c.path, status, data)
-			return response{body: data, key: key}, nil
-		case pictureRejected(status, errorMessage(data)):
-			ep.answered() // the server judged a picture of this request, not a fault of the server
-			return response{}, &StatusError{Endpoint: ep.display, Path: c.path, Status: status, Message: errorMessage(data)}
-		case permanent != nil:
-			ep.answered()
-			return response{}, &FaultError{permanent} // no retry
-		case status == http.StatusTooManyRequests || status >= 500:
-			err = &StatusError{Endpoint: ep.display, Path: c.path, Status: status, Message: errorMessage(data)}
-			retry = true
-		case status == http.StatusNotFound || status == http.StatusMethodNotAllowed || status == http.StatusNotImplemented:
-			ep.answered() // a method the server lacks, not a fault
-			return response{}, &FaultError{&StatusError{Endpoint: ep.display, Path: c.path, Status: status, Message: errorMessage(data)}}
-		default:
-			if ref, ok := refusal(status, data); ok {
-				ep.answered()
-				h.store(key, c.path, status, data)
-				return response{}, ref
-			}
-			err = &StatusError{Endpoint: ep.display, Path: c.path, Status: status, Message: errorMessage(data)}
-			if badRequest(status) {
-				ep.answered() // the server judged this request, not a fault of the server
-				return response{}, err
-			}
+		refused := h.refusedAlone(ctx, ep, err)
+		if refused && attempt > 0 {
+			return response{}, &RequestRefusedError{Err: err} // the same answer again: the request's own
 		}
-		if open := ep.fault(id, err, h.cfg.ServerWait); open != nil {
+		if open := h.countFault(ep, id, err, refused); open != nil {
 			return response{}, &FaultError{open}
 		}
 		sig := faultSignature(err)
@@ -676,24 +544,134 @@ func (h *HTTP) post(ctx context.Context, ep *endpoint, c call) (response, error)
 			}
 			return response{}, &FaultError{err}
 		}
-		d := wait + time.Duration(rand.Int64N(int64(wait)/4+1))
-		if retryAfter > 0 {
-			d = min(retryAfter, 60*time.Second)
-		}
-		if retriedPastLimit(sig) {
-			d = min(d, time.Second) // a server away is asked again often
-		}
-		if waited(sig) {
-			d = min(d, h.cfg.ServerWait) // the circuit opens once the wait is over
-		}
-		t := time.NewTimer(d)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			return response{}, ctx.Err()
+		if err := h.pause(ctx, wait, retryAfter, sig); err != nil {
+			return response{}, err
 		}
 		wait = min(2*wait, time.Minute)
+	}
+}
+
+// countFault tells ep's circuit of a failed attempt, unless the server refused only this
+// request: it returns the circuit when the attempt opened it.
+func (h *HTTP) countFault(ep *endpoint, id uint64, err error, refused bool) *CircuitError {
+	if refused {
+		return nil
+	}
+	return ep.fault(id, err, h.waitFor(ep))
+}
+
+// cacheKey is c's key in the response cache: the engine, the protocol, the model, the
+// server's identity and the request; "" for a call kept out of it, and for a count by a
+// server that is not identified.
+func (h *HTTP) cacheKey(c call) string {
+	server, known, _ := h.identity()
+	if c.noCache || (c.counts && !known) {
+		return ""
+	}
+	return CacheKey(h.Name()+"/"+h.cfg.API, h.cfg.Model, server, c.path, c.body)
+}
+
+// waitFor is how long ep is waited for while it refuses connections: ServerWait once it has
+// answered, StartWait before.
+func (h *HTTP) waitFor(ep *endpoint) time.Duration {
+	if ep.heard.Load() {
+		return h.cfg.ServerWait
+	}
+	return h.cfg.StartWait
+}
+
+// fromCache returns the cached answer to c under key: ok when the cache holds a valid answer
+// or a refusal.
+func (h *HTTP) fromCache(key string, c call) (response, bool, error) {
+	r, ok := h.cfg.Cache.Get(key)
+	if !ok {
+		return response{}, false, nil
+	}
+	if r.Status == http.StatusOK && c.check(r.Body) == nil {
+		return response{body: r.Body, key: key, cached: true}, true, nil
+	}
+	if ref, ok := refusal(r.Status, r.Body); ok {
+		return response{}, true, ref
+	}
+	return response{}, false, nil
+}
+
+// judge sorts the outcome of one attempt: done with the answer or the error that ends the
+// request (the server answered), or the failure err to tell the circuit, retried when retry.
+func (h *HTTP) judge(ep *endpoint, c call, key string, status int, data []byte, err error) (r response, done, retry bool, _ error) {
+	var re *RedirectError
+	var de *deadlineError
+	var permanent error // a 5xx saying the request cannot succeed
+	msg := errorMessage(data)
+	switch {
+	case err == nil && status >= 500:
+		permanent = permanentFailure(ep, c.path, status, msg)
+	case err == nil:
+		permanent = capabilityRefusal(ep, status, msg)
+	}
+	statusErr := &StatusError{Endpoint: ep.display, Path: c.path, Status: status, Message: msg}
+	switch {
+	case errors.As(err, &re):
+		return r, false, false, err
+	case err != nil:
+		// a deadline is not waited out again: the circuit counts it
+		return r, false, !errors.As(err, &de), fmt.Errorf("%s%s: %w", ep.display, c.path, err)
+	case status == http.StatusOK:
+		if cerr := c.check(data); cerr != nil {
+			var ue *unsupportedError
+			if errors.As(cerr, &ue) {
+				ep.answered()
+				return r, true, false, &FaultError{cerr}
+			}
+			return r, false, false, &InvalidAnswerError{Endpoint: ep.display, Path: c.path, Reason: cerr.Error()}
+		}
+		ep.answered()
+		h.store(key, c.path, status, data)
+		return response{body: data, key: key}, true, false, nil
+	case pictureRejected(status, msg):
+		ep.answered() // the server judged a picture of this request, not a fault of the server
+		return r, true, false, statusErr
+	case permanent != nil:
+		ep.answered()
+		return r, true, false, &FaultError{permanent} // no retry
+	case status == http.StatusTooManyRequests || status >= 500:
+		return r, false, true, statusErr
+	case status == http.StatusNotFound || status == http.StatusMethodNotAllowed || status == http.StatusNotImplemented:
+		ep.answered() // a method the server lacks, not a fault
+		return r, true, false, &FaultError{statusErr}
+	}
+	if ref, ok := refusal(status, data); ok {
+		ep.answered()
+		h.store(key, c.path, status, data)
+		return r, true, false, ref
+	}
+	if badRequest(status) {
+		ep.answered() // the server judged this request, not a fault of the server
+		return r, true, false, statusErr
+	}
+	return r, false, false, statusErr
+}
+
+// pause waits before a retry: wait with jitter, or the server's Retry-After; a server away is
+// asked again within a second, and no wait outlasts the server wait.
+func (h *HTTP) pause(ctx context.Context, wait, retryAfter time.Duration, sig string) error {
+	d := wait + time.Duration(rand.Int64N(int64(wait)/4+1))
+	if retryAfter > 0 {
+		d = min(retryAfter, 60*time.Second)
+	}
+	if retriedPastLimit(sig) {
+		d = min(d, time.Second) // a server away is asked again often
+	}
+	if waited(sig) {
+		d = min(d, h.cfg.ServerWait) // the circuit opens once the wait is over
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 }
 
@@ -701,8 +679,9 @@ func (h *HTTP) store(key, path string, status int, data []byte) {
 	if key == "" || !json.Valid(data) {
 		return
 	}
+	_, _, label := h.identity()
 	// A cache that cannot be written costs a later run time, never this run's result.
-	_ = h.cfg.Cache.Put(&CachedResponse{Key: key, Engine: h.Name() + "/" + h.cfg.API, Model: h.cfg.Model, Path: path,
+	_ = h.cfg.Cache.Put(&CachedResponse{Key: key, Engine: h.Name() + "/" + h.cfg.API, Model: h.cfg.Model, Server: label, Path: path,
 		Status: status, Body: json.RawMessage(data)})
 }
 
@@ -729,7 +708,9 @@ func (h *HTTP) once(ctx context.Context, ep *endpoint, c call) (int, []byte, tim
 	if c.body != nil {
 		rd = bytes.NewReader(c.body)
 	}
-	req, err := http.NewRequestWithContext(ctx, c.method, ep.base+c.path, rd)
+	// a connection made says something listens there, whatever it answers
+	traced := httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) { ep.heard.Store(true) }})
+	req, err := http.NewRequestWithContext(traced, c.method, ep.base+c.path, rd)
 	if err != nil {
 		return 0, nil, 0, errors.New("bad request URL")
 	}
@@ -778,12 +759,6 @@ func cutShort(ctx context.Context) error {
 	return nil
 }
 
-// badRequest says whether a status is the server's judgement of one request (malformed,
-// too large, unprocessable): an error of the case, not a fault of the server.
-func badRequest(status int) bool {
-	return status == http.StatusBadRequest || status == http.StatusRequestEntityTooLarge || status == http.StatusUnprocessableEntity
-}
-
 // unwrapURLError drops the URL of a client error: the caller names it, redacted.
 func unwrapURLError(err error) error {
 	var ue *url.Error
@@ -791,109 +766,6 @@ func unwrapURLError(err error) error {
 		return ue.Err
 	}
 	return err
-}
-
-// errorMessage extracts the message of an error body (OpenAI, llama.cpp, vLLM, Ollama,
-// Anthropic shapes), or the body's start.
-func errorMessage(data []byte) string {
-	var v struct {
-		Message string          `json:"message"`
-		Error   json.RawMessage `json:"error"`
-		Detail  json.RawMessage `json:"detail"`
-	}
-	if json.Unmarshal(data, &v) == nil {
-		var inner struct {
-			Message string `json:"message"`
-		}
-		var s string
-		switch {
-		case len(v.Error) > 0 && json.Unmarshal(v.Error, &inner) == nil && inner.Message != "":
-			return inner.Message
-		case len(v.Error) > 0 && json.Unmarshal(v.Error, &s) == nil && s != "":
-			return s
-		case v.Message != "":
-			return v.Message
-		case len(v.Detail) > 0 && json.Unmarshal(v.Detail, &s) == nil && s != "":
-			return s
-		}
-	}
-	s := strings.TrimSpace(string(data))
-	if len(s) > 300 {
-		s = s[:300] + "…"
-	}
-	if s == "" {
-		s = "(empty body)"
-	}
-	return s
-}
-
-// contextWords match the messages servers give for a prompt longer than the context.
-var contextWords = regexp.MustCompile(`(?i)context|too long|too many tokens|maximum.{0,40}length|exceed`)
-
-// refusal turns a 400/413 naming the context into a *RefusedError.
-func refusal(status int, data []byte) (*RefusedError, bool) {
-	if status != http.StatusBadRequest && status != http.StatusRequestEntityTooLarge {
-		return nil, false
-	}
-	msg := errorMessage(data)
-	var v struct {
-		Error struct {
-			Type         string `json:"type"`
-			NPromptToken int    `json:"n_prompt_tokens"`
-			NCtx         int    `json:"n_ctx"`
-		} `json:"error"`
-	}
-	_ = json.Unmarshal(data, &v)
-	if v.Error.Type != "exceed_context_size_error" && !contextWords.MatchString(msg) {
-		return nil, false
-	}
-	ref := &RefusedError{Status: status, Message: msg}
-	// sizes out of all bounds are not taken: the verdict stands, with the computed count
-	if n, err := checkCountValue(int64(v.Error.NPromptToken), "n_prompt_tokens", maxServerCount); err == nil {
-		ref.PromptTokens = n
-	}
-	if n, err := checkCountValue(int64(v.Error.NCtx), "n_ctx", maxServerCount); err == nil {
-		ref.Context = n
-	}
-	return ref, true
-}
-
-// ServerInfo is what llama.cpp's GET /props says about the server.
-type ServerInfo struct {
-	Context   int    `json:"n_ctx,omitempty"`
-	ModelPath string `json:"model_path,omitempty"`
-	Build     string `json:"build_info,omitempty"`
-}
-
-// Props asks the first endpoint for llama.cpp's /props, retried like any request: false (and
-// no error) when the server has none (404, 405, 501, an answer that is not JSON or has no
-// n_ctx: a server of another kind); an error when it could not be read.
-func (h *HTTP) Props(ctx context.Context) (ServerInfo, bool, error) {
-	var info ServerInfo
-	check := func(data []byte) error {
-		var v struct {
-			Settings struct {
-				NCtx json.RawMessage `json:"n_ctx"`
-			} `json:"default_generation_settings"`
-			ModelPath string `json:"model_path"`
-			Build     string `json:"build_info"`
-		}
-		if json.Unmarshal(data, &v) != nil {
-			return &unsupportedError{"/props is not JSON"} // a server of another kind
-		}
-		info = ServerInfo{ModelPath: v.ModelPath, Build: v.Build}
-		if v.Settings.NCtx == nil {
-			return nil
-		}
-		var err error
-		info.Context, err = checkCount(v.Settings.NCtx, "n_ctx", maxServerCount)
-		return err
-	}
-	ok, err := h.probeGET(ctx, "/props", check)
-	if err != nil || !ok {
-		return ServerInfo{}, false, err // !ok: not llama.cpp, no /props
-	}
-	return info, info.Context > 0, nil
 }
 
 // probeGET asks the first endpoint GET path, retried like any request, check reading the

@@ -47,11 +47,15 @@ type CircuitError struct {
 	// Fault is the last failure seen; Times how many attempts in a row failed with it.
 	Fault error
 	Times int
-	// Gone says the server refused connections (it went away) rather than answered badly.
-	Gone bool
+	// Gone says the server refused connections (it went away) rather than answered badly;
+	// Never that it refused them before it ever answered (nothing listens there).
+	Gone, Never bool
 }
 
 func (e *CircuitError) Error() string {
+	if e.Gone && e.Never {
+		return fmt.Sprintf("%s: nothing listens there (connection refused %d time(s), no answer yet): request not sent", e.Endpoint, e.Times)
+	}
 	if e.Gone {
 		return fmt.Sprintf("%s: %v (connection refused %d times in a row): request not sent", e.Endpoint, ErrServerGone, e.Times)
 	}
@@ -184,14 +188,14 @@ func (e *endpoint) fault(id uint64, err error, wait time.Duration) *CircuitError
 	trip := s.attempts >= tripAfter
 	switch {
 	case waited(sig):
-		trip = trip && time.Since(s.since) >= wait
+		trip = (trip || wait <= 0) && time.Since(s.since) >= wait
 	case sig == sigClosed:
 		trip = trip && len(s.requests) >= 2 && repeated
 	default:
 		trip = trip && len(s.requests) >= 2
 	}
 	if trip {
-		s.open = &CircuitError{Endpoint: e.display, Fault: err, Times: s.attempts, Gone: sig == sigRefused}
+		s.open = &CircuitError{Endpoint: e.display, Fault: err, Times: s.attempts, Gone: sig == sigRefused, Never: !e.heard.Load()}
 		e.cancelDown()
 		return s.open
 	}

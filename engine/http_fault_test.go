@@ -156,7 +156,7 @@ func TestPropsRetried(t *testing.T) {
 	cfg := faultConfig(srv.URL, nil)
 	cfg.ServerWait = 300 * time.Millisecond
 	h, _ := NewHTTP(cfg)
-	if _, ok, err := h.Props(context.Background()); ok || err == nil || !strings.Contains(err.Error(), "/props") {
+	if _, ok, err := h.props(context.Background()); ok || err == nil || !strings.Contains(err.Error(), "/props") {
 		t.Errorf("busy /props: ok %v, err %v", ok, err)
 	}
 	if srv.Faulted() < 2 {
@@ -164,7 +164,7 @@ func TestPropsRetried(t *testing.T) {
 	}
 	srv.Heal()
 	h, _ = NewHTTP(cfg)
-	if info, ok, err := h.Props(context.Background()); !ok || err != nil || info.Context != 4096 {
+	if info, ok, err := h.props(context.Background()); !ok || err != nil || info.Context != 4096 {
 		t.Errorf("healthy /props: %+v %v %v", info, ok, err)
 	}
 	// a server of another kind has no /props: no context from it, and no error
@@ -174,7 +174,7 @@ func TestPropsRetried(t *testing.T) {
 	} {
 		other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { answer(w) }))
 		h, _ := NewHTTP(faultConfig(other.URL, nil))
-		if _, ok, err := h.Props(context.Background()); ok || err != nil {
+		if _, ok, err := h.props(context.Background()); ok || err != nil {
 			t.Errorf("a server without /props: ok %v, err %v", ok, err)
 		}
 		other.Close()

@@ -122,3 +122,28 @@ func TestServerGoneFailsFast(t *testing.T) {
 		t.Errorf("%d of 8 counts failed with one endpoint of two gone, want at most the one that found it gone", failed)
 	}
 }
+
+// TestNothingListensFailsAtOnce: a server that has never answered and refuses the first
+// connection is not waited for (the first refusal says nothing listens there), unless
+// StartWait asks to wait for one that is starting; then it is asked until the wait is over.
+func TestNothingListensFailsAtOnce(t *testing.T) {
+	dead := testserver.New(testserver.Config{Counter: PromptTokens(newOffline(t)), InputTokens: true})
+	deadURL := dead.URL
+	dead.Close()
+	r := Request{Messages: sampleRequest(t, "openai-chat-text-only.json").Messages}
+	for _, tc := range []struct {
+		start    time.Duration
+		min, max time.Duration
+	}{{0, 0, 500 * time.Millisecond}, {700 * time.Millisecond, 700 * time.Millisecond, 3 * time.Second}} {
+		h, err := NewHTTP(HTTPConfig{Endpoints: []string{deadURL}, Backoff: 10 * time.Millisecond, StartWait: tc.start})
+		if err != nil {
+			t.Fatal(err)
+		}
+		begin := time.Now()
+		_, err = h.ServerCount(context.Background(), r)
+		took := time.Since(begin)
+		if !errors.Is(err, ErrServerGone) || !strings.Contains(err.Error(), "nothing listens there") || took < tc.min || took > tc.max {
+			t.Errorf("StartWait %v: %v after %v, want ErrServerGone within [%v, %v]", tc.start, err, took, tc.min, tc.max)
+		}
+	}
+}

@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -21,6 +20,38 @@ import (
 
 // APIOllama is Ollama's native chat API.
 const APIOllama = "ollama"
+
+// ollamaProtocol is Ollama's native /api/chat (http_ollama.go).
+type ollamaProtocol struct{}
+
+func (ollamaProtocol) Name() string { return APIOllama }
+func (ollamaProtocol) Summary() string {
+	return "Ollama's /api/chat; --ctx is sent as num_ctx"
+}
+func (ollamaProtocol) CompletionPath() string               { return "/api/chat" }
+func (ollamaProtocol) CountMethods() []string               { return []string{CountUsage} } // prompt_eval_count
+func (ollamaProtocol) ParseAnswer(b []byte) (Answer, error) { return parseOllamaAnswer(b) }
+func (ollamaProtocol) SetHeaders(h http.Header, key string) { bearerKey(h, key) }
+func (ollamaProtocol) HealthPath() string                   { return "/api/version" }
+func (ollamaProtocol) SendsContext() bool                   { return true }
+func (ollamaProtocol) ServesTemplates() bool                { return false }
+func (ollamaProtocol) CountCall(method, model string, req Request) (CountCall, error) {
+	if method == CountTokenize {
+		return tokenizeCall(model, req)
+	}
+	return CountCall{}, noCountMethod(APIOllama, method)
+}
+func (ollamaProtocol) Probe(ctx context.Context, h *HTTP, want int) (ServerReport, error) {
+	version, _, _ := h.ollamaVersion(ctx) // the version is said in the report where Ollama says it
+	return h.probeOllama(ctx, version, want)
+}
+func (ollamaProtocol) Body(model string, req Request, s BodySettings) ([]byte, error) {
+	n := s.MaxTokens
+	if !s.Generate {
+		n = 1
+	}
+	return ollamaBody(model, req, n, s.NumCtx)
+}
 
 // ollamaBody is an /api/chat body: one answer (stream off), temperature 0, num_predict tokens
 // generated, and the context num_ctx when the run sets one.
@@ -65,8 +96,8 @@ func parseOllamaAnswer(body []byte) (Answer, error) {
 	return ans, nil
 }
 
-// OllamaModel is what Ollama says of the model a run sends to.
-type OllamaModel struct {
+// ollamaModel is what Ollama says of the model a run sends to.
+type ollamaModel struct {
 	// Context is the context the loaded model runs with (/api/ps context_length): num_ctx as
 	// the run sent it, or Ollama's default, capped at the model's trained context.
 	Context int
@@ -76,16 +107,19 @@ type OllamaModel struct {
 	Messages     []api.Message
 	Family       string
 	Capabilities []string
+	// Identity is the model's digest (/api/tags), its parameters and template (/api/show).
+	Identity []string
 }
 
-// OllamaShow asks Ollama for the model: /api/show, then a load of the model with the run's
+// ollamaShow asks Ollama for the model: /api/show, then a load of the model with the run's
 // options (an /api/chat without messages) and /api/ps for the context it runs with.
-func (h *HTTP) OllamaShow(ctx context.Context) (OllamaModel, error) {
+func (h *HTTP) ollamaShow(ctx context.Context) (ollamaModel, error) {
 	ep := h.endpoints[0]
-	var m OllamaModel
+	var m ollamaModel
 	show := func(data []byte) error {
 		var v struct {
 			Template     string        `json:"template"`
+			Parameters   string        `json:"parameters"`
 			System       string        `json:"system"`
 			Messages     []api.Message `json:"messages"`
 			Capabilities []string      `json:"capabilities"`
@@ -97,6 +131,7 @@ func (h *HTTP) OllamaShow(ctx context.Context) (OllamaModel, error) {
 			return fmt.Errorf("/api/show is not JSON: %w", err)
 		}
 		m.Template, m.System, m.Messages, m.Family, m.Capabilities = v.Template, v.System, v.Messages, v.Details.Family, v.Capabilities
+		m.Identity = append(m.Identity, "parameters="+v.Parameters, "template="+v.Template, "system="+v.System)
 		return nil
 	}
 	body := mustJSON(map[string]string{"model": h.cfg.Model})
@@ -110,6 +145,9 @@ func (h *HTTP) OllamaShow(ctx context.Context) (OllamaModel, error) {
 			e.lacks(ErrNoPictures, http.StatusOK,
 				fmt.Sprintf("/api/show lists no vision capability for %s (capabilities: %s)", h.cfg.Model, strings.Join(m.Capabilities, ", ")))
 		}
+	}
+	if digest := h.ollamaDigest(ctx); digest != "" {
+		m.Identity = append(m.Identity, "digest="+digest)
 	}
 	load, err := ollamaBody(h.cfg.Model, Request{}, 1, h.cfg.NumCtx)
 	if err != nil {
@@ -145,9 +183,36 @@ func (h *HTTP) OllamaShow(ctx context.Context) (OllamaModel, error) {
 	return m, nil
 }
 
-// OllamaVersion asks the first endpoint for Ollama's GET /api/version: its version, and
+// ollamaDigest is the digest /api/tags lists for the model ("" when it lists none).
+func (h *HTTP) ollamaDigest(ctx context.Context) string {
+	var digest string
+	check := func(data []byte) error {
+		var v struct {
+			Models []struct {
+				Name   string `json:"name"`
+				Model  string `json:"model"`
+				Digest string `json:"digest"`
+			} `json:"models"`
+		}
+		if json.Unmarshal(data, &v) != nil {
+			return &unsupportedError{"/api/tags is not JSON"}
+		}
+		for _, m := range v.Models {
+			if ollamaSameModel(m.Name, h.cfg.Model) || ollamaSameModel(m.Model, h.cfg.Model) {
+				digest = m.Digest
+			}
+		}
+		return nil
+	}
+	if ok, err := h.probeGET(ctx, "/api/tags", check); !ok || err != nil {
+		return ""
+	}
+	return digest
+}
+
+// ollamaVersion asks the first endpoint for Ollama's GET /api/version: its version, and
 // false (no error) when the server is not Ollama (no such path, an answer without a version).
-func (h *HTTP) OllamaVersion(ctx context.Context) (string, bool, error) {
+func (h *HTTP) ollamaVersion(ctx context.Context) (string, bool, error) {
 	var version string
 	check := func(data []byte) error {
 		var v struct {
@@ -169,28 +234,62 @@ func ollamaSameModel(listed, asked string) bool {
 	return listed == asked || listed == asked+":latest"
 }
 
-// ErrNoTools says a server's model cannot take tool declarations.
-var ErrNoTools = errors.New("the server's model does not take tools")
+// probeOllama asks Ollama for the model the run sends to (/api/show, then /api/ps once it is
+// loaded with the run's num_ctx): the context it really runs with decides the verdicts, and a
+// prompt longer than that context is truncated by Ollama, not refused. The computed counts
+// render the model's Go template (--template's, else the one the server reports) over the
+// conversation as Ollama converts the protocol the requests are sent with.
+func (h *HTTP) probeOllama(ctx context.Context, version string, want int) (ServerReport, error) {
+	info, err := h.ollamaShow(ctx)
+	if errors.Is(err, ErrServerGone) {
+		return ServerReport{}, err
+	}
+	if err != nil {
+		return ServerReport{}, fmt.Errorf("cannot read the model's context from Ollama: %w", err)
+	}
+	r := ServerReport{Server: "Ollama", Context: info.Context, ContextSet: true, Truncates: true,
+		Identity: append(info.Identity, "version="+version), NoPictures: !slices.Contains(info.Capabilities, "vision")}
+	if version != "" {
+		r.Server += " " + version
+	}
+	if _, native := h.proto.(ollamaProtocol); !native {
+		r.Server += " through its " + h.API() + " API"
+	}
+	r.Server += ", model " + h.Model()
+	if info.Family != "" {
+		r.Server += " (" + info.Family + ")"
+	}
+	if want > 0 && info.Context < want {
+		why := "num_ctx is capped at the model's trained context"
+		if !h.proto.SendsContext() {
+			why = fmt.Sprintf("the %s API sends no num_ctx: the Modelfile's PARAMETER num_ctx or OLLAMA_CONTEXT_LENGTH sets it", h.API())
+		}
+		r.Warnings = append(r.Warnings, fmt.Sprintf("Ollama runs %s with a context of %d, not --ctx %d (%s)", h.Model(), info.Context, want, why))
+	}
+	r.Template = func(current prompt.Template, name string, given bool, tokenizer string) (prompt.Template, []string, error) {
+		return h.ollamaTemplate(info, current, name, given, tokenizer)
+	}
+	return r, nil
+}
 
-// capabilityWords match a 400 saying the model lacks a capability (Ollama: `"tiny" does not
-// support tools`, `… does not support images`).
-var capabilityWords = regexp.MustCompile(`(?i)does not support (tools|images|vision|insert|thinking)`)
-
-// capabilityRefusal classifies a 400 naming a capability the model lacks: pictures and tools
-// are remembered for the endpoint, so that the run says so once and sends no more such request.
-func capabilityRefusal(ep *endpoint, status int, msg string) error {
-	if status != http.StatusBadRequest {
-		return nil
+// ollamaTemplate chooses the template of the computed counts: --template's when it is an Ollama
+// template, else the one the server reports (a --template of another kind is kept, with a
+// warning), rendered over the conversation as Ollama converts the protocol spoken.
+func (h *HTTP) ollamaTemplate(info ollamaModel, current prompt.Template, name string, given bool, tokenizer string) (prompt.Template, []string, error) {
+	t, ok := current.(*prompt.OllamaTemplate)
+	switch {
+	case !ok && given:
+		return nil, []string{fmt.Sprintf("Ollama renders the prompt with the model's Go template, not %q: server − computed counts the difference (pass --template with the model's Modelfile or a .gotmpl holding `ollama show --template %s`, or no --template to take the server's)", name, h.Model())}, nil
+	case !ok:
+		var err error
+		if t, err = prompt.OllamaTemplateFor("ollama:"+h.Model(), prompt.OllamaModel{Template: info.Template, System: info.System,
+			Messages: info.Messages, Family: info.Family, Name: h.Model()}, tokenizer); err != nil {
+			return nil, nil, fmt.Errorf("the template Ollama reports for %s: %w", h.Model(), err)
+		}
 	}
-	m := capabilityWords.FindStringSubmatch(msg)
-	if m == nil {
-		return nil
+	through, err := t.Through(h.API())
+	if err != nil {
+		return t, []string{fmt.Sprintf("%v: the computed counts render the conversation as Ollama's native API takes it", err)}, nil
 	}
-	switch m[1] {
-	case "images", "vision":
-		return ep.lacks(ErrNoPictures, status, msg)
-	case "tools":
-		return ep.lacks(ErrNoTools, status, msg)
-	}
-	return nil
+	return through, nil, nil
 }

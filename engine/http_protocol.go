@@ -1,15 +1,19 @@
 package engine
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"net/http"
 	"strings"
 )
 
-// Protocol is an HTTP API the http engine speaks: where a completion and a count are posted,
-// the body a request becomes, how an answer is read, the headers that carry the key, the
-// counting methods "auto" tries and the path that says a server is still there. A new
-// protocol is a value of it in protocols.
+// Protocol is an HTTP API the http engine speaks: where a completion is posted, the body a
+// request becomes, how an answer is read, the headers that carry the key, how each counting
+// method counts, the path that says a server is still there, and how a server is asked what
+// it runs. A new protocol is one file (http_<name>.go), its test and one line in protocols;
+// what several protocols share (capabilityRefusal, tokenizeCall, probeServer) is in common
+// files.
 type Protocol interface {
 	// Name is the value of --api.
 	Name() string
@@ -17,11 +21,11 @@ type Protocol interface {
 	Summary() string
 	// CompletionPath is where a completion is posted; its answer carries the prompt's count.
 	CompletionPath() string
-	// CountPath is the counting endpoint that takes the completion body and answers
-	// input_tokens ("" when the protocol has none).
-	CountPath() string
 	// CountMethods are the counting methods "auto" tries, in order.
 	CountMethods() []string
+	// CountCall is the request that counts req with a counting method other than usage (an
+	// *unsupportedError when the protocol has none such: noCountMethod).
+	CountCall(method, model string, req Request) (CountCall, error)
 	// Body renders a request for model ("" leaves the model out).
 	Body(model string, req Request, s BodySettings) ([]byte, error)
 	// ParseAnswer reads a completion's answer: its text, the prompt's and the answer's counts.
@@ -34,8 +38,57 @@ type Protocol interface {
 	// with (BodySettings.NumCtx).
 	SendsContext() bool
 	// ServesTemplates says whether a server of the protocol may render its chat template on
-	// request (llama.cpp's /apply-template) and say its context (/props).
+	// request (llama.cpp's /apply-template).
 	ServesTemplates() bool
+	// Probe asks the server h sends to what it runs (want: the run's --ctx, 0 for none).
+	Probe(ctx context.Context, h *HTTP, want int) (ServerReport, error)
+}
+
+// CountCall is a request to a counting endpoint: Body posted to Path, the count in the
+// answer's Field.
+type CountCall struct {
+	Path, Field string
+	Body        []byte
+}
+
+// noCountMethod says a protocol has no endpoint for a counting method.
+func noCountMethod(api, method string) error {
+	return &FaultError{&unsupportedError{fmt.Sprintf("the %s API has no %s endpoint", api, method)}}
+}
+
+// tokenizeCall is vLLM's POST /tokenize with the chat messages (any protocol may find one).
+func tokenizeCall(model string, req Request) (CountCall, error) {
+	msgs, err := OpenAIMessages(req)
+	if err != nil {
+		return CountCall{}, err
+	}
+	var b bytes.Buffer
+	b.WriteString(`{"model":`)
+	b.Write(mustJSON(model))
+	b.WriteString(`,"messages":`)
+	b.Write(msgs)
+	b.WriteString(`,"add_generation_prompt":true}`)
+	return CountCall{Path: "/tokenize", Field: "count", Body: b.Bytes()}, nil
+}
+
+// probeServer asks a server spoken to over a protocol of its own kind (OpenAI's, Anthropic's)
+// what it is: llama.cpp's /props first, then Ollama's /api/version (Ollama serves both APIs
+// and is then asked over its own); a server that is neither is described by what /props
+// said, if anything.
+func probeServer(ctx context.Context, h *HTTP, want int) (ServerReport, error) {
+	r, ok, err := probeLlamaServer(ctx, h)
+	if err != nil {
+		return r, err
+	}
+	if !ok && r.ContextErr == nil {
+		if version, ollama, verr := h.ollamaVersion(ctx); verr == nil && ollama {
+			return h.probeOllama(ctx, version, want)
+		}
+	}
+	if models := h.modelsIdentity(ctx); models != "" {
+		r.Identity = append(r.Identity, models)
+	}
+	return r, nil
 }
 
 // BodySettings are the settings of a request body besides the conversation.
@@ -90,69 +143,12 @@ func bearerKey(h http.Header, key string) {
 	}
 }
 
-// openAIProtocol is OpenAI Chat Completions, as llama.cpp's server, vLLM, Ollama and LM
-// Studio serve it.
-type openAIProtocol struct{}
-
-func (openAIProtocol) Name() string { return APIOpenAI }
-func (openAIProtocol) Summary() string {
-	return "Chat Completions: llama-server, vLLM, Ollama's /v1, LM Studio"
-}
-func (openAIProtocol) CompletionPath() string { return "/v1/chat/completions" }
-func (openAIProtocol) CountPath() string      { return "/v1/chat/completions/input_tokens" }
-func (openAIProtocol) CountMethods() []string {
-	return []string{CountInputTokens, CountTokenize, CountUsage}
-}
-func (openAIProtocol) Body(model string, req Request, s BodySettings) ([]byte, error) {
-	return openAIBody(model, req, s.Generate, s.MaxTokens)
-}
-func (openAIProtocol) ParseAnswer(body []byte) (Answer, error) { return ParseChatCompletion(body) }
-func (openAIProtocol) SetHeaders(h http.Header, key string)    { bearerKey(h, key) }
-func (openAIProtocol) HealthPath() string                      { return "/health" }
-func (openAIProtocol) SendsContext() bool                      { return false }
-func (openAIProtocol) ServesTemplates() bool                   { return true }
-
-// anthropicProtocol is Anthropic Messages.
-type anthropicProtocol struct{}
-
-func (anthropicProtocol) Name() string                         { return APIAnthropic }
-func (anthropicProtocol) Summary() string                      { return "Messages" }
-func (anthropicProtocol) CompletionPath() string               { return "/v1/messages" }
-func (anthropicProtocol) CountPath() string                    { return "/v1/messages/count_tokens" }
-func (anthropicProtocol) CountMethods() []string               { return []string{CountInputTokens, CountUsage} }
-func (anthropicProtocol) HealthPath() string                   { return "/health" }
-func (anthropicProtocol) SendsContext() bool                   { return false }
-func (anthropicProtocol) ServesTemplates() bool                { return false }
-func (anthropicProtocol) ParseAnswer(b []byte) (Answer, error) { return parseAnthropicAnswer(b) }
-func (anthropicProtocol) Body(model string, req Request, s BodySettings) ([]byte, error) {
-	return anthropicBody(model, req, s.Generate, s.MaxTokens)
-}
-func (anthropicProtocol) SetHeaders(h http.Header, key string) {
-	h.Set("anthropic-version", "2023-06-01")
-	if key != "" {
-		h.Set("x-api-key", key)
+// Probe asks the first server what it runs, as the protocol spoken asks (want: the run's
+// --ctx, 0 for none).
+func (h *HTTP) Probe(ctx context.Context, want int) (ServerReport, error) {
+	r, err := h.proto.Probe(ctx, h, want)
+	if err != nil {
+		return r, err
 	}
-}
-
-// ollamaProtocol is Ollama's native /api/chat (http_ollama.go).
-type ollamaProtocol struct{}
-
-func (ollamaProtocol) Name() string { return APIOllama }
-func (ollamaProtocol) Summary() string {
-	return "Ollama's /api/chat; --ctx is sent as num_ctx"
-}
-func (ollamaProtocol) CompletionPath() string               { return "/api/chat" }
-func (ollamaProtocol) CountPath() string                    { return "" }
-func (ollamaProtocol) CountMethods() []string               { return []string{CountUsage} } // prompt_eval_count
-func (ollamaProtocol) ParseAnswer(b []byte) (Answer, error) { return parseOllamaAnswer(b) }
-func (ollamaProtocol) SetHeaders(h http.Header, key string) { bearerKey(h, key) }
-func (ollamaProtocol) HealthPath() string                   { return "/api/version" }
-func (ollamaProtocol) SendsContext() bool                   { return true }
-func (ollamaProtocol) ServesTemplates() bool                { return false }
-func (ollamaProtocol) Body(model string, req Request, s BodySettings) ([]byte, error) {
-	n := s.MaxTokens
-	if !s.Generate {
-		n = 1
-	}
-	return ollamaBody(model, req, n, s.NumCtx)
+	return r, h.identify(ctx, &r)
 }

@@ -3,9 +3,14 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -67,5 +72,80 @@ func TestProtocolRegistry(t *testing.T) {
 	_, err := NewHTTP(HTTPConfig{Endpoints: []string{"http://127.0.0.1:1"}, API: "grpc"})
 	if err == nil || !strings.Contains(err.Error(), `unknown API "grpc" (known: `+strings.Join(ProtocolNames(), ", ")+")") {
 		t.Errorf("unknown API: %v", err)
+	}
+}
+
+// The engine's servers are asked what they run through the protocol spoken.
+var _ ServerProber = (*HTTP)(nil)
+
+// TestProtocolIsOneFile: a protocol is one file, http_<name>.go, that declares its type, its
+// methods and its name's constant, which no other file of the engine uses; the registry
+// names it on one line.
+func TestProtocolIsOneFile(t *testing.T) {
+	fset := token.NewFileSet()
+	names, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	declared := map[string]string{}  // type or constant → file
+	methods := map[string][]string{} // receiver type → files of its methods
+	uses := map[string][]string{}    // identifier → files using it
+	for _, file := range names {
+		if strings.HasSuffix(file, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, file, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.GenDecl:
+				for _, s := range d.Specs {
+					switch s := s.(type) {
+					case *ast.TypeSpec:
+						declared[s.Name.Name] = file
+					case *ast.ValueSpec:
+						for _, n := range s.Names {
+							declared[n.Name] = file
+						}
+					}
+				}
+			case *ast.FuncDecl:
+				if d.Recv != nil {
+					if id, ok := d.Recv.List[0].Type.(*ast.Ident); ok {
+						methods[id.Name] = append(methods[id.Name], file)
+					}
+				}
+			}
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok {
+				uses[id.Name] = append(uses[id.Name], file)
+			}
+			return true
+		})
+	}
+	for _, p := range protocols {
+		want := "http_" + p.Name() + ".go"
+		typ := reflect.TypeOf(p).Name()
+		if declared[typ] != want {
+			t.Errorf("protocol %s: its type %s is declared in %q, want %s", p.Name(), typ, declared[typ], want)
+		}
+		for _, f := range methods[typ] {
+			if f != want {
+				t.Errorf("protocol %s: a method of %s is in %s, want %s", p.Name(), typ, f, want)
+			}
+		}
+		for name, file := range declared {
+			if file != want || !strings.HasPrefix(name, "API") {
+				continue
+			}
+			for _, f := range uses[name] {
+				if f != want {
+					t.Errorf("protocol %s: its name %s is used in %s: a name is compared only in its own file", p.Name(), name, f)
+				}
+			}
+		}
 	}
 }

@@ -144,7 +144,7 @@ func TestCountMethods(t *testing.T) {
 	}
 	srv, _ := recordedServer(t, map[string]string{"/props": "llamacpp-props.json"})
 	h, _ := NewHTTP(HTTPConfig{Endpoints: []string{srv.URL}})
-	if info, ok, err := h.Props(context.Background()); !ok || err != nil || info.Context != 262144 || info.Build != "b6990-8c583242" {
+	if info, ok, err := h.props(context.Background()); !ok || err != nil || info.Context != 262144 || info.Build != "b6990-8c583242" {
 		t.Errorf("props: %+v %v %v", info, ok, err)
 	}
 }

@@ -10,63 +10,8 @@ import (
 	"sync"
 
 	"github.com/strata-eval/strata-eval/engine"
-	"github.com/strata-eval/strata-eval/measure/prompt"
 	"github.com/strata-eval/strata-eval/replay"
 )
-
-// checkOllama asks Ollama for the model the run sends to (/api/show, then /api/ps once it is
-// loaded with the run's num_ctx): the context it really runs with decides the verdicts, and a
-// prompt longer than that context is truncated by Ollama, not refused. The computed counts
-// render the model's Go template (--template's, else the one the server reports) over the
-// conversation as Ollama converts the protocol the requests are sent with.
-func (m *meter) checkOllama(ctx context.Context, h engine.ServerProber, cfg *Config, version string) error {
-	info, err := h.OllamaShow(ctx)
-	if nobody := noServer(err); nobody != nil {
-		return nobody
-	}
-	if err != nil {
-		return fmt.Errorf("cannot read the model's context from Ollama: %w", err)
-	}
-	m.truncates = true
-	m.server = "Ollama"
-	if version != "" {
-		m.server += " " + version
-	}
-	if h.API() != engine.APIOllama {
-		m.server += " through its " + h.API() + " API"
-	}
-	m.server += ", model " + h.Model()
-	if info.Family != "" {
-		m.server += " (" + info.Family + ")"
-	}
-	if cfg.Context > 0 && info.Context < cfg.Context {
-		why := "num_ctx is capped at the model's trained context"
-		if !h.Protocol().SendsContext() {
-			why = fmt.Sprintf("the %s API sends no num_ctx: the Modelfile's PARAMETER num_ctx or OLLAMA_CONTEXT_LENGTH sets it", h.API())
-		}
-		m.live.warn("Ollama runs %s with a context of %d, not --ctx %d (%s)", h.Model(), info.Context, cfg.Context, why)
-	}
-	m.context = info.Context
-	t, ok := m.offline.Template().(*prompt.OllamaTemplate)
-	switch {
-	case !ok && cfg.TemplateGiven:
-		m.live.warn("Ollama renders the prompt with the model's Go template, not %q: server − computed counts the difference (pass --template with the model's Modelfile or a .gotmpl holding `ollama show --template %s`, or no --template to take the server's)", m.offline.TemplateName(), h.Model())
-		return nil
-	case !ok:
-		// no --template: the computed counts render the template the server reports
-		if t, err = prompt.OllamaTemplateFor("ollama:"+h.Model(), prompt.OllamaModel{Template: info.Template, System: info.System,
-			Messages: info.Messages, Family: info.Family, Name: h.Model()}, cfg.Tokenizer); err != nil {
-			return fmt.Errorf("the template Ollama reports for %s: %w", h.Model(), err)
-		}
-	}
-	through, err := t.Through(h.API())
-	if err != nil {
-		m.live.warn("%v: the computed counts render the conversation as Ollama's native API takes it", err)
-		through = t
-	}
-	m.offline.UseTemplate(through)
-	return nil
-}
 
 // liveState is what a run learns about its live engine while it runs: warnings for the report,
 // whether the server takes pictures, whether it is still there. Safe for concurrent use.
@@ -80,6 +25,10 @@ type liveState struct {
 	lacking map[error]*lack
 	// truncatedArms counts the arms whose prompt the server cut to its context (Ollama).
 	truncatedArms int
+	// refusals counts, per kind, the arms whose request the server refused while it answered
+	// others (engine.RequestRefusedError), in the order first met.
+	refusals     map[string]int
+	refusalKinds []string
 	// stop is the open circuit that stopped the run (the server gone or failing again and
 	// again); fault is the first failure of the server that cost a case; notMeasured counts
 	// the cases it cost, those not sent once the run stopped included.
@@ -132,6 +81,22 @@ func (s *liveState) lacks(missing, err error) {
 		}
 	}
 	l.arms++
+}
+
+// refused records an arm whose request the server refused while it answered others: the
+// first of each kind is said at once, on stderr; the report says each kind once with its arms.
+func (s *liveState) refused(r *engine.RequestRefusedError) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.refusals == nil {
+		s.refusals = map[string]int{}
+	}
+	kind := r.Kind()
+	if s.refusals[kind] == 0 {
+		s.refusalKinds = append(s.refusalKinds, kind)
+		fmt.Fprintf(s.notes, "strata-eval: %v; the arms it refuses so are errors of their cases, the run goes on\n", r)
+	}
+	s.refusals[kind]++
 }
 
 // truncated records an arm whose prompt the server cut to its context.
@@ -191,6 +156,9 @@ func (s *liveState) report() []string {
 	if s.truncatedArms > 0 {
 		out = append(out, fmt.Sprintf("%d arm(s) longer than the server's context were truncated by the server (its count is of what was left): their verdict says so and they are left out of server − computed (Ollama: a larger --ctx is sent as num_ctx, up to the model's trained context)", s.truncatedArms))
 	}
+	for _, k := range s.refusalKinds {
+		out = append(out, fmt.Sprintf("the server refused %d arm(s) with %s while it answered other requests: each is an error of its case", s.refusals[k], k))
+	}
 	for _, t := range lackTexts {
 		if l := s.lacking[t.missing]; l != nil {
 			out = append(out, fmt.Sprintf("%v: %d arm(s) %s keep the computed counts and are left out of server − computed", l.err, l.arms, t.arms))
@@ -210,53 +178,72 @@ func noServer(err error) error {
 }
 
 // checkServer compares the configuration with what a live http server says about itself
-// (llama.cpp's /props; Ollama's /api/version, /api/show and /api/ps whatever the protocol): the
-// context size and the model the server runs. A /props that cannot
-// be read stops the run, unless --ctx gives the context: a context guessed would change the
-// verdicts.
-func (m *meter) checkServer(ctx context.Context, h engine.ServerProber, cfg *Config) error {
-	if h.API() == engine.APIOllama {
-		version, _, _ := h.OllamaVersion(ctx) // the version is said in the report where Ollama says it
-		return m.checkOllama(ctx, h, cfg, version)
-	}
-	info, ok, err := h.Props(ctx)
+// (each protocol asks in its own way: llama.cpp's /props, Ollama's /api/version, /api/show
+// and /api/ps): the context size, the model the server runs and the template it renders with.
+// A context that cannot be read stops the run, unless --ctx gives it: a context guessed
+// would change the verdicts.
+func (m *meter) checkServer(ctx context.Context, p engine.ServerProber, cfg *Config) error {
+	r, err := p.Probe(ctx, cfg.Context)
 	if nobody := noServer(err); nobody != nil {
 		return nobody
 	}
-	if err == nil && !ok {
-		// not llama.cpp: Ollama answers /api/version, and is asked what it runs as over its own API
-		if version, ollama, verr := h.OllamaVersion(ctx); verr == nil && ollama {
-			return m.checkOllama(ctx, h, cfg, version)
+	if err != nil {
+		return err
+	}
+	for _, w := range r.Warnings {
+		m.live.warn("%s", w)
+	}
+	if r.ContextErr != nil {
+		if cfg.Context == 0 {
+			return fmt.Errorf("cannot read the server's context from %s: %w; pass --ctx N to run with a context of your own", r.ContextSource, r.ContextErr)
 		}
+		m.live.warn("cannot read the server's context from %s (%v): --ctx %d is used", r.ContextSource, r.ContextErr, cfg.Context)
+	}
+	if r.Server != "" {
+		m.server = r.Server
+	}
+	m.truncates = r.Truncates
+	switch {
+	case r.Context == 0:
+	case r.ContextSet, cfg.Context == 0:
+		m.context = r.Context
+	case cfg.Context > r.Context && !cfg.ForceContext:
+		m.live.warn("--ctx %d is larger than the server's context (n_ctx %d from %s): the server's is used (--force-ctx keeps --ctx)", cfg.Context, r.Context, r.ContextSource)
+		m.context = r.Context
+	}
+	if r.CompareTokenizer {
+		m.checkTokenizer(cfg.Tokenizer, r.ModelPath)
+	}
+	if r.Template == nil {
+		return nil
+	}
+	t, warnings, err := r.Template(m.offline.Template(), m.offline.TemplateName(), cfg.TemplateGiven, cfg.Tokenizer)
+	for _, w := range warnings {
+		m.live.warn("%s", w)
 	}
 	if err != nil {
-		if cfg.Context == 0 {
-			return fmt.Errorf("cannot read the server's context from /props: %w; pass --ctx N to run with a context of your own", err)
-		}
-		m.live.warn("cannot read the server's context from /props (%v): --ctx %d is used", err, cfg.Context)
+		return err
 	}
-	if ok {
-		m.server = info.Build
-		switch {
-		case cfg.Context == 0:
-			m.context = info.Context
-		case cfg.Context > info.Context && !cfg.ForceContext:
-			m.live.warn("--ctx %d is larger than the server's context (n_ctx %d from /props): the server's is used (--force-ctx keeps --ctx)", cfg.Context, info.Context)
-			m.context = info.Context
-		}
-	}
-	served := filepath.Base(info.ModelPath)
-	if info.ModelPath == "" {
-		served = "a model of its own"
-	}
-	tok := strings.ToLower(cfg.Tokenizer)
-	switch {
-	case !strings.HasSuffix(tok, ".gguf") && !strings.HasSuffix(tok, ".json"):
-		m.live.warn("\"computed\" counts use the %s tokenizer while the server runs %s: server − computed then compares two tokenizers; pass --tokenizer with the server's GGUF (or its tokenizer.json) to compute with its own", cfg.Tokenizer, served)
-	case strings.HasSuffix(tok, ".gguf") && info.ModelPath != "" && !strings.EqualFold(filepath.Base(cfg.Tokenizer), served):
-		m.live.warn("--tokenizer %s is not the model the server runs (%s): server − computed compares two models", filepath.Base(cfg.Tokenizer), served)
+	if t != nil {
+		m.offline.UseTemplate(t)
 	}
 	return nil
+}
+
+// checkTokenizer warns when the computed counts do not tokenize with the model file the server
+// runs (modelPath; "" when it did not say).
+func (m *meter) checkTokenizer(tokenizer, modelPath string) {
+	served := filepath.Base(modelPath)
+	if modelPath == "" {
+		served = "a model of its own"
+	}
+	tok := strings.ToLower(tokenizer)
+	switch {
+	case !strings.HasSuffix(tok, ".gguf") && !strings.HasSuffix(tok, ".json"):
+		m.live.warn("\"computed\" counts use the %s tokenizer while the server runs %s: server − computed then compares two tokenizers; pass --tokenizer with the server's GGUF (or its tokenizer.json) to compute with its own", tokenizer, served)
+	case strings.HasSuffix(tok, ".gguf") && modelPath != "" && !strings.EqualFold(filepath.Base(tokenizer), served):
+		m.live.warn("--tokenizer %s is not the model the server runs (%s): server − computed compares two models", filepath.Base(tokenizer), served)
+	}
 }
 
 // checkReference warns when a verbatim arm runs without the arm its count is compared with.
@@ -279,8 +266,13 @@ func (m *meter) checkReference(arms []replay.Arm) {
 
 // liveFailure sorts an engine's failure to count an arm: the server's word that it lacks a
 // capability the request needs (pictures, tools) is recorded and returned as lacking (the arm
-// keeps its computed counts); anything else is returned as rest.
+// keeps its computed counts); anything else is returned as rest, a request the server refused
+// while it answered others recorded once per kind.
 func (m *meter) liveFailure(err error) (lacking, rest error) {
+	var refused *engine.RequestRefusedError
+	if errors.As(err, &refused) {
+		m.live.refused(refused)
+	}
 	for _, t := range lackTexts {
 		if errors.Is(err, t.missing) {
 			m.live.lacks(t.missing, err)

@@ -59,6 +59,7 @@ type liveOptions struct {
 	CountMethod  string
 	NoCache      bool
 	CacheDir     string
+	CacheMaxMB   int64
 	Expect       string
 	Tolerance    float64
 	Reference    string
@@ -77,12 +78,13 @@ func addLiveFlags(f *pflag.FlagSet, o *liveOptions) {
 	f.DurationVar(&o.Timeout, "timeout", 5*time.Minute, "time limit of one answer generation by a server")
 	f.DurationVar(&o.CountTimeout, "count-timeout", 10*time.Second, "time limit of one count (input_tokens, /tokenize) or /props request, head and body")
 	f.DurationVar(&o.IdleTimeout, "idle-timeout", 10*time.Second, "a response body that stays silent this long is given up")
-	f.DurationVar(&o.ServerWait, "server-wait", 10*time.Second, "how long a server that refuses connections, answers 503 or 429 is waited for before the run stops")
+	f.DurationVar(&o.ServerWait, "server-wait", 0, "how long a server that refuses connections, answers 503 or 429 is waited for before the run stops (default 10s once it answered; a server that has not answered yet is waited for only this long)")
 	f.IntVar(&o.Retries, "retries", 3, "retries of a request answered 429 or 5xx (or lost), with exponential backoff")
 	f.IntVar(&o.Concurrency, "concurrency", 4, "requests in flight to the servers, over all endpoints")
 	f.StringVar(&o.CountMethod, "count-method", "auto", "how the http engine counts: auto, input_tokens, tokenize or usage")
 	f.BoolVar(&o.NoCache, "no-cache", false, "send every request, neither reading nor writing the response cache")
 	f.StringVar(&o.CacheDir, "cache-dir", "", "response cache folder (default: strata-eval/responses in the user's cache folder)")
+	f.Int64Var(&o.CacheMaxMB, "cache-max-mb", engine.DefaultCacheMax>>20, "response cache size cap in MB: past it the oldest entries are evicted (strata-eval cache shows it)")
 	f.StringVar(&o.Expect, "expect", "", "expectations sidecar (JSON or YAML): case or conversation id → {question, scorer, answer}")
 	f.Float64Var(&o.Tolerance, "divergence-tolerance", 0.01, "a verbatim arm diverges when its count differs from the reference arm's by more than this fraction")
 	f.StringVar(&o.Reference, "reference-arm", "after", "arm a verbatim arm's server count is compared with")
@@ -143,12 +145,19 @@ func newHTTPEngine(o *ReplayOptions) (*engine.HTTP, error) {
 	}
 	l := &o.Live
 	cfg := engine.HTTPConfig{Endpoints: o.Endpoints, API: l.API, Model: l.Model, APIKeyEnv: l.APIKeyEnv,
-		Timeout: l.Timeout, CountTimeout: l.CountTimeout, IdleTimeout: l.IdleTimeout, ServerWait: l.ServerWait, Notes: o.IO.ErrOut,
+		Timeout: l.Timeout, CountTimeout: l.CountTimeout, IdleTimeout: l.IdleTimeout, ServerWait: l.ServerWait, StartWait: l.ServerWait, Notes: o.IO.ErrOut,
 		MaxRetries: l.Retries, Concurrency: l.Concurrency, MaxTokens: l.MaxTokens, Count: l.CountMethod,
 		NumCtx: o.Context} // sent where the protocol carries it (Ollama's num_ctx)
 	if cfg.MaxRetries == 0 {
 		cfg.MaxRetries = -1 // --retries 0: none
 	}
+	date, err := prompt.ParseTemplateDate(o.TemplateDate)
+	if err != nil {
+		return nil, usageErrorf("--template-date: %v", err)
+	}
+	// the client settings that change a count key the cache with the server
+	cfg.KeySettings = []string{"template=" + o.Template, "template-date=" + date.Format(time.DateOnly),
+		fmt.Sprintf("image-min-tokens=%d", o.MinTokens), fmt.Sprintf("image-max-tokens=%d", o.MaxTokens)}
 	if !l.NoCache {
 		dir := l.CacheDir
 		if dir == "" {
@@ -157,7 +166,10 @@ func newHTTPEngine(o *ReplayOptions) (*engine.HTTP, error) {
 				return nil, err
 			}
 		}
-		cache, err := engine.OpenCache(dir)
+		if l.CacheMaxMB <= 0 {
+			return nil, usageErrorf("--cache-max-mb %d: want a size above 0", l.CacheMaxMB)
+		}
+		cache, err := engine.OpenCacheMax(dir, l.CacheMaxMB<<20)
 		if err != nil {
 			return nil, err
 		}

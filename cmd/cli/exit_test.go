@@ -60,3 +60,19 @@ func TestMissingPathExitsThree(t *testing.T) {
 		t.Errorf("corpus inspect: exit %d, want %d with the other input listed\n%s%s", code, ExitInputs, out, errOut)
 	}
 }
+
+// TestNothingReplayedWritesResults: with --out and every input unreadable, the run exits 3 with
+// its one line and still writes results.json, holding the problems and an empty summary, so
+// that a job publishing it shows why.
+func TestNothingReplayedWritesResults(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "gone.json")
+	code, out, errOut := runCLI(t, "replay", "--out", filepath.Join(dir, "out"), missing)
+	if code != ExitInputs || out != "" || !strings.Contains(errOut, "nothing was replayed") {
+		t.Fatalf("exit %d, stdout %q, stderr:\n%s", code, out, errOut)
+	}
+	r, _ := readResultsJSON(t, filepath.Join(dir, "out", "results.json"))
+	if len(r.Cases) != 0 || len(r.Problems) != 1 || !strings.Contains(r.Problems[0].Where+r.Problems[0].Message, "gone.json") {
+		t.Errorf("results.json: %d cases, problems %+v", len(r.Cases), r.Problems)
+	}
+}

@@ -194,17 +194,24 @@ func TestPropsUnreadableNeedsCtx(t *testing.T) {
 }
 
 // TestNoServerIsOneLine: an endpoint where nothing listens stops the run with one line that
-// names the endpoint, the cause and the fix, with or without --ctx, on either API.
+// names the endpoint, the cause and the fix, with or without --ctx, on either API, within
+// 2 s: a connection refused before the server ever answered is not waited out (only
+// --server-wait waits for a server that is starting).
 func TestNoServerIsOneLine(t *testing.T) {
 	srv := testserver.New(testserver.Config{Counter: engine.PromptTokens(testOffline(t)), InputTokens: true})
 	url := srv.URL
 	srv.Close() // nothing listens there now
-	for _, extra := range [][]string{nil, {"--ctx", "8192"}, {"--api", "ollama"}} {
-		code, stdout, stderr, _ := replayFault(t, t.TempDir(), url, append([]string{"--server-wait", "300ms"}, extra...)...)
+	for _, extra := range [][]string{{"--server-wait", "0s"}, {"--server-wait", "0s", "--ctx", "8192"}, {"--server-wait", "0s", "--api", "ollama"}, {"--server-wait", "300ms"}} {
+		start := time.Now()
+		code, stdout, stderr, _ := replayFault(t, t.TempDir(), url, extra...)
+		took := time.Since(start)
 		lines := strings.Split(strings.TrimSpace(stderr), "\n")
 		if code != ExitError || stdout != "" || len(lines) != 1 || !strings.Contains(stderr, url) ||
 			!strings.Contains(stderr, "connection refused") || !strings.Contains(stderr, "start the server, or give --endpoint") {
 			t.Errorf("%v: exit %d, stdout %q, stderr:\n%s", extra, code, stdout, stderr)
+		}
+		if extra[1] == "0s" && took > 2*time.Second {
+			t.Errorf("%v: the line came after %v, want at most 2 s", extra, took)
 		}
 	}
 }

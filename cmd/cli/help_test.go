@@ -93,7 +93,7 @@ func TestHelpExitCodes(t *testing.T) {
 	want := map[string][]int{
 		"strata-eval": {3, 4, 5}, "replay": {3}, "count": {3}, "rows": {3}, "rescore": {3}, "corpus": {3}, "corpus inspect": {3},
 		"results": {3}, "results merge": {3}, "bench": {3}, "bench scan": {3}, "budget": {3, 4}, "budget check": {3, 4},
-		"compare": {3, 4, 5}, "version": nil, "record": nil, "record http": nil, "record mcp": nil,
+		"compare": {3, 4, 5}, "version": nil, "cache": nil, "record": nil, "record http": nil, "record mcp": nil,
 	}
 	var walk func(c *cobra.Command)
 	seen := 0

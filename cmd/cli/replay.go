@@ -231,6 +231,15 @@ func runReplay(ctx context.Context, opts *ReplayOptions) error {
 	}
 	writeProblems(opts.IO.ErrOut, report.Problems)
 	if err := nothingReplayed(report, opts.Shard, runErr); err != nil {
+		if opts.Out != "" {
+			// a job that publishes --out shows why nothing was replayed: the problems, an
+			// empty summary
+			if werr := fsutil.WriteAtomic(filepath.Join(opts.Out, "results.json"), func(w io.Writer) error {
+				return results.WriteJSON(w, report)
+			}); werr != nil {
+				return werr
+			}
+		}
 		return err
 	}
 	// a run stopped before it measured anything prints no empty tables; its error says why

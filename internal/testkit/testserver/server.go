@@ -29,8 +29,10 @@ type Config struct {
 	Context int
 	// InputTokens serves POST /v1/chat/completions/input_tokens (llama.cpp ≥ b9540).
 	InputTokens bool
-	// Props serves GET /props with Context as n_ctx.
-	Props bool
+	// Props serves GET /props with Context as n_ctx and ModelPath as model_path
+	// ("test-model.gguf" when empty).
+	Props     bool
+	ModelPath string
 	// Timings adds llama.cpp's timings object to completions.
 	Timings bool
 	// APIKey, when set, is required as "Authorization: Bearer KEY" (401 otherwise).
@@ -90,10 +92,14 @@ func New(cfg Config) *Server {
 		mux.HandleFunc("POST /apply-template", s.applyTemplate)
 	}
 	if cfg.Props {
+		model := cfg.ModelPath
+		if model == "" {
+			model = "test-model.gguf"
+		}
 		mux.HandleFunc("GET /props", func(w http.ResponseWriter, r *http.Request) {
 			s.note(r.URL.Path, nil)
 			writeJSON(w, http.StatusOK, map[string]any{"default_generation_settings": map[string]any{"n_ctx": cfg.Context},
-				"model_path": "test-model.gguf", "build_info": "b0000-test"})
+				"model_path": model, "build_info": "b0000-test"})
 		})
 	}
 	s.Server = httptest.NewServer(s.authorize(s.track(mux)))
