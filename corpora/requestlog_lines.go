@@ -152,17 +152,31 @@ func (rd *requestLogReader) readLine(in *apiLineInput) ([]byte, error) {
 	rd.line, rd.spilled, rd.borrowed, rd.same = nil, nil, false, 0
 	chunk, err := in.readSlice()
 	if err != errLineFull {
-		if len(chunk) > rd.maxRecord {
-			return nil, &apiLineTooLongError{size: rd.maxRecord}
-		}
-		if rd.borrows(len(chunk)) {
-			buf := append(rd.lineScratch[:0], chunk...)
-			rd.compareWithLast(0, buf)
-			rd.borrowScratch()
-			return buf, err
-		}
-		return append([]byte(nil), chunk...), err
+		return rd.pendingLine(chunk, err)
 	}
+	return rd.longLine(in, chunk)
+}
+
+// pendingLine returns a line that lies whole in the input's pending bytes (chunk), copied out of
+// them: into the reader's scratch when the next line may re-send it (borrows), else into a slice
+// of its own.
+func (rd *requestLogReader) pendingLine(chunk []byte, err error) ([]byte, error) {
+	if len(chunk) > rd.maxRecord {
+		return nil, &apiLineTooLongError{size: rd.maxRecord}
+	}
+	if rd.borrows(len(chunk)) {
+		buf := append(rd.lineScratch[:0], chunk...)
+		rd.compareWithLast(0, buf)
+		rd.borrowScratch()
+		return buf, err
+	}
+	return append([]byte(nil), chunk...), err
+}
+
+// longLine reads a line longer than the input's buffer, whose first bytes are chunk, into a
+// buffer of its own (readLine).
+func (rd *requestLogReader) longLine(in *apiLineInput, chunk []byte) ([]byte, error) {
+	err := errLineFull
 	var spiller *lineSpiller // set once the line is long enough to hold a large payload
 	if rd.lineScratch == nil {
 		rd.lineScratch, rd.spareLine = rd.spareLine, nil
@@ -173,13 +187,7 @@ func (rd *requestLogReader) readLine(in *apiLineInput) ([]byte, error) {
 	direct := false      // chunk was read straight into buf's free tail, right after its bytes
 	for {
 		if total += len(chunk); total > rd.maxRecord {
-			for err == errLineFull {
-				_, err = in.readSlice()
-			}
-			if err != nil && err != io.EOF {
-				return nil, err
-			}
-			return nil, &apiLineTooLongError{size: rd.maxRecord}
+			return nil, rd.skipLine(in, err)
 		}
 		if !direct {
 			buf = rd.room(buf, len(buf)+len(chunk), len(buf)+len(chunk), in)
@@ -188,64 +196,91 @@ func (rd *requestLogReader) readLine(in *apiLineInput) ([]byte, error) {
 		case spiller != nil:
 			buf = spiller.feed(buf, chunk)
 		case len(buf)+len(chunk) > rd.spillFrom():
-			// From here on the line is followed as JSON, and an image's payload over
-			// LargeBase64Bytes, or a base64 run of a string of that length, is streamed past
-			// (as in an MCP transcript). In place: the spiller never writes past what it has
-			// read (a marker is shorter than the run it stands for), but for the short runs of
-			// tests.
-			spiller = rd.newSpiller()
-			out := buf[:0]
-			if spiller.limit > 0 {
-				out = make([]byte, 0, cap(buf))
-			}
-			if direct { // one input, as it lies in buf
-				buf = spiller.feed(out, buf[:len(buf)+len(chunk)])
-			} else {
-				buf = spiller.feed(spiller.feed(out, buf), chunk)
-			}
+			spiller, buf = rd.startSpilling(buf, chunk, direct)
 		case direct: // compared with the last line as it was read
 			buf = buf[:len(buf)+len(chunk)]
 		default:
 			buf = append(buf, chunk...)
 			rd.compareWithLast(len(buf)-len(chunk), chunk) // while the chunk is in the cache
 		}
-		if err == errLineFull {
-			// A line followed as JSON is fed from the input's buffer: a marker written in
-			// place may be longer than what the spiller read of the chunk that ends its run.
-			if direct = spiller == nil; direct {
-				if len(buf) == cap(buf) {
-					buf = rd.room(buf, len(buf), len(buf)+in.readSize(), in)
-				}
-				at := len(buf)
-				chunk, err = in.readInto(buf[at:min(cap(buf), at+in.readSize())], func(got []byte) int {
-					// what the line shares with the last one holds no '\n': the newline is
-					// looked for only after it
-					rd.compareWithLast(at, got)
-					return rd.same - at
-				})
-			} else {
-				chunk, err = in.readSlice()
-			}
-			continue
+		if err != errLineFull {
+			return rd.keepLine(buf, spiller), err
 		}
-		if spiller != nil && len(spiller.shifts) > 0 {
-			// a payload was streamed past: the buffer sized for the whole line is not kept
-			if cap(buf) > apiOwnLine && cap(buf) > 4*len(buf) {
-				buf = bytes.Clone(buf)
-			}
-			rd.line, rd.spilled = buf, spiller
-			return buf, err
+		// A line followed as JSON is fed from the input's buffer: a marker written in place may
+		// be longer than what the spiller read of the chunk that ends its run.
+		if direct = spiller == nil; direct {
+			buf, chunk, err = rd.readDirect(in, buf)
+		} else {
+			chunk, err = in.readSlice()
 		}
-		if cap(buf) > apiOwnLine || spiller != nil {
-			return buf, err
-		}
-		if rd.borrows(len(buf)) {
-			rd.borrowScratch()
-			return buf, err
-		}
-		rd.lineScratch = buf[:0]
-		return bytes.Clone(buf), err // not make+copy: append's fresh slice is not zeroed first
 	}
+}
+
+// skipLine consumes the rest of a line past the record cap (err is what its last read returned)
+// and reports it as *apiLineTooLongError, or returns the input's error.
+func (rd *requestLogReader) skipLine(in *apiLineInput, err error) error {
+	for err == errLineFull {
+		_, err = in.readSlice()
+	}
+	if err != nil && err != io.EOF {
+		return err
+	}
+	return &apiLineTooLongError{size: rd.maxRecord}
+}
+
+// startSpilling starts following the line as JSON, from buf (the line so far) and chunk (read
+// straight after buf's bytes when direct): an image's payload over LargeBase64Bytes, or a base64
+// run of a string of that length, is streamed past from here on (as in an MCP transcript). In
+// place: the spiller never writes past what it has read (a marker is shorter than the run it
+// stands for), but for the short runs of tests.
+func (rd *requestLogReader) startSpilling(buf, chunk []byte, direct bool) (*lineSpiller, []byte) {
+	spiller := rd.newSpiller()
+	out := buf[:0]
+	if spiller.limit > 0 {
+		out = make([]byte, 0, cap(buf))
+	}
+	if direct { // one input, as it lies in buf
+		return spiller, spiller.feed(out, buf[:len(buf)+len(chunk)])
+	}
+	return spiller, spiller.feed(spiller.feed(out, buf), chunk)
+}
+
+// readDirect reads the line's next bytes straight into buf's free tail (grown when full),
+// comparing them with the last line's as they come: what the line shares with the last one
+// holds no '\n', so the newline is looked for only after it.
+func (rd *requestLogReader) readDirect(in *apiLineInput, buf []byte) ([]byte, []byte, error) {
+	if len(buf) == cap(buf) {
+		buf = rd.room(buf, len(buf), len(buf)+in.readSize(), in)
+	}
+	at := len(buf)
+	chunk, err := in.readInto(buf[at:min(cap(buf), at+in.readSize())], func(got []byte) int {
+		rd.compareWithLast(at, got)
+		return rd.same - at
+	})
+	return buf, chunk, err
+}
+
+// keepLine returns the buffer a long line was read into, or what is kept of it: a line whose
+// payloads were streamed past does not keep a buffer sized for the whole line; one of up to
+// apiOwnLine bytes is copied out of the reader's scratch, which stays the scratch (unless the
+// next line may re-send it: borrows).
+func (rd *requestLogReader) keepLine(buf []byte, spiller *lineSpiller) []byte {
+	if spiller != nil && len(spiller.shifts) > 0 {
+		if cap(buf) > apiOwnLine && cap(buf) > 4*len(buf) {
+			buf = bytes.Clone(buf)
+		}
+		rd.line, rd.spilled = buf, spiller
+		return buf
+	}
+	if cap(buf) > apiOwnLine || spiller != nil {
+		return buf
+	}
+	if rd.borrows(len(buf)) {
+		rd.borrowScratch()
+		return buf
+	}
+	rd.lineScratch = buf[:0]
+	return bytes.Clone(buf) // not make+copy: append's fresh slice is not zeroed first
 }
 
 // room returns buf (the line's first bytes) grown to hold at least need bytes, when it holds
