@@ -123,7 +123,7 @@ func parseMCPBlock(raw []byte, loc Location, exact bool) (Block, error) {
 	}
 	if blk.Type == "resource_link" {
 		if v, ok := get("size"); ok && string(v) != "null" {
-			size, err := parseMCPSize(v, loc.Child("size"))
+			size, err := parseMCPSize(v, loc)
 			if err != nil {
 				return blk, err
 			}
@@ -136,17 +136,18 @@ func parseMCPBlock(raw []byte, loc Location, exact bool) (Block, error) {
 	return blk, nil
 }
 
-// parseMCPSize reads a resource link's size (at loc): a JSON number, a fraction cut to an integer.
+// parseMCPSize reads the size of the resource link at loc: a JSON number, a fraction cut to an
+// integer.
 func parseMCPSize(v []byte, loc Location) (int64, error) {
 	var n json.Number
 	if err := json.Unmarshal(v, &n); err != nil {
-		return 0, &ReadError{Loc: loc, Err: errors.New("size is not a number")}
+		return 0, &ReadError{Loc: loc.Child("size"), Err: errors.New("size is not a number")}
 	}
 	size, err := n.Int64()
 	if err != nil {
 		f, ferr := n.Float64()
 		if ferr != nil {
-			return 0, &ReadError{Loc: loc, Err: fmt.Errorf("size %s: %w", n, err)}
+			return 0, &ReadError{Loc: loc.Child("size"), Err: fmt.Errorf("size %s: %w", n, err)}
 		}
 		size = int64(f)
 	}

@@ -556,30 +556,24 @@ func (rd *chatboxReader) convertMessage(l *chatboxList, m *chatboxMessage, raw j
 		counts["messages of unknown role"]++
 		return
 	}
+	// parts stays in this frame (it does not escape): its backing store need not be allocated
+	var parts []json.RawMessage
+	if len(m.ContentParts) > 0 && m.ContentParts[0] == '[' {
+		elems, err := jsArrayElements(m.ContentParts)
+		if err != nil {
+			rd.e.Problem(&ReadError{Loc: loc.Child("contentParts"), Err: fmt.Errorf("contentParts: %w", err)})
+		}
+		for _, el := range elems {
+			parts = append(parts, json.RawMessage(el))
+		}
+	}
 	head := Message{Role: role, Name: m.Name, Loc: loc}
-	if parts := rd.contentParts(m, loc); len(parts) > 0 {
+	if len(parts) > 0 {
 		rd.partsMessages(l, head, parts, raw, origin, counts)
 		return
 	}
 	head.Raw = raw
 	rd.legacyMessage(l, m, head, origin, counts)
-}
-
-// contentParts returns the elements of a message's contentParts array (none when it has none,
-// or a broken one: reported).
-func (rd *chatboxReader) contentParts(m *chatboxMessage, loc Location) []json.RawMessage {
-	if len(m.ContentParts) == 0 || m.ContentParts[0] != '[' {
-		return nil
-	}
-	elems, err := jsArrayElements(m.ContentParts)
-	if err != nil {
-		rd.e.Problem(&ReadError{Loc: loc.Child("contentParts"), Err: fmt.Errorf("contentParts: %w", err)})
-	}
-	var parts []json.RawMessage
-	for _, el := range elems {
-		parts = append(parts, json.RawMessage(el))
-	}
-	return parts
 }
 
 // legacyMessage appends the message of a recorded message without content parts, as Chatbox's
