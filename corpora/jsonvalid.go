@@ -54,20 +54,8 @@ func jwValid(b []byte) bool {
 			if i = jwValidString(b, i); i < 0 {
 				return false
 			}
-		case 't':
-			if i = jwValidLiteral(b, i, "true"); i < 0 {
-				return false
-			}
-		case 'f':
-			if i = jwValidLiteral(b, i, "false"); i < 0 {
-				return false
-			}
-		case 'n':
-			if i = jwValidLiteral(b, i, "null"); i < 0 {
-				return false
-			}
 		default:
-			if i = jwValidNumber(b, i); i < 0 {
+			if i = jwValidAtom(b, i); i < 0 {
 				return false
 			}
 		}
@@ -99,6 +87,20 @@ func jwValid(b []byte) bool {
 			return false
 		}
 	}
+}
+
+// jwValidAtom checks the literal (true, false, null) or number starting at b[i]; it returns the
+// index after it, or -1.
+func jwValidAtom(b []byte, i int) int {
+	switch b[i] {
+	case 't':
+		return jwValidLiteral(b, i, "true")
+	case 'f':
+		return jwValidLiteral(b, i, "false")
+	case 'n':
+		return jwValidLiteral(b, i, "null")
+	}
+	return jwValidNumber(b, i)
 }
 
 // jwValidKey checks an object key and its colon at b[i]; it returns the index of the member's

@@ -97,7 +97,7 @@ func HasLargeRun(text string) bool {
 
 // newSpiller returns the follower of a long line of a request log: it streams past image
 // payloads and the base64 runs of any string, counted by the reader's RunCounter.
-func (rd *apiLogReader) newSpiller() *lineSpiller {
+func (rd *requestLogReader) newSpiller() *lineSpiller {
 	s := &lineSpiller{textRuns: true, runStart: -1}
 	if rd.runs != nil {
 		s.newCounter, s.limit = rd.runs.NewRunCounter, rd.runs.LargeRunChars()
@@ -107,7 +107,7 @@ func (rd *apiLogReader) newSpiller() *lineSpiller {
 
 // spillFrom is the line length from which readLine follows a line as JSON: spillActivate, or
 // the run length the options set when shorter.
-func (rd *apiLogReader) spillFrom() int {
+func (rd *requestLogReader) spillFrom() int {
 	if rd.runs != nil && rd.runs.LargeRunChars() > 0 {
 		return min(spillActivate, rd.runs.LargeRunChars())
 	}

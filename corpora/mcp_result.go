@@ -123,38 +123,55 @@ func parseMCPBlock(raw []byte, loc Location, exact bool) (Block, error) {
 	}
 	if blk.Type == "resource_link" {
 		if v, ok := get("size"); ok && string(v) != "null" {
-			var n json.Number
-			if err := json.Unmarshal(v, &n); err != nil {
-				return blk, &ReadError{Loc: loc.Child("size"), Err: errors.New("size is not a number")}
-			}
-			size, err := n.Int64()
+			size, err := parseMCPSize(v, loc)
 			if err != nil {
-				f, ferr := n.Float64()
-				if ferr != nil {
-					return blk, &ReadError{Loc: loc.Child("size"), Err: fmt.Errorf("size %s: %w", n, err)}
-				}
-				size = int64(f)
+				return blk, err
 			}
 			blk.Size = &size
 		}
 	}
 	if blk.Type == "resource" {
-		v, ok := get("resource")
-		if !ok {
-			return blk, &ReadError{Loc: loc, Err: errors.New("resource block without a resource")}
-		}
-		rloc := memberLoc(loc, members, "resource", exact)
-		res, err := parseEmbeddedResource(v, rloc)
-		if err != nil {
-			return blk, err
-		}
-		blk.Resource = res
-		if res.Blob != nil {
-			rm, _ := jsObjectMembers(v)
-			blk.PayloadLoc = memberLoc(rloc, rm, "blob", exact)
-		}
+		return blk, parseMCPResourceBlock(&blk, members, loc, exact)
 	}
 	return blk, nil
+}
+
+// parseMCPSize reads the size of the resource link at loc: a JSON number, a fraction cut to an
+// integer.
+func parseMCPSize(v []byte, loc Location) (int64, error) {
+	var n json.Number
+	if err := json.Unmarshal(v, &n); err != nil {
+		return 0, &ReadError{Loc: loc.Child("size"), Err: errors.New("size is not a number")}
+	}
+	size, err := n.Int64()
+	if err != nil {
+		f, ferr := n.Float64()
+		if ferr != nil {
+			return 0, &ReadError{Loc: loc.Child("size"), Err: fmt.Errorf("size %s: %w", n, err)}
+		}
+		size = int64(f)
+	}
+	return size, nil
+}
+
+// parseMCPResourceBlock reads the embedded resource of a resource block (its members at loc,
+// exact as for parseCallToolResult) into blk, and where its blob lies.
+func parseMCPResourceBlock(blk *Block, members []jsObjectMember, loc Location, exact bool) error {
+	v, ok := jsMemberValue(members, "resource")
+	if !ok {
+		return &ReadError{Loc: loc, Err: errors.New("resource block without a resource")}
+	}
+	rloc := memberLoc(loc, members, "resource", exact)
+	res, err := parseEmbeddedResource(v, rloc)
+	if err != nil {
+		return err
+	}
+	blk.Resource = res
+	if res.Blob != nil {
+		rm, _ := jsObjectMembers(v)
+		blk.PayloadLoc = memberLoc(rloc, rm, "blob", exact)
+	}
+	return nil
 }
 
 // memberLoc is the location of the member key of the object at loc whose members are given:

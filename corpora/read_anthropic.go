@@ -22,7 +22,7 @@ func sniffAnthropic(f fileHead) bool {
 }
 
 func readAnthropic(ctx context.Context, name string, r io.Reader, e Emitter) error {
-	return newAPILogReader(name, anthropicAPI(), e).read(ctx, r)
+	return newRequestLogReader(name, anthropicAPI(), e).read(ctx, r)
 }
 
 // parseAnthropicRequest reads an Anthropic Messages request body.

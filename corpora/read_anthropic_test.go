@@ -128,7 +128,7 @@ func FuzzReadAnthropic(f *testing.F) {
 	apiAddFileSeeds(f, "testdata/api/*.anthropic.*")
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var c Collector
-		rd := newAPILogReader("fuzz", anthropicAPI(), &c)
+		rd := newRequestLogReader("fuzz", anthropicAPI(), &c)
 		rd.maxRecord = 1 << 20
 		_ = rd.read(context.Background(), bytes.NewReader(data))
 		apiCheckInvariants(t, &c)

@@ -34,36 +34,11 @@ func sniffChatbox(f fileHead) bool {
 // Locations carry the file, Offset = the byte offset just after the member's key, and a JSON
 // Pointer from the document root (/session:<id>/messages/3/contentParts/1/result/content/0).
 func readChatbox(ctx context.Context, name string, r io.Reader, e Emitter) error {
-	src := &chatboxErrReader{r: r}
-	// A backup is one line: a tool's picture too large to keep (LargeBase64Bytes) is streamed
-	// past, as in an MCP transcript, so the decoder never holds it. A file too short to hold
-	// one is read as it is.
-	var spilled *spillReader
-	dec := json.NewDecoder(src)
-	if sr, ok := r.(*sizedReader); !ok || sr.left >= largeBase64Chars {
-		spilled = newSpillReader(src)
-		dec = json.NewDecoder(spilled)
-	}
-	offset := func() int64 { return spilled.inputOffset(dec.InputOffset()) }
-	rd := &chatboxReader{name: name, e: e, titles: map[string]string{}, ids: map[string]int{}}
-	fail := func(err error) error {
-		if src.err != nil {
-			return &ReadError{Loc: Location{File: name, Offset: offset()}, Err: fmt.Errorf("read: %w", src.err)}
-		}
-		if err == io.EOF {
-			err = io.ErrUnexpectedEOF
-		}
-		off := offset()
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			off = spilled.inputOffset(se.Offset)
-		}
-		e.Problem(&ReadError{Loc: Location{File: name, Offset: off}, Err: fmt.Errorf("the Chatbox backup is not valid JSON (at byte %d; conversations before it were read): %w", off, err)})
-		return nil
-	}
+	rd := newChatboxReader(name, r, e)
+	dec := rd.dec
 	tok, err := dec.Token()
 	if err != nil {
-		return fail(err)
+		return rd.fail(err)
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '{' {
 		e.Problem(&ReadError{Loc: Location{File: name}, Err: errors.New("not a Chatbox backup: the file is not a JSON object")})
@@ -71,19 +46,19 @@ func readChatbox(ctx context.Context, name string, r io.Reader, e Emitter) error
 	}
 	for dec.More() {
 		if err := ctx.Err(); err != nil {
-			return &ReadError{Loc: Location{File: name, Offset: offset()}, Err: err}
+			return &ReadError{Loc: Location{File: name, Offset: rd.offset()}, Err: err}
 		}
 		tok, err := dec.Token()
 		if err != nil {
-			return fail(err)
+			return rd.fail(err)
 		}
 		key, _ := tok.(string)
-		loc := Location{File: name, Offset: offset()}.Child(key)
+		loc := Location{File: name, Offset: rd.offset()}.Child(key)
 		switch {
 		case strings.HasPrefix(key, "session:"):
 			var raw json.RawMessage
 			if err := dec.Decode(&raw); err != nil {
-				return fail(err)
+				return rd.fail(err)
 			}
 			if err := rd.session(raw, loc, strings.TrimPrefix(key, "session:")); err != nil {
 				return err
@@ -93,31 +68,74 @@ func readChatbox(ctx context.Context, name string, r io.Reader, e Emitter) error
 				if errors.Is(err, errChatboxStop) {
 					return rd.stopErr
 				}
-				return fail(err)
+				return rd.fail(err)
 			}
 		case key == "chat-sessions-list":
-			var raw json.RawMessage
-			if err := dec.Decode(&raw); err != nil {
-				return fail(err)
-			}
-			var list []struct {
-				ID   string `json:"id"`
-				Name string `json:"name"`
-			}
-			if json.Unmarshal(raw, &list) == nil {
-				for _, m := range list {
-					rd.titles[m.ID] = m.Name
-				}
+			if err := rd.sessionTitles(); err != nil {
+				return rd.fail(err)
 			}
 		default:
 			var skip json.RawMessage
 			if err := dec.Decode(&skip); err != nil {
-				return fail(err)
+				return rd.fail(err)
 			}
 		}
 	}
 	if _, err := dec.Token(); err != nil {
-		return fail(err)
+		return rd.fail(err)
+	}
+	return nil
+}
+
+// newChatboxReader reads the backup r. A backup is one line: a tool's picture too large to keep
+// (LargeBase64Bytes) is streamed past, as in an MCP transcript, so the decoder never holds it.
+// A file too short to hold one is read as it is.
+func newChatboxReader(name string, r io.Reader, e Emitter) *chatboxReader {
+	rd := &chatboxReader{name: name, e: e, titles: map[string]string{}, ids: map[string]int{}, src: &chatboxErrReader{r: r}}
+	rd.dec = json.NewDecoder(rd.src)
+	if sr, ok := r.(*sizedReader); !ok || sr.left >= largeBase64Chars {
+		rd.spilled = newSpillReader(rd.src)
+		rd.dec = json.NewDecoder(rd.spilled)
+	}
+	return rd
+}
+
+// offset is the file offset of what the decoder has read.
+func (rd *chatboxReader) offset() int64 { return rd.spilled.inputOffset(rd.dec.InputOffset()) }
+
+// fail returns a read error, or reports the backup's broken JSON (err) and ends the read: the
+// conversations before it were read.
+func (rd *chatboxReader) fail(err error) error {
+	if rd.src.err != nil {
+		return &ReadError{Loc: Location{File: rd.name, Offset: rd.offset()}, Err: fmt.Errorf("read: %w", rd.src.err)}
+	}
+	if err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	off := rd.offset()
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		off = rd.spilled.inputOffset(se.Offset)
+	}
+	rd.e.Problem(&ReadError{Loc: Location{File: rd.name, Offset: off}, Err: fmt.Errorf("the Chatbox backup is not valid JSON (at byte %d; conversations before it were read): %w", off, err)})
+	return nil
+}
+
+// sessionTitles reads the chat-sessions-list value, the names of the sessions by id; a list of
+// another shape names none.
+func (rd *chatboxReader) sessionTitles() error {
+	var raw json.RawMessage
+	if err := rd.dec.Decode(&raw); err != nil {
+		return err
+	}
+	var list []struct {
+		ID   string `json:"id"`
+		Name string `json:"name"`
+	}
+	if json.Unmarshal(raw, &list) == nil {
+		for _, m := range list {
+			rd.titles[m.ID] = m.Name
+		}
 	}
 	return nil
 }
@@ -145,6 +163,12 @@ type chatboxReader struct {
 	titles  map[string]string // session id → name, from chat-sessions-list
 	ids     map[string]int    // conversation ids emitted, to keep them unique
 	stopErr error
+	// dec decodes the backup; src is the reader under it (to tell I/O errors from bad JSON)
+	// and spilled, when not nil, the spill reader between them, which maps the decoder's
+	// offsets to the file's.
+	dec     *json.Decoder
+	src     *chatboxErrReader
+	spilled *spillReader
 }
 
 // legacySessions streams the legacy `chat-sessions` array, one session at a time.
@@ -532,8 +556,8 @@ func (rd *chatboxReader) convertMessage(l *chatboxList, m *chatboxMessage, raw j
 		counts["messages of unknown role"]++
 		return
 	}
+	// parts stays in this frame (it does not escape): its backing store need not be allocated
 	var parts []json.RawMessage
-	legacy := true
 	if len(m.ContentParts) > 0 && m.ContentParts[0] == '[' {
 		elems, err := jsArrayElements(m.ContentParts)
 		if err != nil {
@@ -542,36 +566,49 @@ func (rd *chatboxReader) convertMessage(l *chatboxList, m *chatboxMessage, raw j
 		for _, el := range elems {
 			parts = append(parts, json.RawMessage(el))
 		}
-		legacy = len(parts) == 0
 	}
-	if legacy {
-		// migrateMessage: content string plus pictures as image parts.
-		msg := Message{Role: role, Name: m.Name, Loc: loc, Raw: raw}
-		var text string
-		if len(m.Content) > 0 && m.Content[0] == '"' {
-			_ = json.Unmarshal(m.Content, &text)
-		}
-		if text != "" {
-			msg.Parts = append(msg.Parts, Part{Kind: PartText, Text: text, Loc: loc.Child("content")})
-		}
-		for i, p := range m.Pictures {
-			ploc := loc.Child("pictures").Child(i)
-			if part, ok := rd.picturePart(p.StorageKey, p.URL, origin, ploc); ok {
-				msg.Parts = append(msg.Parts, part)
-			}
-		}
-		if len(m.WebBrowsing) > 0 && string(m.WebBrowsing) != "null" {
-			counts["legacy webBrowsing records"]++
-		}
-		if len(m.ToolCalls) > 0 && string(m.ToolCalls) != "null" {
-			counts["legacy toolCalls records"]++
-		}
-		if len(msg.Parts) > 0 {
-			l.messages = append(l.messages, msg)
-		}
+	head := Message{Role: role, Name: m.Name, Loc: loc}
+	if len(parts) > 0 {
+		rd.partsMessages(l, head, parts, raw, origin, counts)
 		return
 	}
-	cur := Message{Role: role, Name: m.Name, Loc: loc}
+	head.Raw = raw
+	rd.legacyMessage(l, m, head, origin, counts)
+}
+
+// legacyMessage appends the message of a recorded message without content parts, as Chatbox's
+// migrateMessage reads it: its content string, then its pictures as image parts (msg holds the
+// rest of the message).
+func (rd *chatboxReader) legacyMessage(l *chatboxList, m *chatboxMessage, msg Message, origin Origin, counts map[string]int) {
+	loc := msg.Loc
+	var text string
+	if len(m.Content) > 0 && m.Content[0] == '"' {
+		_ = json.Unmarshal(m.Content, &text)
+	}
+	if text != "" {
+		msg.Parts = append(msg.Parts, Part{Kind: PartText, Text: text, Loc: loc.Child("content")})
+	}
+	for i, p := range m.Pictures {
+		ploc := loc.Child("pictures").Child(i)
+		if part, ok := rd.picturePart(p.StorageKey, p.URL, origin, ploc); ok {
+			msg.Parts = append(msg.Parts, part)
+		}
+	}
+	if len(m.WebBrowsing) > 0 && string(m.WebBrowsing) != "null" {
+		counts["legacy webBrowsing records"]++
+	}
+	if len(m.ToolCalls) > 0 && string(m.ToolCalls) != "null" {
+		counts["legacy toolCalls records"]++
+	}
+	if len(msg.Parts) > 0 {
+		l.messages = append(l.messages, msg)
+	}
+}
+
+// partsMessages appends the messages of a recorded message's content parts, split at each run of
+// tool calls (head is the message without parts; raw is kept when it is not split).
+func (rd *chatboxReader) partsMessages(l *chatboxList, head Message, parts []json.RawMessage, raw json.RawMessage, origin Origin, counts map[string]int) {
+	cur := head
 	var pendingResults []Message
 	split := false
 	flush := func() {
@@ -580,10 +617,10 @@ func (rd *chatboxReader) convertMessage(l *chatboxList, m *chatboxMessage, raw j
 		}
 		l.messages = append(l.messages, pendingResults...)
 		pendingResults = nil
-		cur = Message{Role: role, Name: m.Name, Loc: loc}
+		cur = head
 	}
 	for i, praw := range parts {
-		ploc := loc.Child("contentParts").Child(i)
+		ploc := head.Loc.Child("contentParts").Child(i)
 		p, err := chatboxDecodePart(praw, ploc)
 		if err != nil {
 			rd.e.Problem(err)
@@ -604,7 +641,7 @@ func (rd *chatboxReader) convertMessage(l *chatboxList, m *chatboxMessage, raw j
 				cur.Parts = append(cur.Parts, part)
 			}
 		case "tool-call":
-			call, result, ok := rd.toolCall(&p, ploc, loc, counts)
+			call, result, ok := rd.toolCall(&p, ploc, head.Loc, counts)
 			if !ok {
 				continue
 			}

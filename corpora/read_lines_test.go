@@ -71,7 +71,7 @@ func apiLineMaxRecord(size int) int { return 8*max(size, 200) + 1000 }
 func apiReadWithSize(t testing.TB, input string, r io.Reader, size, capFor int, off bool) (*Collector, error) {
 	t.Helper()
 	var c Collector
-	rd := newAPILogReader("log.jsonl", chatAPI(), &c)
+	rd := newRequestLogReader("log.jsonl", chatAPI(), &c)
 	rd.readSize, rd.maxRecord = size, apiLineMaxRecord(capFor)
 	rd.resentOff, rd.resentFrom = off, 100
 	if r == nil {
@@ -157,7 +157,7 @@ func (e *apiEmptyReads) Read(p []byte) (int, error) {
 func TestAPIReadLineSplitsLines(t *testing.T) {
 	for _, size := range []int{1, 3, 64, 4096, apiReadSize} {
 		for name, input := range apiLineInputs(size) {
-			rd := newAPILogReader("log.jsonl", chatAPI(), &Collector{})
+			rd := newRequestLogReader("log.jsonl", chatAPI(), &Collector{})
 			rd.maxRecord, rd.resentFrom = apiLineMaxRecord(size), 100
 			in := newAPILineInput(iotest.HalfReader(strings.NewReader(input)), size)
 			want := strings.SplitAfter(input, "\n")

@@ -20,7 +20,7 @@ func sniffOpenAIResponses(f fileHead) bool {
 }
 
 func readOpenAIResponses(ctx context.Context, name string, r io.Reader, e Emitter) error {
-	return newAPILogReader(name, responsesAPI(), e).read(ctx, r)
+	return newRequestLogReader(name, responsesAPI(), e).read(ctx, r)
 }
 
 // parseResponsesRequest reads an OpenAI Responses request body. Every input item becomes one

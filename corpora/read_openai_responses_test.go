@@ -124,7 +124,7 @@ func FuzzReadOpenAIResponses(f *testing.F) {
 	apiAddFileSeeds(f, "testdata/api/*.responses.*")
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var c Collector
-		rd := newAPILogReader("fuzz", responsesAPI(), &c)
+		rd := newRequestLogReader("fuzz", responsesAPI(), &c)
 		rd.maxRecord = 1 << 20
 		_ = rd.read(context.Background(), bytes.NewReader(data))
 		apiCheckInvariants(t, &c)

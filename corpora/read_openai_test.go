@@ -393,7 +393,7 @@ func TestReadOpenAIChatBadInput(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var c Collector
-			rd := newAPILogReader("f", chatAPI(), &c)
+			rd := newRequestLogReader("f", chatAPI(), &c)
 			if tt.maxLine > 0 {
 				rd.maxRecord = tt.maxLine
 			}
@@ -572,7 +572,7 @@ func FuzzReadOpenAIChat(f *testing.F) {
 	apiAddFileSeeds(f, "testdata/api/*.chat.*")
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var c Collector
-		rd := newAPILogReader("fuzz", chatAPI(), &c)
+		rd := newRequestLogReader("fuzz", chatAPI(), &c)
 		rd.maxRecord = 1 << 20
 		_ = rd.read(context.Background(), bytes.NewReader(data))
 		apiCheckInvariants(t, &c)
@@ -709,7 +709,7 @@ func TestReadOpenAIChatFileGrewWhileRead(t *testing.T) {
 	big := strings.Repeat("A ", 35<<20)
 	input := `{"messages":[{"role":"tool","tool_call_id":"c","content":"` + big + `"}]}` + "\n"
 	var c Collector
-	err := newAPILogReader("grew.jsonl", chatAPI(), &c).read(context.Background(), &sizedReader{r: strings.NewReader(input), left: 1 << 20})
+	err := newRequestLogReader("grew.jsonl", chatAPI(), &c).read(context.Background(), &sizedReader{r: strings.NewReader(input), left: 1 << 20})
 	if err != nil || len(c.Problems) != 0 || len(c.Conversations) != 1 {
 		t.Fatalf("err %v, %d conversations, problems:\n%s", err, len(c.Conversations), apiShortProblems(&c))
 	}

@@ -267,7 +267,7 @@ func Read(ctx context.Context, name string, r io.Reader, format Format, e Emitte
 }
 
 // sizedReader is a reader that knows how many bytes are left in it: a reader holding a huge
-// record sizes its buffer once from it (apiLogReader.readLine) instead of growing it, and the
+// record sizes its buffer once from it (requestLogReader.readLine) instead of growing it, and the
 // Chatbox reader looks for payloads to stream past only in a file that can hold one.
 type sizedReader struct {
 	r    io.Reader

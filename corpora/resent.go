@@ -280,7 +280,7 @@ func (mv lineMove) reflected(v reflect.Value) reflect.Value {
 
 // compareWithLast extends rd.same over chunk, the bytes of the line being read from offset at,
 // while they are those of the remembered line up to its last message.
-func (rd *apiLogReader) compareWithLast(at int, chunk []byte) {
+func (rd *requestLogReader) compareWithLast(at int, chunk []byte) {
 	m := rd.memo
 	if m == nil || rd.same != at {
 		return
@@ -310,7 +310,7 @@ func commonPrefix(a, b []byte) int {
 // readResent reads a line (as borrowed from the reader: line, its value t at offset lead) that
 // re-sends messages of the last line, taking them and parsing only the rest. It returns false,
 // having emitted nothing, when the line is to be read in full.
-func (rd *apiLogReader) readResent(ctx context.Context, line, t []byte, lead, lineNo int) (bool, error) {
+func (rd *requestLogReader) readResent(ctx context.Context, line, t []byte, lead, lineNo int) (bool, error) {
 	m := rd.memo
 	if m == nil || ctx.Err() != nil {
 		return false, nil
@@ -367,7 +367,7 @@ func (rd *apiLogReader) readResent(ctx context.Context, line, t []byte, lead, li
 // handleBorrowed reads a line of JSON Lines that lies in the reader's own buffer (line, its
 // value t at offset lead): taking what it re-sends of the last line, or in full from a copy,
 // remembering it for the next.
-func (rd *apiLogReader) handleBorrowed(ctx context.Context, line, t []byte, lead, lineNo int) error {
+func (rd *requestLogReader) handleBorrowed(ctx context.Context, line, t []byte, lead, lineNo int) error {
 	if len(t) == 0 {
 		rd.giveBack(line)
 		return nil
@@ -395,7 +395,7 @@ func (rd *apiLogReader) handleBorrowed(ctx context.Context, line, t []byte, lead
 
 // remember makes m, what was parsed of line (nil: nothing to remember), what the reader
 // remembers of the last line; a line not remembered gives its buffer back to the reader.
-func (rd *apiLogReader) remember(m *resentMemo, line []byte) {
+func (rd *requestLogReader) remember(m *resentMemo, line []byte) {
 	rd.setMemo(m)
 	if m == nil {
 		rd.giveBack(line)
@@ -404,7 +404,7 @@ func (rd *apiLogReader) remember(m *resentMemo, line []byte) {
 
 // setMemo replaces what the reader remembers of the last line; the line it held becomes the
 // reader's buffer again.
-func (rd *apiLogReader) setMemo(m *resentMemo) {
+func (rd *requestLogReader) setMemo(m *resentMemo) {
 	old := rd.memo
 	rd.memo = m
 	if old != nil && (m == nil || unsafe.SliceData(m.line) != unsafe.SliceData(old.line)) {
@@ -414,7 +414,7 @@ func (rd *apiLogReader) setMemo(m *resentMemo) {
 
 // giveBack makes b, a line buffer of the reader's, its buffer for the next line, or the one
 // after (the larger first: lines re-sent grow).
-func (rd *apiLogReader) giveBack(b []byte) {
+func (rd *requestLogReader) giveBack(b []byte) {
 	if cap(b) > apiOwnLine {
 		return
 	}
@@ -428,6 +428,6 @@ func (rd *apiLogReader) giveBack(b []byte) {
 
 // borrowScratch hands over the reader's line buffer (b, which holds the line read) and makes
 // its spare one the next.
-func (rd *apiLogReader) borrowScratch() {
+func (rd *requestLogReader) borrowScratch() {
 	rd.lineScratch, rd.spareLine, rd.borrowed = rd.spareLine, nil, true
 }

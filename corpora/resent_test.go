@@ -22,7 +22,7 @@ import (
 func resentRead(t testing.TB, format apiFormat, input []byte, off bool, from int) (*Collector, int, error) {
 	t.Helper()
 	var c Collector
-	rd := newAPILogReader("log.jsonl", format, &c)
+	rd := newRequestLogReader("log.jsonl", format, &c)
 	rd.resentOff, rd.resentFrom = off, from
 	rd.maxRecord = 64 << 20
 	err := rd.read(context.Background(), &sizedReader{r: bytes.NewReader(input), left: int64(len(input))})
@@ -350,7 +350,7 @@ func TestResentMemoryStaysBounded(t *testing.T) {
 		in.WriteString(`{"model":"m","messages":[` + strings.Join(append(history[:len(history):len(history)], last), ",") + "]}\n")
 	}
 	var c chatboxDiscard
-	rd := newAPILogReader("edits.jsonl", chatAPI(), &c)
+	rd := newRequestLogReader("edits.jsonl", chatAPI(), &c)
 	if err := rd.read(context.Background(), &sizedReader{r: bytes.NewReader(in.Bytes()), left: int64(in.Len())}); err != nil {
 		t.Fatal(err)
 	}
@@ -399,7 +399,7 @@ func BenchmarkResentShortMessages(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				var c chatboxDiscard
-				rd := newAPILogReader("short.jsonl", chatAPI(), &c)
+				rd := newRequestLogReader("short.jsonl", chatAPI(), &c)
 				rd.resentOff = mode.off
 				if err := rd.read(context.Background(), bytes.NewReader(in.Bytes())); err != nil || c.convs != 100 {
 					b.Fatal(err, c.convs)
@@ -507,7 +507,7 @@ func TestResentEnvelopeKeepsLineBuffers(t *testing.T) {
 		in.WriteString(`{"request":{"model":"m","messages":[` + msg + "]}}\n")
 	}
 	var c chatboxDiscard
-	rd := newAPILogReader("envelopes.jsonl", chatAPI(), &c)
+	rd := newRequestLogReader("envelopes.jsonl", chatAPI(), &c)
 	if err := rd.read(context.Background(), &sizedReader{r: bytes.NewReader(in.Bytes()), left: int64(in.Len())}); err != nil {
 		t.Fatal(err)
 	}

@@ -81,10 +81,32 @@ func (l *Llama) Generate(ctx context.Context, req Request, maxTokens int) (Llama
 	llama.SamplerReset(l.sampler)
 
 	start := time.Now()
+	promptTokens, err := l.evalPrompt(ctx, &g, pieces)
+	if err != nil {
+		return g, err
+	}
+	g.PromptEval = time.Since(start)
+	g.PromptTokens = promptTokens
+
+	start = time.Now()
+	if err := l.sample(ctx, &g, min(maxTokens, l.nCtx-promptTokens)); err != nil {
+		return g, err
+	}
+	g.Generation = time.Since(start)
+	g.CompletionTokens = len(g.Tokens)
+	g.setRates()
+	return g, nil
+}
+
+// evalPrompt evaluates the rendered prompt (pieces) and returns its length in tokens: with its
+// pictures through the multimodal library when it is loaded, else its text alone (g counts
+// the pictures dropped). A prompt that does not fit the context is refused.
+func (l *Llama) evalPrompt(ctx context.Context, g *LlamaGeneration, pieces []promptPiece) (int, error) {
 	var promptTokens int
+	var err error
 	if l.mctx != 0 && hasPicture(pieces) {
 		if l.noTower != "" {
-			return g, fmt.Errorf("llama engine: %s", l.noTower)
+			return 0, fmt.Errorf("llama engine: %s", l.noTower)
 		}
 		promptTokens, err = l.evalMtmd(pieces)
 	} else {
@@ -98,34 +120,35 @@ func (l *Llama) Generate(ctx context.Context, req Request, maxTokens int) (Llama
 		}
 		promptTokens = len(tokens)
 		if promptTokens == 0 {
-			return g, fmt.Errorf("llama engine: the rendered prompt is empty")
+			return 0, fmt.Errorf("llama engine: the rendered prompt is empty")
 		}
 		if promptTokens >= l.nCtx {
-			return g, l.refusal(promptTokens)
+			return 0, l.refusal(promptTokens)
 		}
 		err = l.decode(ctx, tokens)
 	}
 	if err != nil {
 		if _, ok := AsRefused(err); ok {
-			return g, err
+			return 0, err
 		}
-		return g, fmt.Errorf("llama engine: evaluate the prompt of %d tokens: %w", promptTokens, err)
+		return 0, fmt.Errorf("llama engine: evaluate the prompt of %d tokens: %w", promptTokens, err)
 	}
-	g.PromptEval = time.Since(start)
-	g.PromptTokens = promptTokens
+	return promptTokens, nil
+}
 
-	limit := min(maxTokens, l.nCtx-promptTokens)
-	start = time.Now()
+// sample generates up to limit tokens greedily after the evaluated prompt, into g's Tokens,
+// Text and FinishReason ("stop" at an end-of-generation token, else "length").
+func (l *Llama) sample(ctx context.Context, g *LlamaGeneration, limit int) error {
 	var text []byte
 	buf := make([]byte, 256)
 	g.FinishReason = "length"
 	for len(g.Tokens) < limit {
 		if err := ctx.Err(); err != nil {
-			return g, err
+			return err
 		}
 		tok := llama.SamplerSample(l.sampler, l.lctx, -1)
 		if tok == llama.TokenNull {
-			return g, fmt.Errorf("llama engine: sampling failed after %d tokens (llama.cpp: %s)", len(g.Tokens), l.rt.logs.tail(4))
+			return fmt.Errorf("llama engine: sampling failed after %d tokens (llama.cpp: %s)", len(g.Tokens), l.rt.logs.tail(4))
 		}
 		if llama.VocabIsEOG(l.vocab, tok) {
 			g.FinishReason = "stop"
@@ -144,12 +167,16 @@ func (l *Llama) Generate(ctx context.Context, req Request, maxTokens int) (Llama
 			break
 		}
 		if err := l.decode(ctx, []llama.Token{tok}); err != nil {
-			return g, fmt.Errorf("llama engine: generate token %d: %w", len(g.Tokens), err)
+			return fmt.Errorf("llama engine: generate token %d: %w", len(g.Tokens), err)
 		}
 	}
-	g.Generation = time.Since(start)
 	g.Text = strings.ToValidUTF8(string(text), "\uFFFD")
-	g.CompletionTokens = len(g.Tokens)
+	return nil
+}
+
+// setRates sets the tokens per second of the prompt's evaluation and of the generation, and the
+// Timings, from the counts and times.
+func (g *LlamaGeneration) setRates() {
 	if s := g.PromptEval.Seconds(); s > 0 {
 		g.PromptTokensPerSecond = float64(g.PromptTokens) / s
 	}
@@ -160,7 +187,6 @@ func (l *Llama) Generate(ctx context.Context, req Request, maxTokens int) (Llama
 		PromptN: g.PromptTokens, PromptMS: float64(g.PromptEval.Microseconds()) / 1000,
 		PredictedN: g.CompletionTokens, PredictedMS: float64(g.Generation.Microseconds()) / 1000,
 	}
-	return g, nil
 }
 
 // refusal is llama-server's answer to a prompt longer than the context.

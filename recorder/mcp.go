@@ -74,6 +74,16 @@ func RecordMCP(ctx context.Context, opts MCPOptions) error {
 		fmt.Fprintf(opts.Stderr, "record mcp: %s ended in a torn line (%d bytes, the recorder was killed while writing it): cut off\n", opts.Out, cut)
 	}
 
+	cmd, toServer, fromServer, err := startMCPServer(ctx, opts)
+	if err != nil {
+		return err
+	}
+	return relayMCP(ctx, opts, log, cmd, toServer, fromServer)
+}
+
+// startMCPServer starts the server command with pipes to its stdin and from its stdout; when ctx
+// is done it is interrupted, then killed after opts.StopGrace.
+func startMCPServer(ctx context.Context, opts MCPOptions) (*exec.Cmd, io.WriteCloser, io.ReadCloser, error) {
 	cmd := exec.CommandContext(ctx, opts.Server[0], opts.Server[1:]...)
 	cmd.Stderr = opts.Stderr
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
@@ -83,16 +93,21 @@ func RecordMCP(ctx context.Context, opts MCPOptions) error {
 	}
 	toServer, err := cmd.StdinPipe()
 	if err != nil {
-		return err
+		return nil, nil, nil, err
 	}
 	fromServer, err := cmd.StdoutPipe()
 	if err != nil {
-		return err
+		return nil, nil, nil, err
 	}
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("start the MCP server: %w", err)
+		return nil, nil, nil, fmt.Errorf("start the MCP server: %w", err)
 	}
+	return cmd, toServer, fromServer, nil
+}
 
+// relayMCP relays the client's stdio to the started server cmd and back, recording each frame in
+// log, until the server has exited or ctx is done (RecordMCP).
+func relayMCP(ctx context.Context, opts MCPOptions, log *logFile, cmd *exec.Cmd, toServer io.WriteCloser, fromServer io.Reader) error {
 	var (
 		wg       sync.WaitGroup
 		mu       sync.Mutex

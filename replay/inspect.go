@@ -39,109 +39,130 @@ type PictureSite struct {
 // minRun characters) and judges each picture as the replay does: a picture over the byte cap
 // by the size its header declares, any other by the picture check.
 func InspectConversation(c *corpora.Conversation, minRun int) (PictureCounts, []PictureSite) {
-	var n PictureCounts
-	var sites []PictureSite
-	scanPlain := func(text string, base int, loc corpora.Location) {
-		for from := 0; ; {
-			r, ok := NextRun(text, from, minRun)
-			if !ok {
-				return
-			}
-			from = r.End
-			n.Base64Runs++
-			typ := SniffRun(text, r)
-			if typ == "" {
-				continue
-			}
-			data, err := DecodeRun(text, r)
-			if err != nil { // not a picture: the lift leaves it as text, and reports it
-				sites = append(sites, PictureSite{Where: loc, TextOffset: base + r.Start, Kind: "base64-run", Origin: corpora.OriginTool,
-					Type: typ, Problem: "starts like a picture but is not valid base64: left as text: " + err.Error()})
-				continue
-			}
-			site := pictureSite(data, loc, "base64-run", corpora.OriginTool)
-			site.TextOffset = base + r.Start
-			sites = append(sites, site)
-		}
-	}
-	scanText := func(text string, loc corpora.Location) {
-		last := 0
-		for _, r := range corpora.LargeRuns(text) { // streamed past while reading: judged from its summary
-			scanPlain(text[last:r.Start], last, loc)
-			last = r.End
-			n.Base64Runs++
-			if site, ok := largeRunSite(r, loc); ok {
-				sites = append(sites, site)
-			}
-		}
-		scanPlain(text[last:], last, loc)
-	}
-	mcpBlocks := func(res *corpora.CallToolResult) {
-		for i := range res.Content {
-			b := &res.Content[i]
-			p, ok := DecodeMCPPictureBlock(b)
-			if !ok {
-				continue
-			}
-			n.StructuredPictures++
-			kind := "mcp-image"
-			if b.Type == "resource" {
-				kind = "mcp-resource-blob"
-			}
-			switch {
-			case p.Data != nil:
-				sites = append(sites, pictureSite(p.Data, p.Loc, kind, corpora.OriginTool))
-			case p.SHA256 != "": // streamed past while reading: judged from its header
-				site := PictureSite{Where: p.Loc, Kind: kind, Origin: corpora.OriginTool, Type: p.Type, Bytes: int(p.Bytes),
-					SHA256: p.SHA256, Problem: p.Reason}
-				if site.Problem == "" {
-					site.Problem = HeaderProblem(p.Head)
-				}
-				sites = append(sites, site)
-			case p.Problem:
-				sites = append(sites, PictureSite{Where: p.Loc, Kind: kind, Origin: corpora.OriginTool,
-					Type: p.DeclaredType, Bytes: int(p.Bytes), Problem: p.Reason})
-			}
-		}
-	}
+	in := inspection{minRun: minRun}
 	for _, m := range c.Messages {
 		for _, p := range m.Parts {
 			switch p.Kind {
 			case corpora.PartImage:
 				if p.Image.Origin == corpora.OriginUser {
-					n.UserAttachments++
+					in.n.UserAttachments++
 				}
-				sites = append(sites, imagePartSite(p.Image, p.Loc))
+				in.sites = append(in.sites, imagePartSite(p.Image, p.Loc))
 			case corpora.PartReference:
-				n.Unavailable++
+				in.n.Unavailable++
 			case corpora.PartToolResult:
-				tr := p.ToolResult
-				n.ToolResults++
-				if tr.MCP != nil {
-					mcpBlocks(tr.MCP)
-					if !HasPictureBlocks(tr.MCP) {
-						scanText(tr.Text, p.Loc)
-					}
-					continue
-				}
-				if tr.IsText {
-					scanText(tr.Text, p.Loc)
-				}
-				for _, tp := range tr.Parts {
-					switch tp.Kind {
-					case corpora.PartText:
-						scanText(tp.Text, tp.Loc)
-					case corpora.PartImage:
-						n.ToolImageParts++
-						sites = append(sites, imagePartSite(tp.Image, tp.Loc))
-					case corpora.PartReference:
-						n.Unavailable++
-					}
-				}
+				in.toolResult(p.ToolResult, p.Loc)
 			}
 		}
 	}
-	return n, sites
+	return in.n, in.sites
+}
+
+// inspection gathers the counts and sites of one conversation (InspectConversation).
+type inspection struct {
+	minRun int
+	n      PictureCounts
+	sites  []PictureSite
+}
+
+// toolResult inspects a tool result found at loc: its MCP blocks (and its text when they hold no
+// picture), or its text and parts.
+func (in *inspection) toolResult(tr *corpora.ToolResult, loc corpora.Location) {
+	in.n.ToolResults++
+	if tr.MCP != nil {
+		in.mcpBlocks(tr.MCP)
+		if !HasPictureBlocks(tr.MCP) {
+			in.scanText(tr.Text, loc)
+		}
+		return
+	}
+	if tr.IsText {
+		in.scanText(tr.Text, loc)
+	}
+	for _, tp := range tr.Parts {
+		switch tp.Kind {
+		case corpora.PartText:
+			in.scanText(tp.Text, tp.Loc)
+		case corpora.PartImage:
+			in.n.ToolImageParts++
+			in.sites = append(in.sites, imagePartSite(tp.Image, tp.Loc))
+		case corpora.PartReference:
+			in.n.Unavailable++
+		}
+	}
+}
+
+// scanText inspects the base64 runs of a tool's text: those streamed past while reading are
+// judged from their summary, the others (scanPlain) from their bytes.
+func (in *inspection) scanText(text string, loc corpora.Location) {
+	last := 0
+	for _, r := range corpora.LargeRuns(text) {
+		in.scanPlain(text[last:r.Start], last, loc)
+		last = r.End
+		in.n.Base64Runs++
+		if site, ok := largeRunSite(r, loc); ok {
+			in.sites = append(in.sites, site)
+		}
+	}
+	in.scanPlain(text[last:], last, loc)
+}
+
+// scanPlain inspects the base64 runs of at least minRun characters in text, which starts at
+// byte base of the tool's text: a run that starts like a picture is a site, with a problem
+// when it does not decode (the lift leaves it as text, and reports it).
+func (in *inspection) scanPlain(text string, base int, loc corpora.Location) {
+	for from := 0; ; {
+		r, ok := NextRun(text, from, in.minRun)
+		if !ok {
+			return
+		}
+		from = r.End
+		in.n.Base64Runs++
+		typ := SniffRun(text, r)
+		if typ == "" {
+			continue
+		}
+		data, err := DecodeRun(text, r)
+		if err != nil {
+			in.sites = append(in.sites, PictureSite{Where: loc, TextOffset: base + r.Start, Kind: "base64-run", Origin: corpora.OriginTool,
+				Type: typ, Problem: "starts like a picture but is not valid base64: left as text: " + err.Error()})
+			continue
+		}
+		site := pictureSite(data, loc, "base64-run", corpora.OriginTool)
+		site.TextOffset = base + r.Start
+		in.sites = append(in.sites, site)
+	}
+}
+
+// mcpBlocks inspects the picture blocks of an MCP result: of their bytes, of the header of one
+// streamed past while reading, or a problem.
+func (in *inspection) mcpBlocks(res *corpora.CallToolResult) {
+	for i := range res.Content {
+		b := &res.Content[i]
+		p, ok := DecodeMCPPictureBlock(b)
+		if !ok {
+			continue
+		}
+		in.n.StructuredPictures++
+		kind := "mcp-image"
+		if b.Type == "resource" {
+			kind = "mcp-resource-blob"
+		}
+		switch {
+		case p.Data != nil:
+			in.sites = append(in.sites, pictureSite(p.Data, p.Loc, kind, corpora.OriginTool))
+		case p.SHA256 != "":
+			site := PictureSite{Where: p.Loc, Kind: kind, Origin: corpora.OriginTool, Type: p.Type, Bytes: int(p.Bytes),
+				SHA256: p.SHA256, Problem: p.Reason}
+			if site.Problem == "" {
+				site.Problem = HeaderProblem(p.Head)
+			}
+			in.sites = append(in.sites, site)
+		case p.Problem:
+			in.sites = append(in.sites, PictureSite{Where: p.Loc, Kind: kind, Origin: corpora.OriginTool,
+				Type: p.DeclaredType, Bytes: int(p.Bytes), Problem: p.Reason})
+		}
+	}
 }
 
 // imagePartSite is the site of an image part: of its bytes, or of what was kept of a payload

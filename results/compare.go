@@ -208,23 +208,46 @@ func caseFigures(a ArmCase) []FigureDelta {
 	return figs
 }
 
+// compareReports compares two replay runs over the cases both hold: per arm, their summaries;
+// per case, the figures that changed; per arm, the scan times; and their correctness.
 func compareReports(old, new *Results, alpha float64) *Comparison {
 	c := &Comparison{Schema: CompareSchema, Alpha: alpha, Kind: "replay"}
-	oldCases := map[string]Case{}
-	for _, k := range old.Report.Cases {
-		oldCases[k.ID] = k
+	pairedOld, pairedNew := c.pairCases(old.Report.Cases, new.Report.Cases)
+	arms := unionArms(old.Report, new.Report)
+	c.addArmFigures(arms, Summarize(pairedOld, arms), Summarize(pairedNew, arms))
+	c.addCaseFigures(pairedOld, pairedNew)
+	paired := map[string]bool{}
+	for _, k := range pairedNew {
+		paired[k.ID] = true
+	}
+	for _, arm := range arms {
+		olds, news := scanSamples(old.Report, arm, paired), scanSamples(new.Report, arm, paired)
+		if len(olds) == 0 || len(news) == 0 {
+			continue
+		}
+		c.Timings = append(c.Timings, timingDelta(arm, "scan_time", olds, news, alpha))
+	}
+	c.Correctness = compareCorrectness(old.Correct, new.Correct, pairedNew, arms, alpha)
+	return c
+}
+
+// pairCases returns the cases both runs hold (by id, in the new run's order), and notes those
+// only one holds (OnlyOld, OnlyNew, a warning).
+func (c *Comparison) pairCases(oldCases, newCases []Case) (pairedOld, pairedNew []Case) {
+	byID := map[string]Case{}
+	for _, k := range oldCases {
+		byID[k.ID] = k
 	}
 	newIDs := map[string]bool{}
-	var pairedOld, pairedNew []Case
-	for _, k := range new.Report.Cases {
+	for _, k := range newCases {
 		newIDs[k.ID] = true
-		if o, ok := oldCases[k.ID]; ok {
+		if o, ok := byID[k.ID]; ok {
 			pairedOld, pairedNew = append(pairedOld, o), append(pairedNew, k)
 		} else {
 			c.OnlyNew = append(c.OnlyNew, k.ID)
 		}
 	}
-	for _, k := range old.Report.Cases {
+	for _, k := range oldCases {
 		if !newIDs[k.ID] {
 			c.OnlyOld = append(c.OnlyOld, k.ID)
 		}
@@ -234,8 +257,12 @@ func compareReports(old, new *Results, alpha float64) *Comparison {
 		c.Warnings = append(c.Warnings, fmt.Sprintf("the runs cover different cases: %d only in the old run, %d only in the new; figures are over the %d paired cases",
 			len(c.OnlyOld), len(c.OnlyNew), c.Paired))
 	}
-	arms := unionArms(old.Report, new.Report)
-	oldSum, newSum := Summarize(pairedOld, arms), Summarize(pairedNew, arms)
+	return pairedOld, pairedNew
+}
+
+// addArmFigures adds each arm's summary figures, old and new (oldSum and newSum, in the order of
+// arms); an arm only one run has is a warning.
+func (c *Comparison) addArmFigures(arms []string, oldSum, newSum []ArmSummary) {
 	for i, arm := range arms {
 		o, n := oldSum[i], newSum[i]
 		switch {
@@ -262,6 +289,11 @@ func compareReports(old, new *Results, alpha float64) *Comparison {
 			add("pictures_"+outcome, float64(o.Pictures[outcome]), float64(n.Pictures[outcome]))
 		}
 	}
+}
+
+// addCaseFigures adds, for each paired case and each arm both runs measured, the figures that
+// changed.
+func (c *Comparison) addCaseFigures(pairedOld, pairedNew []Case) {
 	for i := range pairedNew {
 		oc, nc := pairedOld[i], pairedNew[i]
 		for _, na := range nc.Arms {
@@ -278,19 +310,6 @@ func compareReports(old, new *Results, alpha float64) *Comparison {
 			}
 		}
 	}
-	paired := map[string]bool{}
-	for _, k := range pairedNew {
-		paired[k.ID] = true
-	}
-	for _, arm := range arms {
-		olds, news := scanSamples(old.Report, arm, paired), scanSamples(new.Report, arm, paired)
-		if len(olds) == 0 || len(news) == 0 {
-			continue
-		}
-		c.Timings = append(c.Timings, timingDelta(arm, "scan_time", olds, news, alpha))
-	}
-	c.Correctness = compareCorrectness(old.Correct, new.Correct, pairedNew, arms, alpha)
-	return c
 }
 
 func findArm(c Case, arm string) (ArmCase, bool) {

@@ -181,40 +181,53 @@ func (m *meter) measure(ctx context.Context, arm replay.Arm, res *replay.Result,
 		}
 	}
 	if refused != nil {
-		ac.Fits, ac.RefusedBy = false, "server"
-		ac.Verdict = "refused by the server: " + refused.Message
-		if refused.PromptTokens > 0 {
-			ac.PromptTokens, ac.TextSource = refused.PromptTokens, results.SourceServer
-		}
-		if refused.Context > 0 {
-			ac.Context = refused.Context
-		}
+		setRefused(&ac, refused)
 	}
 	if ac.Fits && truncatedTo == 0 {
 		ac.Verdict = ""
 	}
 	ac.ToolMessages, ac.ToolChars, ac.ToolPictures = trailingToolMessages(res.Messages, m.chars)
 	for _, p := range res.Pictures {
-		pic := results.Picture{PictureRecord: p}
-		if p.SeenByModel {
-			w, h := p.Width, p.Height
-			if p.Resized != nil {
-				w, h = p.Resized.ToWidth, p.Resized.ToHeight
-			}
-			if rows, err := imagerows.ImageRows(m.family, w, h, m.rowOpts); err == nil {
-				pic.Rows, pic.Markers, pic.Family = rows.Rows, rows.Markers, m.family.Name
-			}
-			ac.SeesPicture = ac.Fits
-			if m.blind != "" {
-				pic.SeenByModel, pic.Reason, ac.SeesPicture = false, m.blind, false
-			}
-			if errors.Is(lacking, engine.ErrNoPictures) {
-				pic.SeenByModel, pic.Reason, ac.SeesPicture = false, engine.ErrNoPictures.Error(), false
-			}
-		}
-		ac.Pictures = append(ac.Pictures, pic)
+		ac.Pictures = append(ac.Pictures, m.picture(&ac, p, lacking))
 	}
 	return ac, nil
+}
+
+// setRefused makes the arm's verdict the server's refusal, with the count and context it gave.
+func setRefused(ac *results.ArmCase, refused *engine.RefusedError) {
+	ac.Fits, ac.RefusedBy = false, "server"
+	ac.Verdict = "refused by the server: " + refused.Message
+	if refused.PromptTokens > 0 {
+		ac.PromptTokens, ac.TextSource = refused.PromptTokens, results.SourceServer
+	}
+	if refused.Context > 0 {
+		ac.Context = refused.Context
+	}
+}
+
+// picture is the arm's figures of one picture of its request: the rows it costs the model's
+// family when the model sees it (then the arm sees a picture when its request fits), unless
+// the model is blind or the server takes no pictures (lacking).
+func (m *meter) picture(ac *results.ArmCase, p replay.PictureRecord, lacking error) results.Picture {
+	pic := results.Picture{PictureRecord: p}
+	if !p.SeenByModel {
+		return pic
+	}
+	w, h := p.Width, p.Height
+	if p.Resized != nil {
+		w, h = p.Resized.ToWidth, p.Resized.ToHeight
+	}
+	if rows, err := imagerows.ImageRows(m.family, w, h, m.rowOpts); err == nil {
+		pic.Rows, pic.Markers, pic.Family = rows.Rows, rows.Markers, m.family.Name
+	}
+	ac.SeesPicture = ac.Fits
+	if m.blind != "" {
+		pic.SeenByModel, pic.Reason, ac.SeesPicture = false, m.blind, false
+	}
+	if errors.Is(lacking, engine.ErrNoPictures) {
+		pic.SeenByModel, pic.Reason, ac.SeesPicture = false, engine.ErrNoPictures.Error(), false
+	}
+	return pic
 }
 
 // plausibleCount is the largest count a server may report for a prompt computed at computed

@@ -283,21 +283,46 @@ type caseJob struct {
 }
 
 // execute reads the inputs and replays every case with cfg.Workers workers. Cases are
-// appended to CasesOut in input order as they complete.
+// appended to CasesOut in input order as they complete: the loader (loadJobs) hands the
+// requests to the worker pool (startWorkers), whose cases the ordered writer (writeInOrder)
+// takes.
 func (r *runner) execute(ctx context.Context) (*LoadResult, error) {
-	cfg := r.cfg
-	r.sizes = newInputSizes(cfg.Paths)
+	r.sizes = newInputSizes(r.cfg.Paths)
+	r.scanBytes = map[string]int64{}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	workers := cfg.Workers
-	if c, ok := r.meter.engine.(inFlight); ok {
-		// a case sends its arms one after the other: -j cases under way would cap the
-		// requests in flight at -j, below the engine's --concurrency
-		workers = max(workers, c.Concurrency())
-	}
+	workers := r.workerCount()
 	jobs := make(chan caseJob, workers)
 	done := make(chan indexedCase, workers)
-	r.scanBytes = map[string]int64{}
+	pool := r.startWorkers(ctx, workers, jobs, done)
+	written := make(chan error, 1)
+	go func() { written <- r.writeInOrder(done) }()
+	load, loadErr := r.loadJobs(ctx, jobs)
+	r.sizes.reading("")
+	close(jobs)
+	pool.Wait()
+	close(done)
+	if writeErr := <-written; loadErr == nil {
+		loadErr = writeErr
+	}
+	return load, loadErr
+}
+
+// workerCount is how many cases are replayed at once: cfg.Workers, or more for an engine that
+// keeps more requests in flight, since a case sends its arms one after the other (-j cases
+// under way would cap the requests in flight at -j, below the engine's --concurrency).
+func (r *runner) workerCount() int {
+	workers := r.cfg.Workers
+	if c, ok := r.meter.engine.(inFlight); ok {
+		workers = max(workers, c.Concurrency())
+	}
+	return workers
+}
+
+// startWorkers starts the worker pool: workers goroutines that replay the jobs (or pass on a
+// resumed job's case) and send each case to done, until jobs is closed. A case cut short by
+// cancellation is not a result: --resume replays it.
+func (r *runner) startWorkers(ctx context.Context, workers int, jobs <-chan caseJob, done chan<- indexedCase) *sync.WaitGroup {
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
@@ -310,47 +335,59 @@ func (r *runner) execute(ctx context.Context) (*LoadResult, error) {
 				}
 				ic := r.replayCase(ctx, j)
 				if ctx.Err() != nil {
-					continue // cut short by cancellation: not a result; --resume replays it
+					continue
 				}
 				ic.c.Order = j.order
 				done <- ic
 			}
 		}()
 	}
-	var writeErr error
-	writerDone := make(chan struct{})
-	go func() {
-		defer close(writerDone)
-		out := &caseWriter{w: cfg.CasesOut}
-		defer func() {
-			if err := out.sync(); writeErr == nil {
-				writeErr = err
-			}
-		}()
-		pending := map[int]indexedCase{}
-		next := 0
-		for ic := range done {
-			pending[ic.index] = ic
-			for {
-				c, ok := pending[next]
-				if !ok {
-					break
-				}
-				delete(pending, next)
-				next++
-				r.thumbs.admit(&c.c, c.thumbs)
-				r.cases = append(r.cases, c)
-				if cfg.Progress != nil {
-					cfg.Progress(Progress{Done: next, TotalBytes: r.sizes.total, ReadBytes: r.sizes.read.Load()})
-				}
-				if cfg.CasesOut != nil && writeErr == nil && !c.resumed && !c.cancelled && !c.notMeasured {
-					writeErr = out.write(c.c)
-				}
-			}
+	return &wg
+}
+
+// writeInOrder takes the cases from done as the workers finish them and, in input order,
+// admits their thumbnails, appends them to r.cases, reports progress and writes the newly
+// measured ones to CasesOut, until done is closed. It returns the first write (or sync) error;
+// after one, it goes on taking cases but writes no more.
+func (r *runner) writeInOrder(done <-chan indexedCase) (writeErr error) {
+	cfg := r.cfg
+	out := &caseWriter{w: cfg.CasesOut}
+	defer func() {
+		if err := out.sync(); writeErr == nil {
+			writeErr = err
 		}
 	}()
+	pending := map[int]indexedCase{}
+	next := 0
+	for ic := range done {
+		pending[ic.index] = ic
+		for {
+			c, ok := pending[next]
+			if !ok {
+				break
+			}
+			delete(pending, next)
+			next++
+			r.thumbs.admit(&c.c, c.thumbs)
+			r.cases = append(r.cases, c)
+			if cfg.Progress != nil {
+				cfg.Progress(Progress{Done: next, TotalBytes: r.sizes.total, ReadBytes: r.sizes.read.Load()})
+			}
+			if cfg.CasesOut != nil && writeErr == nil && !c.resumed && !c.cancelled && !c.notMeasured {
+				writeErr = out.write(c.c)
+			}
+		}
+	}
+	return writeErr
+}
+
+// loadJobs reads the inputs and sends a job to jobs for each request the run replays (the last
+// of each conversation with --turns last, those of the shard), in input order; a request
+// cases.jsonl holds (--resume) carries its case. It stops when ctx is cancelled.
+func (r *runner) loadJobs(ctx context.Context, jobs chan<- caseJob) (*LoadResult, error) {
+	cfg := r.cfg
 	n, order := 0, 0
-	load, loadErr := LoadCounting(ctx, cfg.Paths, cfg.Stdin, cfg.Format, cfg.Notes, runCounting{off: cfg.Offline, chars: cfg.largeRunChars}, func(c *corpora.Conversation) error {
+	return LoadCounting(ctx, cfg.Paths, cfg.Stdin, cfg.Format, cfg.Notes, runCounting{off: cfg.Offline, chars: cfg.largeRunChars}, func(c *corpora.Conversation) error {
 		r.sizes.reading(c.Source.File)
 		reqs := c.Requests()
 		if cfg.Turns == "last" && len(reqs) > 0 {
@@ -376,15 +413,6 @@ func (r *runner) execute(ctx context.Context) (*LoadResult, error) {
 		}
 		return nil
 	})
-	r.sizes.reading("")
-	close(jobs)
-	wg.Wait()
-	close(done)
-	<-writerDone
-	if loadErr == nil {
-		loadErr = writeErr
-	}
-	return load, loadErr
 }
 
 // caseWriter appends cases to CasesOut as JSON lines. A file is synced at most once every

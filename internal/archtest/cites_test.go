@@ -17,23 +17,7 @@ var sectionCite = regexp.MustCompile(`([A-Za-z0-9_./-]+\.md) §`)
 func TestCitedPagesExist(t *testing.T) {
 	root := filepath.Join("..", "..")
 	cites := 0
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if name := d.Name(); path != root && (name == "testdata" || strings.HasPrefix(name, ".") || name == "node_modules") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") {
-			return nil
-		}
-		src, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
+	err := walkGoFiles(root, func(path string, src []byte) error {
 		for _, m := range sectionCite.FindAllStringSubmatch(string(src), -1) {
 			cites++
 			page := m[1]

@@ -53,23 +53,7 @@ func (t qwenTemplate) Render(msgs []corpora.Message, tools []corpora.ToolDef) ([
 		}
 	}
 	firstSystem := len(req.msgs) > 0 && req.msgs[0].role == corpora.RoleSystem
-	if len(req.tools) > 0 {
-		w.special("<|im_start|>system\n")
-		if firstSystem {
-			put(contents[0], true)
-			w.special("\n\n")
-		}
-		w.special("# Tools\n\nYou may call one or more functions to assist with the user query.\n\nYou are provided with function signatures within <tools></tools> XML tags:\n<tools>")
-		for _, t := range req.tools {
-			w.special("\n")
-			w.text(toolJSON(t, -1))
-		}
-		w.special("\n</tools>\n\nFor each function call, return a json object with function name and arguments within <tool_call></tool_call> XML tags:\n<tool_call>\n{\"name\": <function-name>, \"arguments\": <args-json-object>}\n</tool_call><|im_end|>\n")
-	} else if firstSystem {
-		w.special("<|im_start|>system\n")
-		put(contents[0], true)
-		w.special("<|im_end|>\n")
-	}
+	qwenSystem(w, req.tools, firstSystem, func() { put(contents[0], true) })
 	lastQuery := qwenLastQuery(req.msgs, contents)
 	for i, m := range req.msgs {
 		switch {
@@ -80,12 +64,8 @@ func (t qwenTemplate) Render(msgs []corpora.Message, tools []corpora.ToolDef) ([
 		case m.role == corpora.RoleAssistant:
 			content, reasoning := contents[i], m.reasoning
 			cut := false // content and reasoning were cut out of the content string
-			if reasoning == "" && strings.Contains(content, "</think>") {
-				parts := strings.Split(content, "</think>")
-				content = strings.TrimLeft(parts[len(parts)-1], "\n")
-				r := strings.Split(strings.TrimRight(parts[0], "\n"), "<think>")
-				reasoning = strings.TrimLeft(r[len(r)-1], "\n")
-				cut = true
+			if reasoning == "" {
+				content, reasoning, cut = qwenSplitThink(content)
 			}
 			w.special("<|im_start|>assistant\n")
 			if i > lastQuery && (i == len(req.msgs)-1 || reasoning != "") {
@@ -122,6 +102,43 @@ func (t qwenTemplate) Render(msgs []corpora.Message, tools []corpora.ToolDef) ([
 		return nil, fmt.Errorf("qwen template: %w", err)
 	}
 	return w.segs, nil
+}
+
+// qwenSystem writes Qwen3's system turn: the tools block, after the system message (system
+// writes it) when the conversation starts with one; or the system message alone; or nothing.
+func qwenSystem(w *segmentWriter, tools []serverTool, firstSystem bool, system func()) {
+	if len(tools) == 0 {
+		if firstSystem {
+			w.special("<|im_start|>system\n")
+			system()
+			w.special("<|im_end|>\n")
+		}
+		return
+	}
+	w.special("<|im_start|>system\n")
+	if firstSystem {
+		system()
+		w.special("\n\n")
+	}
+	w.special("# Tools\n\nYou may call one or more functions to assist with the user query.\n\nYou are provided with function signatures within <tools></tools> XML tags:\n<tools>")
+	for _, t := range tools {
+		w.special("\n")
+		w.text(toolJSON(t, -1))
+	}
+	w.special("\n</tools>\n\nFor each function call, return a json object with function name and arguments within <tool_call></tool_call> XML tags:\n<tool_call>\n{\"name\": <function-name>, \"arguments\": <args-json-object>}\n</tool_call><|im_end|>\n")
+}
+
+// qwenSplitThink splits an assistant's content string at its last </think> as Qwen3's template
+// does: the answer after it, and the reasoning of the <think> block before it; cut is false
+// (and content is returned as is) when it holds no </think>.
+func qwenSplitThink(content string) (answer, reasoning string, cut bool) {
+	if !strings.Contains(content, "</think>") {
+		return content, "", false
+	}
+	parts := strings.Split(content, "</think>")
+	answer = strings.TrimLeft(parts[len(parts)-1], "\n")
+	r := strings.Split(strings.TrimRight(parts[0], "\n"), "<think>")
+	return answer, strings.TrimLeft(r[len(r)-1], "\n"), true
 }
 
 // listedParts returns a message's text parts when llama-server hands its content to a
@@ -323,30 +340,9 @@ func (t mistralTemplate) Render(msgs []corpora.Message, tools []corpora.ToolDef)
 			system = parts[0] // the template takes the first part of a list
 		}
 	}
-	contents := make([]string, len(rest))
-	lastUser := -1
-	n := 0
-	for i, m := range rest {
-		contents[i] = pm.content(m.content)
-		if parts := listedParts(m); parts != nil && m.role != corpora.RoleTool {
-			contents[i] = strings.Join(parts, "") // the template writes the parts one after another
-		}
-		if m.role == corpora.RoleUser {
-			lastUser = i
-		}
-		if m.role == corpora.RoleTool || len(m.calls) > 0 {
-			continue
-		}
-		if (m.role == corpora.RoleUser) != (n%2 == 0) {
-			return nil, fmt.Errorf("mistral template at %s: after the optional system message, conversation roles must alternate user/assistant/user/assistant/... (a %s message)", m.loc, m.role)
-		}
-		n++
-	}
-	checkID := func(id string, m serverMessage) error {
-		if utf8.RuneCountInString(id) != 9 {
-			return fmt.Errorf("mistral template at %s: tool call IDs should be alphanumeric strings with length 9 (got %q)", m.loc, id)
-		}
-		return nil
+	contents, lastUser, rerr := mistralContents(pm, rest)
+	if rerr != nil {
+		return nil, rerr
 	}
 	w.special("<s>[SYSTEM_PROMPT]")
 	if haveSystem {
@@ -376,7 +372,7 @@ func (t mistralTemplate) Render(msgs []corpora.Message, tools []corpora.ToolDef)
 				put(contents[i])
 			}
 			for _, c := range m.calls {
-				if e := checkID(c.id, m); e != nil {
+				if e := mistralCheckID(c.id, m); e != nil {
 					return nil, e
 				}
 				w.special("[TOOL_CALLS]" + c.name + "[CALL_ID]" + c.id + "[ARGS]")
@@ -384,7 +380,7 @@ func (t mistralTemplate) Render(msgs []corpora.Message, tools []corpora.ToolDef)
 			}
 			w.special("</s>")
 		case corpora.RoleTool:
-			if e := checkID(m.toolCallID, m); e != nil {
+			if e := mistralCheckID(m.toolCallID, m); e != nil {
 				return nil, e
 			}
 			w.special("[TOOL_RESULTS]" + m.toolCallID + "[TOOL_CONTENT]")
@@ -398,6 +394,42 @@ func (t mistralTemplate) Render(msgs []corpora.Message, tools []corpora.ToolDef)
 		return nil, fmt.Errorf("mistral template: %w", err)
 	}
 	return w.segs, nil
+}
+
+// mistralContents returns the contents of the messages after the system message, as Mistral
+// Small 3.2's template writes them (a list of text parts joined), and the index of the last user
+// message (-1 when none); it fails where the user and assistant messages (calls and results
+// aside) do not alternate, as the template does.
+func mistralContents(pm *promptMarkers, msgs []serverMessage) ([]string, int, error) {
+	contents := make([]string, len(msgs))
+	lastUser := -1
+	n := 0
+	for i, m := range msgs {
+		contents[i] = pm.content(m.content)
+		if parts := listedParts(m); parts != nil && m.role != corpora.RoleTool {
+			contents[i] = strings.Join(parts, "") // the template writes the parts one after another
+		}
+		if m.role == corpora.RoleUser {
+			lastUser = i
+		}
+		if m.role == corpora.RoleTool || len(m.calls) > 0 {
+			continue
+		}
+		if (m.role == corpora.RoleUser) != (n%2 == 0) {
+			return nil, -1, fmt.Errorf("mistral template at %s: after the optional system message, conversation roles must alternate user/assistant/user/assistant/... (a %s message)", m.loc, m.role)
+		}
+		n++
+	}
+	return contents, lastUser, nil
+}
+
+// mistralCheckID fails on a tool call id (of message m) that is not 9 characters long, as
+// Mistral Small 3.2's template does.
+func mistralCheckID(id string, m serverMessage) error {
+	if utf8.RuneCountInString(id) != 9 {
+		return fmt.Errorf("mistral template at %s: tool call IDs should be alphanumeric strings with length 9 (got %q)", m.loc, id)
+	}
+	return nil
 }
 
 // mistralSystemBefore and mistralSystemAfter are the default system prompt of Mistral Small

@@ -278,69 +278,9 @@ func parseSelector(t text) (string, []Filter, error) {
 	i = skipSpace(s, j)
 	var filter []Filter
 	if i < len(s) && s[i] == '{' {
-		i++
-		seen := map[string]bool{}
-		for {
-			i = skipSpace(s, i)
-			if i < len(s) && s[i] == '}' && len(filter) == 0 {
-				i++
-				break
-			}
-			key, j := ident(s, i)
-			if key == "" {
-				return "", nil, t.errAt(i, "expected a filter key (%s)", strings.Join(m.filters, ", "))
-			}
-			if !contains(m.filters, key) {
-				return "", nil, t.errAt(i, "metric %s cannot be filtered by %q; keys: %s", name, key, strings.Join(m.filters, ", "))
-			}
-			if seen[key] {
-				return "", nil, t.errAt(i, "filter key %q given twice", key)
-			}
-			seen[key] = true
-			i = skipSpace(s, j)
-			if i >= len(s) || s[i] != ':' {
-				return "", nil, t.errAt(i, "expected ':' after the filter key %q", key)
-			}
-			i = skipSpace(s, i+1)
-			var value string
-			if i < len(s) && s[i] == '"' {
-				k := i + 1
-				for k < len(s) && s[k] != '"' {
-					if s[k] == '\\' {
-						k++
-					}
-					k++
-				}
-				if k >= len(s) {
-					return "", nil, t.errAt(i, "unterminated quoted filter value")
-				}
-				v, err := strconv.Unquote(s[i : k+1])
-				if err != nil {
-					return "", nil, t.errAt(i, "bad quoted filter value: %v", err)
-				}
-				value, i = v, k+1
-			} else {
-				k := i
-				for k < len(s) && s[k] != ',' && s[k] != '}' {
-					k++
-				}
-				value = strings.TrimSpace(s[i:k])
-				i = k
-			}
-			if value == "" {
-				return "", nil, t.errAt(i, "empty value for the filter key %q", key)
-			}
-			filter = append(filter, Filter{Key: key, Value: value})
-			i = skipSpace(s, i)
-			if i < len(s) && s[i] == ',' {
-				i++
-				continue
-			}
-			if i < len(s) && s[i] == '}' {
-				i++
-				break
-			}
-			return "", nil, t.errAt(i, "expected ',' or '}' in the filter")
+		var err error
+		if filter, i, err = parseFilters(t, i+1, name, m); err != nil {
+			return "", nil, err
 		}
 	}
 	i = skipSpace(s, i)
@@ -348,6 +288,82 @@ func parseSelector(t text) (string, []Filter, error) {
 		return "", nil, t.errAt(i, "unexpected %q after the selector", s[i:])
 	}
 	return name, filter, nil
+}
+
+// parseFilters parses the key:value pairs of a selector's filter from i (after its '{') to its
+// '}', each key one that metric m (named name) may be filtered by, once; it returns the index
+// after the '}'.
+func parseFilters(t text, i int, name string, m metric) ([]Filter, int, error) {
+	s := t.s
+	var filter []Filter
+	seen := map[string]bool{}
+	for {
+		i = skipSpace(s, i)
+		if i < len(s) && s[i] == '}' && len(filter) == 0 {
+			return filter, i + 1, nil
+		}
+		key, j := ident(s, i)
+		if key == "" {
+			return nil, 0, t.errAt(i, "expected a filter key (%s)", strings.Join(m.filters, ", "))
+		}
+		if !contains(m.filters, key) {
+			return nil, 0, t.errAt(i, "metric %s cannot be filtered by %q; keys: %s", name, key, strings.Join(m.filters, ", "))
+		}
+		if seen[key] {
+			return nil, 0, t.errAt(i, "filter key %q given twice", key)
+		}
+		seen[key] = true
+		i = skipSpace(s, j)
+		if i >= len(s) || s[i] != ':' {
+			return nil, 0, t.errAt(i, "expected ':' after the filter key %q", key)
+		}
+		var value string
+		var err error
+		if value, i, err = parseFilterValue(t, skipSpace(s, i+1)); err != nil {
+			return nil, 0, err
+		}
+		if value == "" {
+			return nil, 0, t.errAt(i, "empty value for the filter key %q", key)
+		}
+		filter = append(filter, Filter{Key: key, Value: value})
+		i = skipSpace(s, i)
+		if i < len(s) && s[i] == ',' {
+			i++
+			continue
+		}
+		if i < len(s) && s[i] == '}' {
+			return filter, i + 1, nil
+		}
+		return nil, 0, t.errAt(i, "expected ',' or '}' in the filter")
+	}
+}
+
+// parseFilterValue parses a filter value at i: a Go-quoted string, or the text up to the next
+// ',' or '}' (trimmed). It returns the index after it.
+func parseFilterValue(t text, i int) (string, int, error) {
+	s := t.s
+	if i >= len(s) || s[i] != '"' {
+		k := i
+		for k < len(s) && s[k] != ',' && s[k] != '}' {
+			k++
+		}
+		return strings.TrimSpace(s[i:k]), k, nil
+	}
+	k := i + 1
+	for k < len(s) && s[k] != '"' {
+		if s[k] == '\\' {
+			k++
+		}
+		k++
+	}
+	if k >= len(s) {
+		return "", 0, t.errAt(i, "unterminated quoted filter value")
+	}
+	v, err := strconv.Unquote(s[i : k+1])
+	if err != nil {
+		return "", 0, t.errAt(i, "bad quoted filter value: %v", err)
+	}
+	return v, k + 1, nil
 }
 
 var aggregations = []string{"count", "sum", "min", "max", "avg", "med", "rate", "value", "p(N)", "delta"}
@@ -428,29 +444,11 @@ func parseExpression(t text, metric string) (Budget, error) {
 	m := metrics[metric]
 	var b Budget
 	i := skipSpace(s, 0)
-	if name, j := ident(s, i); name == "delta" {
-		b.Agg = Aggregation{Name: m.natural.Name, P: m.natural.P}
-		k := skipSpace(s, j)
-		if k < len(s) && s[k] == '(' {
-			a, end, err := parseAggregation(t, skipSpace(s, k+1))
-			if err != nil {
-				return b, err
-			}
-			end = skipSpace(s, end)
-			if end >= len(s) || s[end] != ')' {
-				return b, t.errAt(end, "expected ')' to close delta(")
-			}
-			b.Agg, j = a, end+1
-		}
-		b.Agg.Delta = true
-		i = j
-	} else {
-		a, end, err := parseAggregation(t, i)
-		if err != nil {
-			return b, err
-		}
-		b.Agg, i = a, end
+	a, i, err := parseBudgetAggregation(t, i, m)
+	if err != nil {
+		return b, err
 	}
+	b.Agg = a
 	if b.Agg.Name == "rate" && m.kind != kindBool {
 		return b, t.errAt(0, "rate is the fraction of true samples; %s is not a yes/no metric (%s are)", metric, strings.Join(boolMetrics(), ", "))
 	}
@@ -479,9 +477,49 @@ func parseExpression(t text, metric string) (Budget, error) {
 	if err != nil || math.IsInf(v, 0) {
 		return b, t.errAt(numStart, "%q is not a number", num)
 	}
-	i = end
-	unitStart := i
-	unit := ""
+	unit, unitStart, i := scanUnit(s, end)
+	scaled, err := applyUnit(v, unit, m, b.Agg)
+	if err != nil {
+		return b, t.errAt(unitStart, "%v", err)
+	}
+	b.Threshold = scaled
+	i = skipSpace(s, i)
+	if i < len(s) {
+		return b, t.errAt(i, "unexpected %q after the threshold", s[i:])
+	}
+	return b, nil
+}
+
+// parseBudgetAggregation parses the aggregation of a budget on metric m at i: delta (of the
+// metric's natural aggregation) or delta(aggregation), or an aggregation. It returns the index
+// after it.
+func parseBudgetAggregation(t text, i int, m metric) (Aggregation, int, error) {
+	s := t.s
+	name, j := ident(s, i)
+	if name != "delta" {
+		return parseAggregation(t, i)
+	}
+	agg := Aggregation{Name: m.natural.Name, P: m.natural.P}
+	k := skipSpace(s, j)
+	if k < len(s) && s[k] == '(' {
+		a, end, err := parseAggregation(t, skipSpace(s, k+1))
+		if err != nil {
+			return agg, 0, err
+		}
+		end = skipSpace(s, end)
+		if end >= len(s) || s[end] != ')' {
+			return agg, 0, t.errAt(end, "expected ')' to close delta(")
+		}
+		agg, j = a, end+1
+	}
+	agg.Delta = true
+	return agg, j, nil
+}
+
+// scanUnit returns the unit of a threshold whose number ends at i: the text right after the
+// number, else the next word (not a comment), with where it starts and the index after it.
+func scanUnit(s string, i int) (unit string, unitStart, end int) {
+	unitStart = i
 	for i < len(s) && s[i] != ' ' && s[i] != '\t' {
 		_, size := utf8.DecodeRuneInString(s[i:])
 		i += size
@@ -497,16 +535,7 @@ func parseExpression(t text, metric string) (Budget, error) {
 			unit, i = s[unitStart:j], j
 		}
 	}
-	scaled, err := applyUnit(v, unit, m, b.Agg)
-	if err != nil {
-		return b, t.errAt(unitStart, "%v", err)
-	}
-	b.Threshold = scaled
-	i = skipSpace(s, i)
-	if i < len(s) {
-		return b, t.errAt(i, "unexpected %q after the threshold", s[i:])
-	}
-	return b, nil
+	return unit, unitStart, i
 }
 
 // durationUnits are the time units in nanoseconds.

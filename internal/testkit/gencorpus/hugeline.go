@@ -114,26 +114,36 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 // writeStoredPNG writes a w×h 8-bit RGB PNG of seeded noise as one IDAT chunk of stored
 // (uncompressed) deflate blocks, row by row.
 func writeStoredPNG(out io.Writer, w, h int, seed int64) error {
-	chunk := func(kind string, data []byte) error {
-		b := binary.BigEndian.AppendUint32(nil, uint32(len(data)))
-		b = append(b, kind...)
-		b = append(b, data...)
-		b = binary.BigEndian.AppendUint32(b, crc32.ChecksumIEEE(b[4:]))
-		_, err := out.Write(b)
-		return err
-	}
 	if _, err := out.Write([]byte("\x89PNG\r\n\x1a\n")); err != nil {
 		return err
 	}
 	ihdr := binary.BigEndian.AppendUint32(nil, uint32(w))
 	ihdr = binary.BigEndian.AppendUint32(ihdr, uint32(h))
-	if err := chunk("IHDR", append(ihdr, 8, 2, 0, 0, 0)); err != nil {
+	if err := writePNGChunk(out, "IHDR", append(ihdr, 8, 2, 0, 0, 0)); err != nil {
 		return err
 	}
+	if err := writeNoiseIDAT(out, w, h, seed); err != nil {
+		return err
+	}
+	return writePNGChunk(out, "IEND", nil)
+}
+
+// writePNGChunk writes one PNG chunk: length, kind, data and CRC.
+func writePNGChunk(out io.Writer, kind string, data []byte) error {
+	b := binary.BigEndian.AppendUint32(nil, uint32(len(data)))
+	b = append(b, kind...)
+	b = append(b, data...)
+	b = binary.BigEndian.AppendUint32(b, crc32.ChecksumIEEE(b[4:]))
+	_, err := out.Write(b)
+	return err
+}
+
+// writeNoiseIDAT writes the IDAT chunk of a w×h RGB picture of seeded noise (filter 0 on every
+// row): a zlib stream of stored blocks, written as the rows are made.
+func writeNoiseIDAT(out io.Writer, w, h int, seed int64) error {
 	rowLen := 1 + 3*w
 	raw := int64(rowLen) * int64(h)
-	const block = 65535
-	blocks := (raw + block - 1) / block
+	blocks := (raw + storedBlock - 1) / storedBlock
 	idatLen := 2 + raw + 5*blocks + 4
 	// IDAT header: length and type, then the zlib stream, then the CRC of type and data.
 	head := binary.BigEndian.AppendUint32(nil, uint32(idatLen))
@@ -150,47 +160,66 @@ func writeStoredPNG(out io.Writer, w, h int, seed int64) error {
 	adler := adler32.New()
 	rng := rand.New(rand.NewSource(seed))
 	row := make([]byte, rowLen)
-	buf := make([]byte, 0, block)
-	left := raw
-	flush := func() error {
-		left -= int64(len(buf))
-		final := byte(0)
-		if left == 0 {
-			final = 1
-		}
-		hdr := []byte{final, byte(len(buf)), byte(len(buf) >> 8), ^byte(len(buf)), ^byte(len(buf) >> 8)}
-		if _, err := body.Write(hdr); err != nil {
-			return err
-		}
-		_, err := body.Write(buf)
-		buf = buf[:0]
-		return err
-	}
+	deflate := &storedBlocks{w: body, buf: make([]byte, 0, storedBlock), left: raw}
 	for range h {
 		row[0] = 0
 		rng.Read(row[1:])
 		adler.Write(row)
-		for r := row; len(r) > 0; {
-			k := min(len(r), block-len(buf))
-			buf = append(buf, r[:k]...)
-			r = r[k:]
-			if len(buf) == block {
-				if err := flush(); err != nil {
-					return err
-				}
-			}
-		}
-	}
-	if len(buf) > 0 {
-		if err := flush(); err != nil {
+		if err := deflate.write(row); err != nil {
 			return err
 		}
+	}
+	if err := deflate.flush(); err != nil {
+		return err
 	}
 	if _, err := body.Write(binary.BigEndian.AppendUint32(nil, adler.Sum32())); err != nil {
 		return err
 	}
-	if _, err := out.Write(binary.BigEndian.AppendUint32(nil, crc.Sum32())); err != nil {
+	_, err := out.Write(binary.BigEndian.AppendUint32(nil, crc.Sum32()))
+	return err
+}
+
+// storedBlock is the most a stored deflate block holds.
+const storedBlock = 65535
+
+// storedBlocks writes a deflate stream of stored blocks of storedBlock bytes (the last one
+// shorter), marking final the block that ends the left bytes.
+type storedBlocks struct {
+	w    io.Writer
+	buf  []byte
+	left int64
+}
+
+// write adds p to the stream, writing each block as it fills.
+func (s *storedBlocks) write(p []byte) error {
+	for len(p) > 0 {
+		k := min(len(p), storedBlock-len(s.buf))
+		s.buf = append(s.buf, p[:k]...)
+		p = p[k:]
+		if len(s.buf) == storedBlock {
+			if err := s.flush(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// flush writes the bytes held as one stored block, if any.
+func (s *storedBlocks) flush() error {
+	if len(s.buf) == 0 {
+		return nil
+	}
+	s.left -= int64(len(s.buf))
+	final := byte(0)
+	if s.left == 0 {
+		final = 1
+	}
+	n := len(s.buf)
+	if _, err := s.w.Write([]byte{final, byte(n), byte(n >> 8), ^byte(n), ^byte(n >> 8)}); err != nil {
 		return err
 	}
-	return chunk("IEND", nil)
+	_, err := s.w.Write(s.buf)
+	s.buf = s.buf[:0]
+	return err
 }

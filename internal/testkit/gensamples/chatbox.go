@@ -76,7 +76,24 @@ func chatboxBackup(p *pictures) (sampleFile, error) {
 			{"createdAt", t0 + 8000},
 		}}}},
 	}
-	legacy := obj{
+	legacy := chatboxLegacySession(g, legacyID) // its ids are drawn after the session's
+	backup := chatboxBackupObject(providerID, sessionID, session, legacy)
+	return jsonFile(chatboxBackupName, "chatbox", backup, compact, false,
+		conversation{Key: chatboxBackupName + "#" + legacyID, Title: "Receipt",
+			Expect: expectation{Question: "What is the total on the receipt?", Scorer: "contains", Answer: "12.40"}},
+		conversation{Key: chatboxBackupName + "#" + sessionID, Title: "Shop admin check",
+			Expect: expectation{Question: "What colour is the square under STATUS in the screenshot?", Scorer: "icontains", Answer: "red"}},
+		conversation{Key: chatboxBackupName + "#" + sessionID + "/thread/" + threadID, Title: "Warm-up",
+			Expect: expectation{Question: "Which browser does the Playwright MCP server use by default?", Scorer: "icontains", Answer: "chromium"}},
+		conversation{Key: chatboxBackupName + "#" + sessionID + "/fork/" + userID + "/0", Title: "Shop admin check (fork)",
+			Expect: expectation{Question: "What colour is the square under STATUS in the earlier screenshot?", Scorer: "icontains", Answer: "blue"}},
+	)
+}
+
+// chatboxLegacySession is the backup's session in the legacy chat-sessions array: string
+// contents and pictures by storage key (ids drawn from g).
+func chatboxLegacySession(g *ids, legacyID string) obj {
+	return obj{
 		{"id", legacyID},
 		{"name", "Receipt"},
 		{"type", "chat"},
@@ -89,7 +106,12 @@ func chatboxBackup(p *pictures) (sampleFile, error) {
 		}},
 		{"starred", false},
 	}
-	backup := obj{
+}
+
+// chatboxBackupObject is the backup around its two sessions: the settings, the session list and
+// the other keys a Chatbox export holds.
+func chatboxBackupObject(providerID, sessionID string, session, legacy obj) obj {
+	return obj{
 		{"chat-session-settings", obj{{"provider", providerID}, {"modelId", chatboxModel}, {"temperature", 0.7}, {"maxContextMessageCount", 20}}},
 		{"chat-sessions", arr{legacy}},
 		{"chat-sessions-list", arr{obj{{"id", sessionID}, {"name", "Shop admin check"}, {"type", "chat"}}}},
@@ -103,14 +125,4 @@ func chatboxBackup(p *pictures) (sampleFile, error) {
 		{"__exported_items", arr{"setting", "key", "conversations", "copilot"}},
 		{"__exported_at", "2026-11-30T09:52:11.480Z"},
 	}
-	return jsonFile(chatboxBackupName, "chatbox", backup, compact, false,
-		conversation{Key: chatboxBackupName + "#" + legacyID, Title: "Receipt",
-			Expect: expectation{Question: "What is the total on the receipt?", Scorer: "contains", Answer: "12.40"}},
-		conversation{Key: chatboxBackupName + "#" + sessionID, Title: "Shop admin check",
-			Expect: expectation{Question: "What colour is the square under STATUS in the screenshot?", Scorer: "icontains", Answer: "red"}},
-		conversation{Key: chatboxBackupName + "#" + sessionID + "/thread/" + threadID, Title: "Warm-up",
-			Expect: expectation{Question: "Which browser does the Playwright MCP server use by default?", Scorer: "icontains", Answer: "chromium"}},
-		conversation{Key: chatboxBackupName + "#" + sessionID + "/fork/" + userID + "/0", Title: "Shop admin check (fork)",
-			Expect: expectation{Question: "What colour is the square under STATUS in the earlier screenshot?", Scorer: "icontains", Answer: "blue"}},
-	)
 }

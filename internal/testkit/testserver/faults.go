@@ -185,29 +185,9 @@ func (f *FaultServer) handle(w http.ResponseWriter, r *http.Request) {
 		case <-f.stop:
 		}
 	case FaultTrickle:
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusOK)
-		for _, b := range []byte(`{"input_tokens":123,"usage":{"prompt_tokens":123},"choices":[{"message":{"content":"x"}}]}`) {
-			_, _ = w.Write([]byte{b})
-			w.(http.Flusher).Flush()
-			select {
-			case <-time.After(time.Second):
-			case <-r.Context().Done():
-				return
-			case <-f.stop:
-				return
-			}
-		}
+		f.trickle(w, r)
 	case FaultCloseEmpty, FaultTruncated:
-		conn, buf, err := http.NewResponseController(w).Hijack()
-		if err != nil {
-			return
-		}
-		if f.cfg.Fault == FaultTruncated {
-			_, _ = buf.WriteString("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"input_tokens\": 12")
-			_ = buf.Flush()
-		}
-		_ = conn.Close()
+		closeConnection(w, f.cfg.Fault == FaultTruncated)
 	case Fault500:
 		writeJSON(w, http.StatusInternalServerError, map[string]any{"error": map[string]any{"code": 500, "message": "llama_decode failed", "type": "server_error"}})
 	case Fault429:
@@ -219,16 +199,7 @@ func (f *FaultServer) handle(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("X-Padding", strings.Repeat("a", 16<<20))
 		writeJSON(w, http.StatusOK, map[string]any{"input_tokens": 1})
 	case FaultHugeBody:
-		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Content-Length", "2000000000")
-		w.WriteHeader(http.StatusOK)
-		_, _ = w.Write([]byte(`{"input_tokens":1,"pad":"`))
-		chunk := bytes.Repeat([]byte("a"), 1<<20)
-		for range 2000 {
-			if _, err := w.Write(chunk); err != nil {
-				return
-			}
-		}
+		writeHugeBody(w)
 	case FaultRestart:
 		f.kill()
 		conn, _, err := http.NewResponseController(w).Hijack()
@@ -237,6 +208,51 @@ func (f *FaultServer) handle(w http.ResponseWriter, r *http.Request) {
 		}
 	default:
 		f.healthy.Config.Handler.ServeHTTP(w, r)
+	}
+}
+
+// trickle answers a byte a second, until the request or the server ends (FaultTrickle).
+func (f *FaultServer) trickle(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	for _, b := range []byte(`{"input_tokens":123,"usage":{"prompt_tokens":123},"choices":[{"message":{"content":"x"}}]}`) {
+		_, _ = w.Write([]byte{b})
+		w.(http.Flusher).Flush()
+		select {
+		case <-time.After(time.Second):
+		case <-r.Context().Done():
+			return
+		case <-f.stop:
+			return
+		}
+	}
+}
+
+// closeConnection closes the connection without an answer (FaultCloseEmpty), or after the head
+// of one and the first bytes of its body (truncated: FaultTruncated).
+func closeConnection(w http.ResponseWriter, truncated bool) {
+	conn, buf, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		return
+	}
+	if truncated {
+		_, _ = buf.WriteString("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"input_tokens\": 12")
+		_ = buf.Flush()
+	}
+	_ = conn.Close()
+}
+
+// writeHugeBody answers a body of 2 GB (FaultHugeBody), until the client stops reading.
+func writeHugeBody(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", "2000000000")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write([]byte(`{"input_tokens":1,"pad":"`))
+	chunk := bytes.Repeat([]byte("a"), 1<<20)
+	for range 2000 {
+		if _, err := w.Write(chunk); err != nil {
+			return
+		}
 	}
 }
 

@@ -163,30 +163,49 @@ func ReadVocabulary(tokenizerJSON string) (*Vocabulary, error) {
 			return nil, fmt.Errorf("%s: no token has id %d (ids must be dense)", tokenizerJSON, id)
 		}
 	}
-	v.Merges = make([]string, len(f.Model.Merges))
-	for i, raw := range f.Model.Merges {
+	if v.Merges, err = readMerges(tokenizerJSON, f.Model.Merges); err != nil {
+		return nil, err
+	}
+	if v.ChatTemplate, err = readChatTemplate(filepath.Join(filepath.Dir(tokenizerJSON), "tokenizer_config.json")); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// readMerges reads the merges of a tokenizer.json (file), each "a b" or ["a", "b"], as "a b".
+func readMerges(file string, raws []json.RawMessage) ([]string, error) {
+	merges := make([]string, len(raws))
+	for i, raw := range raws {
 		var s string
 		if err := json.Unmarshal(raw, &s); err == nil {
-			v.Merges[i] = s
+			merges[i] = s
 			continue
 		}
 		var pair []string
 		if err := json.Unmarshal(raw, &pair); err != nil || len(pair) != 2 {
-			return nil, fmt.Errorf("%s at /model/merges/%d: want \"a b\" or [\"a\", \"b\"]", tokenizerJSON, i)
+			return nil, fmt.Errorf("%s at /model/merges/%d: want \"a b\" or [\"a\", \"b\"]", file, i)
 		}
-		v.Merges[i] = pair[0] + " " + pair[1]
+		merges[i] = pair[0] + " " + pair[1]
 	}
-	cfgPath := filepath.Join(filepath.Dir(tokenizerJSON), "tokenizer_config.json")
-	if cfg, err := os.ReadFile(cfgPath); err == nil {
-		var c struct {
-			ChatTemplate json.RawMessage `json:"chat_template"`
-		}
-		if err := json.Unmarshal(cfg, &c); err != nil {
-			return nil, fmt.Errorf("%s: %w", cfgPath, err)
-		}
-		_ = json.Unmarshal(c.ChatTemplate, &v.ChatTemplate) // a list of named templates is left out
+	return merges, nil
+}
+
+// readChatTemplate reads the chat template of a tokenizer_config.json: "" when there is no such
+// file, or its template is a list of named templates (left out).
+func readChatTemplate(cfgPath string) (string, error) {
+	cfg, err := os.ReadFile(cfgPath)
+	if err != nil {
+		return "", nil
 	}
-	return v, nil
+	var c struct {
+		ChatTemplate json.RawMessage `json:"chat_template"`
+	}
+	if err := json.Unmarshal(cfg, &c); err != nil {
+		return "", fmt.Errorf("%s: %w", cfgPath, err)
+	}
+	var template string
+	_ = json.Unmarshal(c.ChatTemplate, &template)
+	return template, nil
 }
 
 // pointerEscape escapes a JSON Pointer reference token.
@@ -288,6 +307,12 @@ func Qwen3(vocab *Vocabulary, opts Options) ([]ggufwrite.KV, []ggufwrite.Tensor,
 	if o.MRoPE {
 		arch = "qwen3vl"
 	}
+	return qwen3Metadata(arch, vocab, o, headDim), qwen3Tensors(len(vocab.Tokens), o, headDim), nil
+}
+
+// qwen3Metadata is the tiny model's metadata: the architecture's hyperparameters (arch is
+// qwen3, or qwen3vl with MRoPE), the tokenizer and its chat template.
+func qwen3Metadata(arch string, vocab *Vocabulary, o Options, headDim int) []ggufwrite.KV {
 	kvs := []ggufwrite.KV{
 		{Key: "general.architecture", Value: arch},
 		{Key: "general.name", Value: "strata-eval tiny qwen3 (random weights)"},
@@ -320,7 +345,12 @@ func Qwen3(vocab *Vocabulary, opts Options) ([]ggufwrite.KV, []ggufwrite.Tensor,
 	if vocab.ChatTemplate != "" {
 		kvs = append(kvs, ggufwrite.KV{Key: "tokenizer.chat_template", Value: o.TemplatePrefix + vocab.ChatTemplate})
 	}
+	return kvs
+}
 
+// qwen3Tensors is the tiny model's weights over a vocabulary of nVocab tokens: seeded random
+// matrices (o.Seed), norms of ones.
+func qwen3Tensors(nVocab int, o Options, headDim int) []ggufwrite.Tensor {
 	rng := rand.New(rand.NewPCG(o.Seed, 0x9e3779b97f4a7c15))
 	random := func(n int, scale float32) []float32 {
 		out := make([]float32, n)
@@ -345,7 +375,6 @@ func Qwen3(vocab *Vocabulary, opts Options) ([]ggufwrite.KV, []ggufwrite.Tensor,
 	vector := func(name string, n int) ggufwrite.Tensor {
 		return ggufwrite.Tensor{Name: name, Dims: []uint64{uint64(n)}, Type: ggufwrite.F32, Data: ones(n)}
 	}
-	nVocab := len(vocab.Tokens)
 	tensors := []ggufwrite.Tensor{
 		{Name: "token_embd.weight", Dims: []uint64{uint64(o.Embedding), uint64(nVocab)}, Type: ggufwrite.F16,
 			Data: ggufwrite.F16Bytes(random(o.Embedding*nVocab, 1)...)},
@@ -368,7 +397,7 @@ func Qwen3(vocab *Vocabulary, opts Options) ([]ggufwrite.KV, []ggufwrite.Tensor,
 			matrix(p+"ffn_down.weight", o.FeedForward, o.Embedding),
 		)
 	}
-	return kvs, tensors, nil
+	return tensors
 }
 
 // FindTokenizer returns the Qwen3 tokenizer.json that `make test-deps` fetched, looking in
