@@ -144,6 +144,7 @@ const (
 	SourceTokenizer = "tokenizer" // computed here with the model's tokenizer
 	SourceEstimate  = "estimate"  // a published formula
 	SourceServer    = "server"    // usage reported by a live server
+	SourceMtmd      = "mtmd"      // pictures counted by llama.cpp's multimodal library in-process
 )
 
 // ArmCase is the measurement of one case in one arm.
