@@ -56,6 +56,8 @@ type meter struct {
 	live *liveState
 	// templateChecked says the server's template was compared with ours (checkTemplate).
 	templateChecked atomic.Bool
+	// mismatchSaid says the run's first count mismatch was said (sayMismatch).
+	mismatchSaid atomic.Bool
 	// chars remembers the characters of the last long tool texts by the identity of their
 	// strings: the arms of a case end with the same tool texts (the lift hands the text
 	// without a picture back as it is, and both lifting arms the same lifted text).
@@ -157,6 +159,9 @@ func (m *meter) measure(ctx context.Context, arm replay.Arm, res *replay.Result,
 		} else {
 			d := ac.PromptTokens - computed.PromptTokens
 			ac.Computed, ac.CountDiff = computed, &d
+			if d != 0 {
+				ac.Mismatch = m.compareRenderings(ctx, req)
+			}
 		}
 	}
 	ac.Fits, ac.Verdict = measure.Verdict(ac.PromptTokens, m.context)
