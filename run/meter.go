@@ -20,6 +20,7 @@ import (
 	"github.com/strata-eval/strata-eval/measure"
 	"github.com/strata-eval/strata-eval/measure/imagerows"
 	"github.com/strata-eval/strata-eval/measure/score"
+	"github.com/strata-eval/strata-eval/records"
 	"github.com/strata-eval/strata-eval/replay"
 	"github.com/strata-eval/strata-eval/results"
 )
@@ -199,14 +200,17 @@ func (m *meter) measure(ctx context.Context, arm replay.Arm, res *replay.Result,
 		ac.Verdict = ""
 	}
 	ac.ToolMessages, ac.ToolChars, ac.ToolPictures = trailingToolMessages(res.Messages, m.chars)
-	for _, p := range res.Pictures {
+	placed := placedRows(m.family, res.Pictures, count.Images)
+	for i, p := range res.Pictures {
 		pic := results.Picture{PictureRecord: p}
 		if p.SeenByModel {
 			w, h := p.Width, p.Height
 			if p.Resized != nil {
 				w, h = p.Resized.ToWidth, p.Resized.ToHeight
 			}
-			if rows, err := imagerows.ImageRows(m.family, w, h, m.rowOpts); err == nil {
+			if rows, ok := placed[i]; ok {
+				pic.Rows, pic.Markers, pic.Family = rows.Rows, rows.Markers, m.family.Name
+			} else if rows, err := imagerows.ImageRows(m.family, w, h, m.rowOpts); err == nil {
 				pic.Rows, pic.Markers, pic.Family = rows.Rows, rows.Markers, m.family.Name
 			}
 			ac.SeesPicture = ac.Fits
@@ -220,6 +224,30 @@ func (m *meter) measure(ctx context.Context, arm replay.Arm, res *replay.Result,
 		ac.Pictures = append(ac.Pictures, pic)
 	}
 	return ac, nil
+}
+
+// placedRows are, for a family whose rows depend on the picture's prompt position, the rows
+// the count gave each picture where it sits, by index in pictures: the pictures the model sees
+// are the count's, in order, when there are as many (else none, and a picture's rows are those
+// of a picture at the start).
+func placedRows(fam imagerows.Family, pictures []records.PictureRecord, counted []engine.ImageCount) map[int]imagerows.Rows {
+	if fam.PositionPeriod() == 0 {
+		return nil
+	}
+	var seen []int
+	for i, p := range pictures {
+		if p.SeenByModel {
+			seen = append(seen, i)
+		}
+	}
+	if len(seen) != len(counted) {
+		return nil
+	}
+	out := make(map[int]imagerows.Rows, len(seen))
+	for k, i := range seen {
+		out[i] = counted[k].Rows
+	}
+	return out
 }
 
 // plausibleCount is the largest count a server may report for a prompt computed at computed
