@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -20,12 +19,8 @@ import (
 // picture; a second picture sits after the first one's rows. make rows-oracle holds the
 // position-0 count to libmtmd.
 func TestOfflineDeepseek4vRowsFollowPosition(t *testing.T) {
-	cfg, ok := tinyproj.ByName("deepseek-v4-vision")
-	if !ok {
-		t.Fatal("tinyproj has no deepseek-v4-vision")
-	}
-	proj := filepath.Join(t.TempDir(), "deepseek4v.gguf")
-	if err := tinyproj.Write(proj, cfg, tinyproj.Width, 1); err != nil {
+	proj, err := tinyproj.WriteNamed(t.TempDir(), "deepseek-v4-vision")
+	if err != nil {
 		t.Fatal(err)
 	}
 	off, err := NewOffline(OfflineConfig{Tokenizer: "o200k_base", MMProj: proj})

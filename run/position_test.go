@@ -2,7 +2,6 @@ package run
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -14,12 +13,8 @@ import (
 // (DeepSeek-V4), the rows results.json gives each picture the model sees are those the count
 // gave it at its position, so that they add up to the arm's image rows.
 func TestPicturesRowsWherePlaced(t *testing.T) {
-	cfg, ok := tinyproj.ByName("deepseek-v4-vision")
-	if !ok {
-		t.Fatal("tinyproj has no deepseek-v4-vision")
-	}
-	proj := filepath.Join(t.TempDir(), "deepseek4v.gguf")
-	if err := tinyproj.Write(proj, cfg, tinyproj.Width, 1); err != nil {
+	proj, err := tinyproj.WriteNamed(t.TempDir(), "deepseek-v4-vision")
+	if err != nil {
 		t.Fatal(err)
 	}
 	off, err := engine.NewOffline(engine.OfflineConfig{Tokenizer: "o200k_base", MMProj: proj})
