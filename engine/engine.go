@@ -17,7 +17,7 @@ type Count struct {
 	ImageRows    int          // sum of Images[i].Rows.Total
 	PromptTokens int          // TextTokens + ImageRows
 	TextSource   string       // tokenizer, server
-	RowsSource   string       // tokenizer, estimate, server ("" without pictures)
+	RowsSource   string       // tokenizer, estimate, mtmd, server ("" without pictures)
 }
 
 // ImageCount is the cost of one picture as the model receives it.

@@ -17,6 +17,7 @@ import (
 	"github.com/hybridgroup/yzma/pkg/mtmd"
 
 	"github.com/strata-eval/strata-eval/corpora"
+	"github.com/strata-eval/strata-eval/measure/imagerows"
 )
 
 // LlamaGeneration is one greedy generation with what llama.cpp measured.
@@ -356,22 +357,32 @@ func (l *Llama) countPicturesMtmd(pieces []promptPiece, c *Count) error {
 		rows[k] += n
 	}
 	markers := make([]int, len(sizes))
-	rest := textTokens - c.TextTokens
 	for k, s := range sizes {
 		if markers[k], err = l.markersOf(s[0], s[1]); err != nil {
 			return fmt.Errorf("llama engine: picture %d: %w", k, err)
 		}
-		rest -= markers[k]
+	}
+	addMtmdPictures(c, sizes, rows, markers, textTokens)
+	return nil
+}
+
+// addMtmdPictures adds to c the pictures mtmd counted: rows[k] the tokens of picture k's image
+// chunks, markers[k] the text tokens mtmd puts around it alone, textTokens all the text tokens
+// of mtmd's chunks; what those hold beyond c.TextTokens and the markers goes to the last
+// picture. The counts are libmtmd's own (source mtmd).
+func addMtmdPictures(c *Count, sizes [][2]int, rows, markers []int, textTokens int) {
+	rest := textTokens - c.TextTokens
+	for _, m := range markers {
+		rest -= m
 	}
 	markers[len(markers)-1] = max(markers[len(markers)-1]+rest, 0)
 	for k, s := range sizes {
 		r := ImageCount{Width: s[0], Height: s[1]}
-		r.Rows.Rows, r.Rows.Markers, r.Rows.Total, r.Rows.Source = rows[k], markers[k], rows[k]+markers[k], "tokenizer"
+		r.Rows.Rows, r.Rows.Markers, r.Rows.Total, r.Rows.Source = rows[k], markers[k], rows[k]+markers[k], imagerows.SourceMtmd
 		c.Images = append(c.Images, r)
 		c.ImageRows += r.Rows.Total
 	}
-	c.RowsSource = "tokenizer"
-	return nil
+	c.RowsSource = imagerows.SourceMtmd
 }
 
 // markersOf is the number of text tokens mtmd puts around a picture of w×h alone (its media

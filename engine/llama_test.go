@@ -462,3 +462,25 @@ func TestLlamaGenerateRejectsEmptyPrompt(t *testing.T) {
 		t.Error("Count after Close: no error")
 	}
 }
+
+// TestMtmdPicturesAreLabelledMtmd: pictures that libmtmd counted in-process carry the rows
+// source mtmd, per picture and for the request, and the text its chunks hold beyond the
+// prompt's own and the markers goes to the last picture.
+func TestMtmdPicturesAreLabelledMtmd(t *testing.T) {
+	c := Count{TextTokens: 40, TextSource: "tokenizer"}
+	addMtmdPictures(&c, [][2]int{{640, 480}, {32, 32}}, []int{300, 16}, []int{2, 2}, 45)
+	if c.RowsSource != imagerows.SourceMtmd {
+		t.Errorf("rows source %q, want %q", c.RowsSource, imagerows.SourceMtmd)
+	}
+	if len(c.Images) != 2 {
+		t.Fatalf("%d pictures, want 2", len(c.Images))
+	}
+	for k, img := range c.Images {
+		if img.Rows.Source != imagerows.SourceMtmd {
+			t.Errorf("picture %d: rows source %q, want %q", k, img.Rows.Source, imagerows.SourceMtmd)
+		}
+	}
+	if got := c.Images[1].Rows; got.Markers != 3 || got.Total != 19 || c.ImageRows != 302+19 {
+		t.Errorf("last picture %+v, image rows %d: want 3 markers (one merged across an edge), 19 in all, 321 rows", got, c.ImageRows)
+	}
+}

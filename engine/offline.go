@@ -123,7 +123,8 @@ func (o *Offline) Count(ctx context.Context, msgs []corpora.Message, tools []cor
 		return Count{}, err
 	}
 	c := Count{TextTokens: tc.Tokens, TextSource: "tokenizer"}
-	for _, img := range tc.Images {
+	opts := o.rows
+	for i, img := range tc.Images {
 		w, h := img.Width, img.Height
 		if w == 0 || h == 0 {
 			cfg, _, err := image.DecodeConfig(bytes.NewReader(img.Data))
@@ -132,7 +133,12 @@ func (o *Offline) Count(ctx context.Context, msgs []corpora.Message, tools []cor
 			}
 			w, h = cfg.Width, cfg.Height
 		}
-		rows, err := imagerows.ImageRows(o.family, w, h, o.rows)
+		// where the picture sits: the text before it and the pictures before it (their rows
+		// and markers), for a family whose rows depend on it
+		if i < len(tc.ImageStarts) {
+			opts.Position = tc.ImageStarts[i] + c.ImageRows
+		}
+		rows, err := imagerows.ImageRows(o.family, w, h, opts)
 		if err != nil {
 			return Count{}, err
 		}

@@ -144,6 +144,7 @@ const (
 	SourceTokenizer = "tokenizer" // computed here with the model's tokenizer
 	SourceEstimate  = "estimate"  // a published formula
 	SourceServer    = "server"    // usage reported by a live server
+	SourceMtmd      = "mtmd"      // pictures counted by llama.cpp's multimodal library in-process
 )
 
 // ArmCase is the measurement of one case in one arm.
@@ -175,6 +176,9 @@ type ArmCase struct {
 	// server; CountDiff is the server's prompt tokens minus the computed ones.
 	Computed  *ComputedCount `json:"computed,omitempty"`
 	CountDiff *int           `json:"count_diff,omitempty"`
+	// Mismatch, when CountDiff is not 0, says where the server's prompt and the computed one
+	// part, or why that could not be seen.
+	Mismatch *CountMismatch `json:"count_mismatch,omitempty"`
 	// CountMethod says how the server counted: input_tokens, tokenize or usage.
 	CountMethod string `json:"count_method,omitempty"`
 	// Timings are llama.cpp server's prompt timings (prompt_n, prompt_ms, cache_n).
@@ -199,6 +203,17 @@ type ComputedCount struct {
 	ImageRows    int    `json:"image_rows"`
 	PromptTokens int    `json:"prompt_tokens"`
 	RowsSource   string `json:"rows_source,omitempty"`
+}
+
+// CountMismatch is where the server's rendering of a request (llama.cpp's /apply-template)
+// and the computed one part: the first line that differs (1-based) and that line on each side,
+// cut to 80 characters. Note says instead why the renderings were not compared, or that they
+// are the same (the difference is then the tokenizer's or the image rows').
+type CountMismatch struct {
+	Line     int    `json:"line,omitempty"`
+	Server   string `json:"server,omitempty"`
+	Computed string `json:"computed,omitempty"`
+	Note     string `json:"note,omitempty"`
 }
 
 // ServerTimings are the prompt timings llama.cpp's server reports.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/strata-eval/strata-eval/engine"
 	"github.com/strata-eval/strata-eval/replay"
+	"github.com/strata-eval/strata-eval/results"
 )
 
 // liveState is what a run learns about its live engine while it runs: warnings for the report,
@@ -285,23 +286,74 @@ func (m *meter) liveFailure(err error) (lacking, rest error) {
 // checkTemplate compares, once, the prompt a llama.cpp server's chat template makes of a request
 // (its /apply-template) with the one --template renders, and warns with the first line that
 // differs: server − computed then holds the difference of the templates, not of the tokenizers.
-// A server without /apply-template is not compared.
+// A comparison that fails says so; a server without /apply-template is not compared here (an
+// arm whose counts differ says it in its count_mismatch).
 func (m *meter) checkTemplate(ctx context.Context, h engine.TemplateApplier, req engine.Request) {
 	if m.templateChecked.Swap(true) {
 		return
 	}
 	server, ok, err := h.ApplyTemplate(ctx, req)
-	if err != nil || !ok {
+	if !ok && err == nil {
 		return
 	}
-	computed, err := m.offline.Render(req.Messages, req.Tools)
+	var computed string
+	if err == nil {
+		computed, err = m.offline.Render(req.Messages, req.Tools)
+	}
 	if err != nil {
+		m.live.warn("the server's chat template could not be compared with --template %s: %v", m.templateName, err)
 		return
 	}
 	if line, s, c, differ := firstDifferingLine(server, computed); differ {
-		m.live.warn("the server's chat template is not --template %s: line %d of the first request's prompt is %q on the server, %q computed; server − computed counts the difference (start the server with the template --template names, or name the server's with --template; a date differs unless --template-date today)",
-			m.templateName, line, s, c)
+		m.live.warn("the server's chat template is not --template %s: line %d of the first request's prompt is %q on the server, %q computed; server − computed counts the difference (%s)",
+			m.templateName, line, s, c, templateFix)
 	}
+}
+
+// templateFix says how to make the server's prompt the computed one.
+const templateFix = "start the server with the template --template names, or name the server's with --template; a date differs unless --template-date today"
+
+// compareRenderings says where the server's prompt and the computed one part, for a request
+// whose counts differ: the first line that differs between the server's rendering (llama.cpp's
+// /apply-template) and --template's, that they are the same (the difference is then the
+// tokenizer's or the image rows'), or why they could not be compared.
+func (m *meter) compareRenderings(ctx context.Context, req engine.Request) *results.CountMismatch {
+	h, ok := m.engine.(engine.TemplateApplier)
+	if !ok {
+		return &results.CountMismatch{Note: fmt.Sprintf("renderings not compared: the %s engine does not render the server's chat template", m.engine.Name())}
+	}
+	server, ok, err := h.ApplyTemplate(ctx, req)
+	switch {
+	case err != nil:
+		return &results.CountMismatch{Note: fmt.Sprintf("renderings not compared: the server's could not be read: %v", err)}
+	case !ok:
+		return &results.CountMismatch{Note: "renderings not compared: the server does not render its chat template on request (llama.cpp's /apply-template)"}
+	}
+	computed, err := m.offline.Render(req.Messages, req.Tools)
+	if err != nil {
+		return &results.CountMismatch{Note: fmt.Sprintf("renderings not compared: --template %s does not render the request: %v", m.templateName, err)}
+	}
+	line, s, c, differ := firstDifferingLine(server, computed)
+	if !differ {
+		return &results.CountMismatch{Note: "the server's rendering is the computed one: the difference is the tokenizer's or the image rows'"}
+	}
+	return &results.CountMismatch{Line: line, Server: s, Computed: c}
+}
+
+// sayMismatch warns, once per run, of the first arm whose server count differs from the
+// computed one, with where the two prompts part (its count_mismatch); every such arm has its
+// own in results.json.
+func (m *meter) sayMismatch(caseID string, ac results.ArmCase) {
+	if ac.Mismatch == nil || ac.CountDiff == nil || m.mismatchSaid.Swap(true) {
+		return
+	}
+	mm := ac.Mismatch
+	where := fmt.Sprintf("server − computed is %+d tokens on case %s, arm %s (the first; every arm whose counts differ has its count_mismatch in results.json)", *ac.CountDiff, caseID, ac.Arm)
+	if mm.Line == 0 {
+		m.live.warn("%s: %s", where, mm.Note)
+		return
+	}
+	m.live.warn("%s: line %d of the prompt is %q on the server, %q computed (%s)", where, mm.Line, mm.Server, mm.Computed, templateFix)
 }
 
 // firstDifferingLine returns the first line (1-based) where a and b differ, with the two

@@ -20,6 +20,7 @@ import (
 	"github.com/strata-eval/strata-eval/measure"
 	"github.com/strata-eval/strata-eval/measure/imagerows"
 	"github.com/strata-eval/strata-eval/measure/score"
+	"github.com/strata-eval/strata-eval/records"
 	"github.com/strata-eval/strata-eval/replay"
 	"github.com/strata-eval/strata-eval/results"
 )
@@ -56,6 +57,8 @@ type meter struct {
 	live *liveState
 	// templateChecked says the server's template was compared with ours (checkTemplate).
 	templateChecked atomic.Bool
+	// mismatchSaid says the run's first count mismatch was said (sayMismatch).
+	mismatchSaid atomic.Bool
 	// chars remembers the characters of the last long tool texts by the identity of their
 	// strings: the arms of a case end with the same tool texts (the lift hands the text
 	// without a picture back as it is, and both lifting arms the same lifted text).
@@ -157,6 +160,9 @@ func (m *meter) measure(ctx context.Context, arm replay.Arm, res *replay.Result,
 		} else {
 			d := ac.PromptTokens - computed.PromptTokens
 			ac.Computed, ac.CountDiff = computed, &d
+			if d != 0 {
+				ac.Mismatch = m.compareRenderings(ctx, req)
+			}
 		}
 	}
 	ac.Fits, ac.Verdict = measure.Verdict(ac.PromptTokens, m.context)
@@ -187,8 +193,9 @@ func (m *meter) measure(ctx context.Context, arm replay.Arm, res *replay.Result,
 		ac.Verdict = ""
 	}
 	ac.ToolMessages, ac.ToolChars, ac.ToolPictures = trailingToolMessages(res.Messages, m.chars)
-	for _, p := range res.Pictures {
-		ac.Pictures = append(ac.Pictures, m.picture(&ac, p, lacking))
+	placed := placedRows(m.family, res.Pictures, count.Images)
+	for i, p := range res.Pictures {
+		ac.Pictures = append(ac.Pictures, m.picture(&ac, p, placed[i], lacking))
 	}
 	return ac, nil
 }
@@ -206,9 +213,10 @@ func setRefused(ac *results.ArmCase, refused *engine.RefusedError) {
 }
 
 // picture is the arm's figures of one picture of its request: the rows it costs the model's
-// family when the model sees it (then the arm sees a picture when its request fits), unless
+// family when the model sees it (placed, when the count gave them where the picture sits; else
+// those of a picture at the start), then the arm sees a picture when its request fits, unless
 // the model is blind or the server takes no pictures (lacking).
-func (m *meter) picture(ac *results.ArmCase, p replay.PictureRecord, lacking error) results.Picture {
+func (m *meter) picture(ac *results.ArmCase, p replay.PictureRecord, placed *imagerows.Rows, lacking error) results.Picture {
 	pic := results.Picture{PictureRecord: p}
 	if !p.SeenByModel {
 		return pic
@@ -217,7 +225,9 @@ func (m *meter) picture(ac *results.ArmCase, p replay.PictureRecord, lacking err
 	if p.Resized != nil {
 		w, h = p.Resized.ToWidth, p.Resized.ToHeight
 	}
-	if rows, err := imagerows.ImageRows(m.family, w, h, m.rowOpts); err == nil {
+	if placed != nil {
+		pic.Rows, pic.Markers, pic.Family = placed.Rows, placed.Markers, m.family.Name
+	} else if rows, err := imagerows.ImageRows(m.family, w, h, m.rowOpts); err == nil {
 		pic.Rows, pic.Markers, pic.Family = rows.Rows, rows.Markers, m.family.Name
 	}
 	ac.SeesPicture = ac.Fits
@@ -228,6 +238,30 @@ func (m *meter) picture(ac *results.ArmCase, p replay.PictureRecord, lacking err
 		pic.SeenByModel, pic.Reason, ac.SeesPicture = false, engine.ErrNoPictures.Error(), false
 	}
 	return pic
+}
+
+// placedRows are, for a family whose rows depend on the picture's prompt position, the rows
+// the count gave each picture where it sits, by index in pictures: the pictures the model sees
+// are the count's, in order, when there are as many (else none, and a picture's rows are those
+// of a picture at the start).
+func placedRows(fam imagerows.Family, pictures []records.PictureRecord, counted []engine.ImageCount) map[int]*imagerows.Rows {
+	if fam.PositionPeriod() == 0 {
+		return nil
+	}
+	var seen []int
+	for i, p := range pictures {
+		if p.SeenByModel {
+			seen = append(seen, i)
+		}
+	}
+	if len(seen) != len(counted) {
+		return nil
+	}
+	out := make(map[int]*imagerows.Rows, len(seen))
+	for k, i := range seen {
+		out[i] = &counted[k].Rows
+	}
+	return out
 }
 
 // plausibleCount is the largest count a server may report for a prompt computed at computed

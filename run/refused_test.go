@@ -53,7 +53,8 @@ func TestRefusedRequestIsArmError(t *testing.T) {
 		}
 		measured += len(c.Arms)
 	}
-	said := strings.Count(notes.String(), "no input provided")
+	// the refusal as the arms' error; the template check that the same refusal stopped says so apart
+	said := strings.Count(notes.String(), "no input provided") - strings.Count(notes.String(), "could not be compared with --template")
 	report := strings.Join(rep.Config.Warnings, "\n")
 	if refused == 0 || measured == 0 || said != 1 || !strings.Contains(report, "refused "+strconv.Itoa(refused)+" arm(s) with HTTP 500") {
 		t.Errorf("%d case(s) refused, %d arm(s) measured, said %d time(s) on stderr:\n%s\nreport: %s", refused, measured, said, notes.String(), report)

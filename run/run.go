@@ -496,6 +496,9 @@ func (r *runner) replayCase(ctx context.Context, j caseJob) indexedCase {
 			c.AddError(arm.Name, err.Error())
 			continue
 		}
+		if ac.Mismatch != nil {
+			r.meter.sayMismatch(c.ID, ac)
+		}
 		c.Arms = append(c.Arms, ac)
 		t := results.CaseTiming{Case: c.ID, Arm: arm.Name}
 		var bytes int64

@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -264,14 +266,18 @@ func TestDumpHasTools(t *testing.T) {
 // TestServerTemplateDiffersWarns: a server whose chat template is not --template's (llama-server
 // started with --chat-template llama3 takes the word as its whole template) is said once, on
 // stderr and in the report, with the first line of the prompt that differs; a server that
-// renders as --template does is not.
+// renders as --template does is not; a comparison that fails (the server's template raises)
+// says so once.
 func TestServerTemplateDiffersWarns(t *testing.T) {
 	off := testOffline(t)
 	literal := func([]corpora.Message, []corpora.ToolDef) (string, error) { return "llama3", nil }
+	failing := func([]corpora.Message, []corpora.ToolDef) (string, error) {
+		return "", errors.New("the template raised an exception")
+	}
 	for name, tt := range map[string]struct {
 		apply func([]corpora.Message, []corpora.ToolDef) (string, error)
 		warn  bool
-	}{"a literal template": {literal, true}, "the same template": {off.Render, false}} {
+	}{"a literal template": {literal, true}, "the same template": {off.Render, false}, "a failing template": {failing, true}} {
 		t.Run(name, func(t *testing.T) {
 			srv := testserver.New(testserver.Config{Counter: engine.PromptTokens(off), InputTokens: true, ApplyTemplate: tt.apply})
 			defer srv.Close()
@@ -280,7 +286,10 @@ func TestServerTemplateDiffersWarns(t *testing.T) {
 			if code != ExitOK || r == nil {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
-			const want = `the server's chat template is not --template qwen: line 1 of the first request's prompt is "llama3" on the server, "<|im_start|>system" computed`
+			want := `the server's chat template is not --template qwen: line 1 of the first request's prompt is "llama3" on the server, "<|im_start|>system" computed`
+			if name == "a failing template" {
+				want = "the server's chat template could not be compared with --template qwen: "
+			}
 			warned := 0
 			for _, w := range r.Config.Warnings {
 				if strings.HasPrefix(w, "the server's chat template") {
@@ -293,8 +302,78 @@ func TestServerTemplateDiffersWarns(t *testing.T) {
 			if n := strings.Count(stderr, "the server's chat template"); n != warned || (warned == 1) != tt.warn || warned > 1 {
 				t.Errorf("warned %d time(s) in the report, %d on stderr; want %v once\n%s", warned, n, tt.warn, stderr)
 			}
-			if srv.Requests()["/apply-template"] != 1 {
+			if n := srv.Requests()["/apply-template"]; n != 1 && name != "a failing template" || n == 0 {
 				t.Errorf("/apply-template asked %d times, want once", srv.Requests()["/apply-template"])
+			}
+		})
+	}
+}
+
+// TestCountMismatchSaid: against a server whose chat template renders tools otherwise than
+// --template (it counts and renders with ChatML, which writes no tool block, where qwen writes
+// one), every arm whose server count differs from the computed one has in results.json the
+// first line where the two prompts part, and the run warns once, on stderr and in the report,
+// naming the first. A server that does not render on request has the comparison said as not run.
+func TestCountMismatchSaid(t *testing.T) {
+	served, err := engine.NewOffline(engine.OfflineConfig{Tokenizer: "o200k_base", Template: "chatml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sample := filepath.Join("..", "..", "corpora", "samples", "openai-chat-aisdk5-calltoolresult.json")
+	for name, tt := range map[string]struct {
+		apply func([]corpora.Message, []corpora.ToolDef) (string, error)
+		want  func(m *results.CountMismatch) bool
+	}{
+		"renders": {served.Render, func(m *results.CountMismatch) bool {
+			// ChatML closes the system message where qwen goes on with its tool block
+			return m.Line > 1 && strings.HasSuffix(m.Server, "<|im_end|>") && !strings.HasSuffix(m.Computed, "<|im_end|>") && m.Note == ""
+		}},
+		"does not render": {nil, func(m *results.CountMismatch) bool {
+			return m.Line == 0 && strings.Contains(m.Note, "renderings not compared: the server does not render its chat template")
+		}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			srv := testserver.New(testserver.Config{Counter: engine.PromptTokens(served), InputTokens: true, ApplyTemplate: tt.apply})
+			defer srv.Close()
+			code, stderr, r := replayLive(t, t.TempDir(), "--engine", "http", "--endpoint", srv.URL, "--no-cache", "--turns", "all", sample)
+			if code != ExitOK || r == nil {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			var first *results.CountMismatch
+			mismatches := 0
+			for _, c := range r.Cases {
+				for _, a := range c.Arms {
+					switch {
+					case a.CountDiff == nil || *a.CountDiff == 0:
+						if a.Mismatch != nil {
+							t.Errorf("case %s arm %s: counts agree and a mismatch %+v", c.ID, a.Arm, a.Mismatch)
+						}
+					case a.Mismatch == nil || !tt.want(a.Mismatch):
+						t.Errorf("case %s arm %s: server − computed %d, mismatch %+v", c.ID, a.Arm, *a.CountDiff, a.Mismatch)
+					default:
+						mismatches++
+						if first == nil {
+							first = a.Mismatch
+						}
+					}
+				}
+			}
+			if mismatches == 0 {
+				t.Fatal("no arm's counts differ")
+			}
+			warned := 0
+			for _, w := range r.Config.Warnings {
+				if strings.HasPrefix(w, "server − computed is ") {
+					warned++
+					if !strings.Contains(w, "(the first; every arm whose counts differ has its count_mismatch in results.json)") ||
+						first.Line > 0 && !strings.Contains(w, fmt.Sprintf("line %d of the prompt is %q on the server, %q computed", first.Line, first.Server, first.Computed)) ||
+						first.Line == 0 && !strings.Contains(w, first.Note) {
+						t.Errorf("warning %q does not name a first mismatch (%+v)", w, first)
+					}
+				}
+			}
+			if n := strings.Count(stderr, "warning: server − computed is "); warned != 1 || n != 1 {
+				t.Errorf("the mismatch warned %d time(s) in the report, %d on stderr; want once\n%s", warned, n, stderr)
 			}
 		})
 	}

@@ -195,8 +195,8 @@ func checkMtmdArm(t *testing.T, key string, a results.ArmCase) {
 		}
 	}
 	switch {
-	case a.RowsSource != results.SourceTokenizer:
-		t.Errorf("%s: rows source %q, want %q (libmtmd)", key, a.RowsSource, results.SourceTokenizer)
+	case a.RowsSource != results.SourceMtmd:
+		t.Errorf("%s: rows source %q, want %q (libmtmd)", key, a.RowsSource, results.SourceMtmd)
 	case a.Computed == nil || a.CountDiff == nil:
 		t.Errorf("%s: no computed count beside llama.cpp's", key)
 	case *a.CountDiff != 0 || a.ImageRows != a.Computed.ImageRows:
@@ -225,7 +225,7 @@ func checkMtmdPictures(t *testing.T, l *engine.Llama, fam imagerows.Family, size
 	if err != nil {
 		t.Fatalf("%d pictures in one request: %v", len(sizes), err)
 	}
-	if len(together.Images) != len(sizes) || together.RowsSource != results.SourceTokenizer {
+	if len(together.Images) != len(sizes) || together.RowsSource != results.SourceMtmd {
 		t.Fatalf("%d pictures in one request: %d counted, rows source %q", len(sizes), len(together.Images), together.RowsSource)
 	}
 	for i, s := range sizes {
@@ -406,7 +406,7 @@ func TestLiveLlamaEngineAnswersFromPictures(t *testing.T) {
 			}
 			defer l.Close()
 			count, err := l.Count(ctx, msgs, nil)
-			if err != nil || count.RowsSource != results.SourceTokenizer || count.ImageRows != 2*576 {
+			if err != nil || count.RowsSource != results.SourceMtmd || count.ImageRows != 2*576 {
 				t.Fatalf("count %+v, %v: want two pictures of 576 rows through mtmd", count, err)
 			}
 			a, err := l.Generate(ctx, req, 0)

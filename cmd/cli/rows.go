@@ -93,6 +93,17 @@ type rowsRow struct {
 	Height  int            `json:"height"`
 	Family  string         `json:"family"`
 	Rows    imagerows.Rows `json:"rows"`
+	// ByPosition, for a family whose rows depend on where the picture sits in the prompt, is
+	// the position Rows assumes and the range of rows over the positions.
+	ByPosition *rowsByPosition `json:"by_position,omitempty"`
+}
+
+// rowsByPosition is the range of a picture's rows over its prompt positions: Rows are counted
+// at Assumed (0, a picture at the start: the most rows), Min..Max over every position.
+type rowsByPosition struct {
+	Assumed int `json:"assumed_position"`
+	Min     int `json:"min_rows"`
+	Max     int `json:"max_rows"`
 }
 
 // sizeArg is WxH (x, X or ×).
@@ -116,11 +127,24 @@ func runRows(ctx context.Context, opts *RowsOptions) error {
 			return err
 		}
 		for _, fam := range families {
-			rows, err := imagerows.ImageRows(fam, w, h, imagerows.RowOptions{MinTokens: opts.MinTokens, MaxTokens: opts.MaxTokens})
+			rowOpts := imagerows.RowOptions{MinTokens: opts.MinTokens, MaxTokens: opts.MaxTokens}
+			rows, err := imagerows.ImageRows(fam, w, h, rowOpts)
 			if err != nil {
 				return usageError(fmt.Errorf("%s: %w", arg, err))
 			}
-			out = append(out, rowsRow{Picture: arg, Width: w, Height: h, Family: fam.Name, Rows: rows})
+			row := rowsRow{Picture: arg, Width: w, Height: h, Family: fam.Name, Rows: rows}
+			if period := fam.PositionPeriod(); period > 0 {
+				by := &rowsByPosition{Assumed: rowOpts.Position, Min: rows.Rows, Max: rows.Rows}
+				for rowOpts.Position = 1; rowOpts.Position < period; rowOpts.Position++ {
+					at, err := imagerows.ImageRows(fam, w, h, rowOpts)
+					if err != nil {
+						return usageError(fmt.Errorf("%s: %w", arg, err))
+					}
+					by.Min, by.Max = min(by.Min, at.Rows), max(by.Max, at.Rows)
+				}
+				row.ByPosition = by
+			}
+			out = append(out, row)
 		}
 	}
 	return rowsFormats().Write(opts.IO.Out, opts.Format, out, results.WriteOptions{Width: opts.IO.TableWidth()})
@@ -153,7 +177,18 @@ func writeRowsTable(w io.Writer, out []rowsRow, o results.WriteOptions) error {
 		t.Rows = append(t.Rows, []string{r.Picture, fmt.Sprintf("%d×%d", r.Width, r.Height), r.Family,
 			results.Thousands(int64(r.Rows.Rows)), strconv.Itoa(r.Rows.Markers), results.Thousands(int64(r.Rows.Total)), resized, tiles, r.Rows.Source})
 	}
-	return results.WriteTables(w, []results.Table{results.FitTable(t, o.Width, results.TextColumns(t))}, false)
+	if err := results.WriteTables(w, []results.Table{results.FitTable(t, o.Width, results.TextColumns(t))}, false); err != nil {
+		return err
+	}
+	for _, r := range out {
+		if by := r.ByPosition; by != nil {
+			if _, err := fmt.Fprintf(w, "%s, %s: rows counted at prompt position %d (a picture at the start); %d–%d by position (replay counts each picture where it sits)\n",
+				r.Picture, r.Family, by.Assumed, by.Min, by.Max); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // families resolves --mmproj and --vision.

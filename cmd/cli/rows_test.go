@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -37,5 +38,34 @@ func TestRowsHelpNamesHostedSources(t *testing.T) {
 				t.Errorf("rows --help does not list %s under %s", f, p.Page)
 			}
 		}
+	}
+}
+
+// TestRowsNamesThePositionItAssumes: for a projector whose rows depend on where the picture sits
+// (DeepSeek-V4's lead pads align it to 4 positions), rows counts a picture at the start (3
+// pads: 274 + 3) and names the range over the positions, in the table and in JSON.
+func TestRowsNamesThePositionItAssumes(t *testing.T) {
+	proj := writeProjector(t, "deepseek-v4-vision", 0)
+	code, out, errOut := runCLI(t, "rows", "--mmproj", proj, "448x448")
+	if code != ExitOK {
+		t.Fatalf("rows: exit %d\n%s", code, errOut)
+	}
+	if !strings.Contains(out, "277") || !strings.Contains(out, "rows counted at prompt position 0 (a picture at the start); 274–277 by position") {
+		t.Errorf("rows table does not count 277 rows at position 0 and name 274–277 by position:\n%s", out)
+	}
+	code, out, errOut = runCLI(t, "rows", "--mmproj", proj, "--format", "json", "448x448")
+	if code != ExitOK {
+		t.Fatalf("rows --format json: exit %d\n%s", code, errOut)
+	}
+	var got []rowsRow
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].Rows.Rows != 277 || got[0].ByPosition == nil || *got[0].ByPosition != (rowsByPosition{Assumed: 0, Min: 274, Max: 277}) {
+		t.Errorf("rows JSON %s: want 277 rows at position 0, 274–277 by position", out)
+	}
+	code, out, _ = runCLI(t, "rows", "--vision", "llamacpp/qwen2.5vl", "--format", "json", "448x448")
+	if code != ExitOK || strings.Contains(out, "by_position") {
+		t.Errorf("a family whose rows do not depend on position names a range: %s", out)
 	}
 }

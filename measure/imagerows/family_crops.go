@@ -142,8 +142,9 @@ func deepseekOCRRows(f Family, in PixelSize, v1 bool) (Rows, error) {
 // is aligned to the patch and shrunk by DeepSeek's resize solver until its token block fits
 // max tokens − 3 (384, or --image-max-tokens, at least 16); the block has rows of ⌈w/(p·r)⌉
 // tokens plus a newline, an even row count, trailing pads, a start and an end sentinel, and
-// 0..3 lead pads that align the picture to a block of 4 prompt positions: counted here for a
-// picture at a position divisible by 4 (3 pads). No marker tokens.
+// 0..3 lead pads that align the block's start sentinel to a block of 4 prompt positions:
+// 3 − position mod 4, the position being the tokens before the picture (RowOptions.Position;
+// 0, the most pads, by default). No marker tokens.
 func deepseek4vRows(f Family, in PixelSize, opts RowOptions) (Rows, error) {
 	p := f.PatchSize
 	r := f.Merge
@@ -177,7 +178,8 @@ func deepseek4vRows(f Family, in PixelSize, opts RowOptions) (Rows, error) {
 	for budget := limit; tokens(bestW, bestH) > limit && budget > 2; budget-- {
 		bestW, bestH = deepseek4vSolve(h, w, pp, rr, budget)
 	}
-	rows := deepseek4vBlock(rowsCeilDiv(bestW, pp*rr), rowsCeilDiv(bestH, pp*rr), deepseek4vLeadPadBlock-1)
+	leadPad := int64(deepseek4vLeadPadBlock - 1 - opts.Position%deepseek4vLeadPadBlock)
+	rows := deepseek4vBlock(rowsCeilDiv(bestW, pp*rr), rowsCeilDiv(bestH, pp*rr), leadPad)
 	return Rows{Rows: int(rows), Resized: PixelSize{clampSide(bestW), clampSide(bestH)}, Source: SourceTokenizer}, nil
 }
 

@@ -28,6 +28,9 @@ const (
 	SourceTokenizer = "tokenizer"
 	// SourceEstimate marks a count from a published formula that the provider may not follow exactly.
 	SourceEstimate = "estimate"
+	// SourceMtmd marks a count that llama.cpp's multimodal library (libmtmd) made itself, in
+	// this process.
+	SourceMtmd = "mtmd"
 )
 
 // MaxImageSide is the largest width or height ImageRows accepts. It keeps every
@@ -180,6 +183,11 @@ type RowOptions struct {
 	MinTokens int
 	// MaxTokens is llama-server's --image-max-tokens (0: the projector's default).
 	MaxTokens int
+	// Position is where the picture sits in the prompt: the tokens before it, text and earlier
+	// pictures, as mtmd has placed them when it reaches the picture (the BOS the vocabulary
+	// adds comes after, so it is not counted). Only a family whose rows depend on it reads it
+	// (PositionPeriod); 0 is a picture at the start.
+	Position int
 }
 
 // Rows is the cost of one picture.
@@ -202,7 +210,7 @@ type Rows struct {
 	Tiles int `json:"tiles,omitempty"`
 	// Grid is the tile grid: Width columns × Height rows (zero when untiled).
 	Grid PixelSize `json:"grid,omitempty"`
-	// Source is SourceTokenizer or SourceEstimate.
+	// Source is SourceTokenizer or SourceEstimate (SourceMtmd where libmtmd counted it).
 	Source string `json:"source"`
 }
 

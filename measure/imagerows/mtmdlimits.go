@@ -138,6 +138,9 @@ func CheckRowOptions(f Family, opts RowOptions) error {
 	if opts.MinTokens < 0 || opts.MaxTokens < 0 || opts.MinTokens > MaxTokenLimit || opts.MaxTokens > MaxTokenLimit {
 		return fmt.Errorf("image rows for %s: token limits %d..%d out of range 0..%d", f.Name, opts.MinTokens, opts.MaxTokens, MaxTokenLimit)
 	}
+	if opts.Position < 0 {
+		return fmt.Errorf("image rows for %s: prompt position %d is negative", f.Name, opts.Position)
+	}
 	if err := checkTokenLimits(f, opts); err != nil {
 		return fmt.Errorf("image rows for %s: %w", f.Name, err)
 	}

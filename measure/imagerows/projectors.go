@@ -23,6 +23,9 @@ type projectorType struct {
 	// needsMRoPE is set when mtmd lays the type's rows out on an M-RoPE grid and asserts that
 	// the text model uses M-RoPE positions (GGML_ASSERT in mtmd_tokenize).
 	needsMRoPE bool
+	// positionPeriod, when set, says the type's rows depend on the picture's prompt position
+	// (RowOptions.Position) and repeat every positionPeriod positions.
+	positionPeriod int
 }
 
 // projectorTypes maps each projector type name (clip.projector_type) to what clip.cpp does for
@@ -87,7 +90,7 @@ func init() {
 		"step3vl":         {defaults: projectorDefaults{0, 0, 4, keyScaleFactor}, rows: fixed(step3vlRows)},
 		"deepseekocr":     {rows: fixed(deepseekOCR1Rows)},
 		"deepseekocr2":    {rows: fixed(deepseekOCR2Rows)},
-		"deepseek4v":      {defaults: projectorDefaults{0, 0, 0, keyScaleFactor}, limits: limitsNone, rows: deepseek4vRows, configure: deepseek4vMinPixels},
+		"deepseek4v":      {defaults: projectorDefaults{0, 0, 0, keyScaleFactor}, limits: limitsNone, rows: deepseek4vRows, configure: deepseek4vMinPixels, positionPeriod: deepseek4vLeadPadBlock},
 		"granite4_vision": {rows: fixed(graniteRows)},
 		"muse-glimmer":    {defaults: projectorDefaults{1, 4096, 2, keySpatialMerge}, rows: museGlimmerRows},
 	}
@@ -122,6 +125,16 @@ func configureFromFile(fam *Family, file projectorFile) error {
 // picture, killing the process), so an engine refuses the pairing when it loads them.
 func (f Family) NeedsMRoPE() bool {
 	return f.Rule == RuleLlamaCpp && projectorTypes[f.Projector].needsMRoPE
+}
+
+// PositionPeriod says whether f's rows depend on where the picture sits in the prompt
+// (RowOptions.Position): the period over which they repeat (deepseek4v: 4, its lead pads align
+// the picture to a block of 4 positions), 0 when they do not depend on it.
+func (f Family) PositionPeriod() int {
+	if f.Rule != RuleLlamaCpp {
+		return 0
+	}
+	return projectorTypes[f.Projector].positionPeriod
 }
 
 // readsGGUFPixelLimits says whether a projector type takes image_min/max_pixels from the GGUF.

@@ -214,9 +214,17 @@ func (c *Counter) CountRequest(msgs []corpora.Message, tools []corpora.ToolDef) 
 		return tc, errors.New(tc.Unknown)
 	}
 	if b, ok := c.tok.(bosAdder); ok {
-		if bos, adds := b.AddedBOS(); adds && !startsWith(segs, bos) {
-			tc.Tokens++ // the BOS the vocabulary adds, as the server does
-			tc.SpecialTokens++
+		if bos, adds := b.AddedBOS(); adds {
+			if startsWith(segs, bos) {
+				// the server takes the template's BOS off and adds its own after placing the
+				// pictures: it is not before them
+				for i := range tc.ImageStarts {
+					tc.ImageStarts[i] = max(tc.ImageStarts[i]-1, 0)
+				}
+			} else {
+				tc.Tokens++ // the BOS the vocabulary adds, as the server does
+				tc.SpecialTokens++
+			}
 		}
 	}
 	return tc, nil
@@ -293,6 +301,7 @@ func (c *Counter) CountSegments(segs []Segment) TextCount {
 		case s.Image != nil:
 			flush()
 			out.Images = append(out.Images, s.Image)
+			out.ImageStarts = append(out.ImageStarts, out.Tokens)
 		case s.Special && canSplit:
 			splitter.SplitFraming(s.Text, func(chunk string, special bool) {
 				if special {

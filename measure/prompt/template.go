@@ -231,6 +231,10 @@ type TextCount struct {
 	SpecialTokens int `json:"special_tokens"`
 	// Images are the pictures of the prompt, in order.
 	Images []*corpora.Image `json:"-"`
+	// ImageStarts are, per picture, the text tokens before it in the prompt (the BOS the
+	// vocabulary adds not among them: mtmd adds it once the pictures are placed); a picture's
+	// position adds the rows of the pictures before it.
+	ImageStarts []int `json:"-"`
 	// Unknown says why Tokens is not the prompt's count ("" when it is): a text holds a base64
 	// run streamed past whose count is missing, failed or another tokenizer's.
 	Unknown string `json:"-"`

@@ -507,6 +507,7 @@ func (t *OllamaTemplate) CountPrompt(segs []Segment) (TextCount, bool) {
 	for _, s := range segs {
 		if s.Image != nil {
 			out.Images = append(out.Images, s.Image)
+			out.ImageStarts = append(out.ImageStarts, out.Tokens)
 			continue
 		}
 		ids, err := t.tok.Encode(s.Text, first)

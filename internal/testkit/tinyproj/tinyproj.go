@@ -16,6 +16,7 @@ package tinyproj
 import (
 	"fmt"
 	"math/rand/v2"
+	"path/filepath"
 	"strings"
 
 	"github.com/strata-eval/strata-eval/internal/testkit/ggufwrite"
@@ -445,4 +446,15 @@ func ByName(name string) (Config, bool) {
 		}
 	}
 	return Config{}, false
+}
+
+// WriteNamed writes the configuration of Configs named name as an mmproj GGUF of the default
+// width into dir, and returns its path.
+func WriteNamed(dir, name string) (string, error) {
+	c, ok := ByName(name)
+	if !ok {
+		return "", fmt.Errorf("no tiny projector configuration %q", name)
+	}
+	path := filepath.Join(dir, name+".gguf")
+	return path, Write(path, c, Width, 1)
 }
