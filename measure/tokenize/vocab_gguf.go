@@ -10,18 +10,26 @@ import (
 
 // ggufPretokenizers maps llama.cpp's `tokenizer.ggml.pre` names to the pre-tokenizers of this
 // package (names whose regular expressions llama.cpp shares with one implemented here).
-var ggufPretokenizers = map[string]string{
-	"qwen2":            preQwen2,
-	"deepseek-r1-qwen": preQwen2,
-	"megrez":           preQwen2,
-	"llama3":           preCL100K,
-	"llama-v3":         preCL100K,
-	"llama-bpe":        preCL100K,
-	"falcon3":          preCL100K,
-	"gpt-2":            preGPT2,
-	"gpt2":             preGPT2,
-	"phi-2":            preGPT2,
-	"gpt-4o":           preO200K,
+var ggufPretokenizers = map[string]ggufPre{
+	"qwen2":            {name: preQwen2},
+	"deepseek-r1-qwen": {name: preQwen2},
+	"megrez":           {name: preQwen2},
+	"llama3":           {name: preCL100K, ignoreMerges: true},
+	"llama-v3":         {name: preCL100K, ignoreMerges: true},
+	"llama-bpe":        {name: preCL100K, ignoreMerges: true},
+	"falcon3":          {name: preCL100K, ignoreMerges: true},
+	"gpt-2":            {name: preGPT2},
+	"gpt2":             {name: preGPT2},
+	"phi-2":            {name: preGPT2},
+	"gpt-4o":           {name: preO200K},
+}
+
+// ggufPre is how llama.cpp runs the BPE of one `tokenizer.ggml.pre` name: the pre-tokenizer,
+// and whether a piece that is a token as a whole is that token without merging (its
+// ignore_merges: " Việt" is one Llama 3 token that its merges never build).
+type ggufPre struct {
+	name         string
+	ignoreMerges bool
 }
 
 // llama.cpp token types (tokenizer.ggml.token_type).
@@ -97,12 +105,13 @@ func LoadGGUFTokenizer(path string) (*BPETokenizer, error) {
 		return nil, err
 	}
 	t, err := newBPETokenizer(bpeSpec{
-		name:         path,
-		mode:         rankByMergeList,
-		vocab:        vocab,
-		merges:       table,
-		pretokenizer: pre,
-		specials:     specials,
+		name:            path,
+		mode:            rankByMergeList,
+		vocab:           vocab,
+		merges:          table,
+		pretokenizer:    pre.name,
+		wholePieceFirst: pre.ignoreMerges,
+		specials:        specials,
 	})
 	if err != nil {
 		return nil, err
