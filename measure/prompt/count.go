@@ -277,7 +277,7 @@ func (c *Counter) CountSegments(segs []Segment) TextCount {
 		if text == "" {
 			return
 		}
-		if len(parts) > 0 && safeCut(parts[len(parts)-1], text) {
+		if c.chunkable && len(parts) > 0 && safeCut(parts[len(parts)-1], text) {
 			flush()
 		}
 		parts = append(parts, text)
@@ -353,7 +353,8 @@ func heldRun(segs []Segment) bool {
 	return false
 }
 
-// safeCut reports whether tokenizing before+after equals tokenizing both apart: true when
+// safeCut reports whether tokenizing before+after equals tokenizing both apart with a
+// byte-level BPE (a SentencePiece vocabulary puts a "▁" in front of each run): true when
 // before ends with "\n" and after starts with a rune that is neither white space nor '/'.
 // No alternative of the o200k, cl100k/Llama 3, Qwen2 or GPT-2 patterns continues a piece
 // past a newline except with \r, \n (cl100k, Qwen2, o200k), '/' (o200k) or more white space,

@@ -1,6 +1,7 @@
 // Package tokenize holds the tokenizers the counts are made with: tiktoken encodings,
-// Hugging Face tokenizer.json and GGUF vocabularies, all as one byte-level BPE with the
-// pre-tokenizer each names, and the fast count of long base64 runs (docs/pipeline.md §13).
+// Hugging Face tokenizer.json and GGUF vocabularies as one byte-level BPE with the
+// pre-tokenizer each names, GGUF SentencePiece vocabularies as llama.cpp runs them, and the
+// fast count of long base64 runs (docs/pipeline.md §13).
 package tokenize
 
 import (
@@ -60,10 +61,10 @@ func LoadTokenizer(spec string) (Tokenizer, error) {
 		return asTokenizer(LoadHFTokenizer(filepath.Join(spec, "tokenizer.json")))
 	}
 	if strings.EqualFold(filepath.Ext(spec), ".gguf") {
-		return asTokenizer(LoadGGUFTokenizer(spec))
+		return LoadGGUF(spec)
 	}
 	if head, err := readHead(spec, 4); err == nil && string(head) == "GGUF" {
-		return asTokenizer(LoadGGUFTokenizer(spec))
+		return LoadGGUF(spec)
 	}
 	return asTokenizer(LoadHFTokenizer(spec))
 }

@@ -2,6 +2,8 @@ package tokenize
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	gguf "github.com/gpustack/gguf-parser-go"
@@ -39,14 +41,19 @@ const (
 	ggufTokenUserDefined = 4
 )
 
-// LoadGGUFTokenizer loads the tokenizer stored in a model GGUF file: a byte-level BPE
-// (`tokenizer.ggml.model` "gpt2") with `tokenizer.ggml.tokens`, `tokenizer.ggml.merges`,
-// `tokenizer.ggml.pre` and `tokenizer.ggml.token_type`. Control and user-defined tokens are
-// the special tokens (recognised in template framing). Tensor data is never read.
-//
-// Like llama.cpp, no Unicode normalisation is applied (a Hugging Face tokenizer.json of the
-// same model applies NFC, so decomposed accents can count one token differently).
-func LoadGGUFTokenizer(path string) (*BPETokenizer, error) {
+// ggufModels maps llama.cpp's `tokenizer.ggml.model` names to the loader of that kind of
+// vocabulary.
+var ggufModels = map[string]func(path string, kvs gguf.GGUFMetadataKVs) (Tokenizer, error){
+	"gpt2": func(path string, kvs gguf.GGUFMetadataKVs) (Tokenizer, error) {
+		return asTokenizer(loadGGUFBPE(path, kvs))
+	},
+	"llama": func(path string, kvs gguf.GGUFMetadataKVs) (Tokenizer, error) { return asSPM(loadGGUFSPM(path, kvs)) },
+}
+
+// LoadGGUF loads the tokenizer stored in a model GGUF file, of any `tokenizer.ggml.model`
+// this package runs (byte-level BPE "gpt2", SentencePiece "llama"). Tensor data is never
+// read.
+func LoadGGUF(path string) (Tokenizer, error) {
 	f, err := ggufmeta.Parse(path)
 	if err != nil {
 		return nil, err
@@ -56,9 +63,34 @@ func LoadGGUFTokenizer(path string) (*BPETokenizer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if model != "gpt2" {
-		return nil, fmt.Errorf("%s at tokenizer.ggml.model: tokenizer model %q is not supported (%v)", path, model, errNotByteLevel)
+	load, ok := ggufModels[model]
+	if !ok {
+		return nil, fmt.Errorf("%s at tokenizer.ggml.model: tokenizer model %q is not supported (known: %s)", path, model, strings.Join(slices.Sorted(maps.Keys(ggufModels)), ", "))
 	}
+	return load(path, kvs)
+}
+
+// LoadGGUFTokenizer loads the byte-level BPE tokenizer stored in a model GGUF file
+// (`tokenizer.ggml.model` "gpt2") with `tokenizer.ggml.tokens`, `tokenizer.ggml.merges`,
+// `tokenizer.ggml.pre` and `tokenizer.ggml.token_type`. Control and user-defined tokens are
+// the special tokens (recognised in template framing). Tensor data is never read.
+//
+// Like llama.cpp, no Unicode normalisation is applied (a Hugging Face tokenizer.json of the
+// same model applies NFC, so decomposed accents can count one token differently).
+func LoadGGUFTokenizer(path string) (*BPETokenizer, error) {
+	tok, err := LoadGGUF(path)
+	if err != nil {
+		return nil, err
+	}
+	t, ok := tok.(*BPETokenizer)
+	if !ok {
+		return nil, fmt.Errorf("%s: %T is not a byte-level BPE vocabulary (%v)", path, tok, errNotByteLevel)
+	}
+	return t, nil
+}
+
+// loadGGUFBPE loads a byte-level BPE vocabulary from a GGUF's metadata.
+func loadGGUFBPE(path string, kvs gguf.GGUFMetadataKVs) (*BPETokenizer, error) {
 	preName, err := ggufmeta.String(kvs, "tokenizer.ggml.pre")
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)

@@ -3,25 +3,20 @@ package tokenize
 import (
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/strata-eval/strata-eval/internal/testkit/tokentext"
 )
 
 // llamaVocabExact lists the test vocabularies of llama.cpp's release whose every .inp text
 // must encode to its .out ids (or, for those shipped without texts, must load). The list only
 // grows: the others are reported as not yet supported.
 var llamaVocabExact = []string{
-	"gpt-2", "llama-bpe", "qwen2",
-}
-
-// llamaVocabDir is where make test-deps puts llama.cpp's models/ggml-vocab-*.gguf.
-func llamaVocabDir() string {
-	_, self, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(self), "..", "..", ".cache", "llama-vocab")
+	"baichuan", "gpt-2", "llama-bpe", "llama-spm", "phi-3", "qwen2",
 }
 
 // llamaVocabCase is one text of a .inp file and the ids of its .out line.
@@ -78,9 +73,9 @@ func readLlamaVocabCases(t *testing.T, name string) ([]llamaVocabCase, bool) {
 // of its test texts: the vocabularies of llamaVocabExact must give llama.cpp's ids for every
 // text (and Count their number); the others are listed as not yet supported.
 func TestLlamaCppVocabularies(t *testing.T) {
-	paths, _ := filepath.Glob(filepath.Join(llamaVocabDir(), "ggml-vocab-*.gguf"))
+	paths, _ := filepath.Glob(filepath.Join(tokentext.LlamaVocabDir(), "ggml-vocab-*.gguf"))
 	if len(paths) == 0 {
-		t.Skipf("llama.cpp's test vocabularies are not in %s (make test-deps)", llamaVocabDir())
+		t.Skipf("llama.cpp's test vocabularies are not in %s (make test-deps)", tokentext.LlamaVocabDir())
 	}
 	sort.Strings(paths)
 	var unsupported []string
