@@ -91,9 +91,12 @@ func readHead(path string, n int) ([]byte, error) {
 // BPETokenizer is a byte-level BPE tokenizer: a pre-tokenizer, a BPE engine and a table of
 // special tokens. It is safe for concurrent use.
 type BPETokenizer struct {
-	name     string
-	engine   *bpeEngine
-	split    pieceSplitter
+	name   string
+	engine *bpeEngine
+	split  pieceSplitter
+	// cascade, when not nil, splits text in place of split (llama.cpp's cascades of regular
+	// expressions).
+	cascade  []cascadeStage
 	pretoken string
 	// specials maps special/added token text to its id; specialsByByte indexes them by
 	// first byte, longest first, for framing scans.
@@ -127,10 +130,18 @@ type bpeSpec struct {
 	pretokenizer    string // a pre* name
 	specials        map[string]uint32
 	normalize       func(string) string
+	// dropMissingBytes accepts a vocabulary in which some bytes have no token: such a byte
+	// counts no token and the bytes on either side merge apart, as llama.cpp runs a GGUF (most
+	// lack only the bytes UTF-8 never uses).
+	dropMissingBytes bool
 }
 
 func newBPETokenizer(sp bpeSpec) (*BPETokenizer, error) {
 	split, ok := pretokenizerByName(sp.pretokenizer)
+	var cascade []cascadeStage
+	if stages, isCascade := cascades[sp.pretokenizer]; !ok && isCascade {
+		cascade, ok = compileCascade(stages), true
+	}
 	if !ok {
 		return nil, fmt.Errorf("%s: unknown pre-tokenizer %q", sp.name, sp.pretokenizer)
 	}
@@ -147,7 +158,7 @@ func newBPETokenizer(sp bpeSpec) (*BPETokenizer, error) {
 		}
 		e.byteID[b], e.byteOK[b] = id, true
 	}
-	if len(missing) > 0 {
+	if len(missing) > 0 && !sp.dropMissingBytes {
 		return nil, fmt.Errorf("%s: vocabulary is not byte-level: %d single bytes have no token (first: 0x%02x)", sp.name, len(missing), missing[0])
 	}
 	maxID := uint32(0)
@@ -165,7 +176,7 @@ func newBPETokenizer(sp bpeSpec) (*BPETokenizer, error) {
 		return nil, err
 	}
 	e.vocab, e.index = vocab, newTokenIndex(vocab)
-	t := &BPETokenizer{name: sp.name, engine: e, split: split, pretoken: sp.pretokenizer,
+	t := &BPETokenizer{name: sp.name, engine: e, split: split, cascade: cascade, pretoken: sp.pretokenizer,
 		specials: sp.specials, normalize: sp.normalize, decoder: decoder}
 	for text := range sp.specials {
 		if text != "" {
@@ -183,7 +194,7 @@ func newBPETokenizer(sp bpeSpec) (*BPETokenizer, error) {
 	}
 	t.scratch.New = func() any { return new(bpeScratch) }
 	t.b64Fast = t.b64FastPath()
-	t.asciiFast = hasASCIIPath(t.pretoken)
+	t.asciiFast = hasASCIIPath(t.pretoken) && (len(missing) == 0 || missing[0] >= utf8.RuneSelf)
 	return t, nil
 }
 
@@ -308,16 +319,52 @@ func (t *BPETokenizer) SplitFraming(text string, fn func(chunk string, special b
 }
 
 func (t *BPETokenizer) encodeOrdinary(dst []uint32, text string, s *bpeScratch) []uint32 {
+	if t.cascade != nil {
+		splitCascade(t.cascade, text, func(piece string) { dst = t.encodePiece(dst, piece, s) })
+		return dst
+	}
 	for p := 0; p < len(text); {
 		end := t.split(text, p)
-		dst, _ = t.engine.encodePiece(dst, text[p:end], s)
+		dst = t.encodePiece(dst, text[p:end], s)
 		p = end
 	}
 	return dst
 }
 
+// encodePiece appends the ids of one piece; a byte without a token is left out and the runs
+// on either side of it merge apart.
+func (t *BPETokenizer) encodePiece(dst []uint32, piece string, s *bpeScratch) []uint32 {
+	out, ok := t.engine.encodePiece(dst, piece, s)
+	if ok {
+		return out
+	}
+	for start := 0; start < len(piece); {
+		end := start
+		for end < len(piece) && t.engine.byteOK[piece[end]] {
+			end++
+		}
+		if end > start {
+			dst, _ = t.engine.mergePiece(dst, piece[start:end], s)
+		}
+		start = end + 1
+	}
+	return dst
+}
+
+// countPiece returns the number of tokens of one piece, as encodePiece makes them.
+func (t *BPETokenizer) countPiece(piece string, s *bpeScratch) int {
+	if n, ok := t.engine.countPiece(piece, s); ok {
+		return n
+	}
+	return len(t.encodePiece(nil, piece, s))
+}
+
 func (t *BPETokenizer) countOrdinary(text string, s *bpeScratch) int {
 	n := 0
+	if t.cascade != nil {
+		splitCascade(t.cascade, text, func(piece string) { n += t.countPiece(piece, s) })
+		return n
+	}
 	// The base64 fast path is tried where the last piece ended on a base64 byte and eight more
 	// follow (in prose it would stop at once after every word); the ASCII fast path takes every
 	// piece it can decide, and the general path each one it leaves.
@@ -339,8 +386,7 @@ func (t *BPETokenizer) countOrdinary(text string, s *bpeScratch) int {
 			}
 		}
 		end := t.split(text, p)
-		c, _ := t.engine.countPiece(text[p:end], s)
-		n += c
+		n += t.countPiece(text[p:end], s)
 		p = end
 		fast = t.b64Fast && p < len(text) && b64Class[text[p]] != b64Other && b64Class[text[p-1]] != b64Other
 	}

@@ -24,6 +24,15 @@ var ggufPretokenizers = map[string]ggufPre{
 	"gpt2":             {name: preGPT2},
 	"phi-2":            {name: preGPT2},
 	"gpt-4o":           {name: preO200K},
+	"qwen35":           {name: preQwen35},
+	"default":          {name: preLlamaDefault},
+	"falcon":           {name: preFalcon},
+	"mpt":              {name: preGPT2},
+	"starcoder":        {name: preStarCoder},
+	"refact":           {name: preStarCoder},
+	"command-r":        {name: preStarCoder},
+	"deepseek-llm":     {name: preDeepSeekLLM},
+	"deepseek-coder":   {name: preDeepSeekCoder},
 }
 
 // ggufPre is how llama.cpp runs the BPE of one `tokenizer.ggml.pre` name: the pre-tokenizer,
@@ -91,13 +100,17 @@ func LoadGGUFTokenizer(path string) (*BPETokenizer, error) {
 
 // loadGGUFBPE loads a byte-level BPE vocabulary from a GGUF's metadata.
 func loadGGUFBPE(path string, kvs gguf.GGUFMetadataKVs) (*BPETokenizer, error) {
-	preName, err := ggufmeta.String(kvs, "tokenizer.ggml.pre")
+	// without tokenizer.ggml.pre llama.cpp takes "default" (GPT-NeoX, Aquila)
+	preName, ok, err := ggufmeta.OptionalString(kvs, "tokenizer.ggml.pre")
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	if !ok {
+		preName = "default"
+	}
 	pre, ok := ggufPretokenizers[preName]
 	if !ok {
-		return nil, fmt.Errorf("%s at tokenizer.ggml.pre: pre-tokenizer %q is not supported (known: qwen2, llama3, llama-bpe, gpt-2, gpt-4o, …)", path, preName)
+		return nil, fmt.Errorf("%s at tokenizer.ggml.pre: pre-tokenizer %q is not supported (known: %s)", path, preName, strings.Join(slices.Sorted(maps.Keys(ggufPretokenizers)), ", "))
 	}
 	tokens, merges, types, err := GGUFBPELists(path, kvs)
 	if err != nil {
@@ -117,10 +130,7 @@ func loadGGUFBPE(path string, kvs gguf.GGUFMetadataKVs) (*BPETokenizer, error) {
 		byName[tok] = id
 		raw, ok := decodeByteLevel(dec, tok)
 		if !ok {
-			if types == nil || types[id] == ggufTokenNormal {
-				return nil, fmt.Errorf("%s at tokenizer.ggml.tokens[%d]: token %q is not in the byte-level alphabet (%v)", path, id, tok, errNotByteLevel)
-			}
-			continue // unknown/unused tokens that are not byte-level never occur in output
+			continue // a token outside the byte-level alphabet no merge makes (llama.cpp keeps it unused)
 		}
 		vocab[raw] = uint32(id)
 	}
@@ -137,13 +147,14 @@ func loadGGUFBPE(path string, kvs gguf.GGUFMetadataKVs) (*BPETokenizer, error) {
 		return nil, err
 	}
 	t, err := newBPETokenizer(bpeSpec{
-		name:            path,
-		mode:            rankByMergeList,
-		vocab:           vocab,
-		merges:          table,
-		pretokenizer:    pre.name,
-		wholePieceFirst: pre.ignoreMerges,
-		specials:        specials,
+		name:             path,
+		mode:             rankByMergeList,
+		vocab:            vocab,
+		merges:           table,
+		pretokenizer:     pre.name,
+		wholePieceFirst:  pre.ignoreMerges,
+		dropMissingBytes: true,
+		specials:         specials,
 	})
 	if err != nil {
 		return nil, err

@@ -54,8 +54,8 @@ func TestGGUFTokenizerErrors(t *testing.T) {
 		wantErr string
 	}{
 		{"rwkv", write("rwkv.gguf", []ggufwrite.KV{{Key: "tokenizer.ggml.model", Value: "rwkv"}}), "tokenizer model \"rwkv\""},
-		{"no pre", write("nopre.gguf", []ggufwrite.KV{{Key: "tokenizer.ggml.model", Value: "gpt2"}}), "tokenizer.ggml.pre is missing"},
-		{"bad pre", write("badpre.gguf", []ggufwrite.KV{{Key: "tokenizer.ggml.model", Value: "gpt2"}, {Key: "tokenizer.ggml.pre", Value: "starcoder"}}), "\"starcoder\" is not supported"},
+		{"no pre (llama.cpp's default)", write("nopre.gguf", []ggufwrite.KV{{Key: "tokenizer.ggml.model", Value: "gpt2"}}), "tokenizer.ggml.tokens is missing"},
+		{"bad pre", write("badpre.gguf", []ggufwrite.KV{{Key: "tokenizer.ggml.model", Value: "gpt2"}, {Key: "tokenizer.ggml.pre", Value: "no-such-pre"}}), "\"no-such-pre\" is not supported"},
 		{"tokens type", write("toktype.gguf", []ggufwrite.KV{{Key: "tokenizer.ggml.model", Value: "gpt2"}, {Key: "tokenizer.ggml.pre", Value: "qwen2"}, {Key: "tokenizer.ggml.tokens", Value: uint32(3)}}), "want an array"},
 		{"bad merge", write("merge.gguf", []ggufwrite.KV{{Key: "tokenizer.ggml.model", Value: "gpt2"}, {Key: "tokenizer.ggml.pre", Value: "qwen2"}, {Key: "tokenizer.ggml.tokens", Value: byteTokens}, {Key: "tokenizer.ggml.merges", Value: []string{"a b"}}}), "tokenizer.ggml.merges[0]"},
 	}

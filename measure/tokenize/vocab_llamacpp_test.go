@@ -16,7 +16,8 @@ import (
 // must encode to its .out ids (or, for those shipped without texts, must load). The list only
 // grows: the others are reported as not yet supported.
 var llamaVocabExact = []string{
-	"baichuan", "gpt-2", "llama-bpe", "llama-spm", "phi-3", "qwen2",
+	"aquila", "baichuan", "command-r", "deepseek-coder", "deepseek-llm", "falcon", "gpt-2", "gpt-neox",
+	"llama-bpe", "llama-spm", "phi-3", "qwen2", "qwen35", "refact", "starcoder",
 }
 
 // llamaVocabCase is one text of a .inp file and the ids of its .out line.
