@@ -111,6 +111,9 @@ type BPETokenizer struct {
 	// asciiFast says countOrdinary may count ASCII text with countASCIIPieces (every
 	// pre-tokenizer but GPT-2's).
 	asciiFast bool
+	// user holds the user-defined tokens of a GGUF vocabulary, found in ordinary text too
+	// (as llama.cpp finds them without parse_special), or nil.
+	user *specialSet
 	// bos is the text of the BOS token the vocabulary adds to every prompt (a GGUF's
 	// tokenizer.ggml.add_bos_token), or "".
 	bos string
@@ -241,10 +244,22 @@ func InvalidBytesAsRune(s string) string {
 	return b.String()
 }
 
-// Encode returns the token ids of ordinary text.
+// Encode returns the token ids of ordinary text (a GGUF vocabulary's user-defined tokens are
+// recognised in it, no other special token).
 func (t *BPETokenizer) Encode(text string) []int {
 	s := t.scratch.Get().(*bpeScratch)
 	defer t.scratch.Put(s)
+	if t.user != nil {
+		var ids []uint32
+		t.user.partition(text, func(chunk string, id int32, special bool) {
+			if special {
+				ids = append(ids, uint32(id))
+			} else {
+				ids = t.encodeOrdinary(ids, t.prepare(chunk), s)
+			}
+		})
+		return widen(ids)
+	}
 	ids := t.encodeOrdinary(nil, t.prepare(text), s)
 	return widen(ids)
 }
@@ -253,6 +268,17 @@ func (t *BPETokenizer) Encode(text string) []int {
 func (t *BPETokenizer) Count(text string) int {
 	s := t.scratch.Get().(*bpeScratch)
 	defer t.scratch.Put(s)
+	if t.user != nil {
+		n := 0
+		t.user.partition(text, func(chunk string, _ int32, special bool) {
+			if special {
+				n++
+			} else {
+				n += t.countOrdinary(t.prepare(chunk), s)
+			}
+		})
+		return n
+	}
 	return t.countOrdinary(t.prepare(text), s)
 }
 

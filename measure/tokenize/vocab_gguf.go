@@ -119,11 +119,14 @@ func loadGGUFBPE(path string, kvs gguf.GGUFMetadataKVs) (*BPETokenizer, error) {
 	dec := byteLevelDecoder()
 	vocab := make(map[string]uint32, len(tokens))
 	byName := make(map[string]int, len(tokens))
-	specials := map[string]uint32{}
+	specials, user := map[string]uint32{}, map[string]int32{}
 	for id, tok := range tokens {
 		if types != nil && (types[id] == ggufTokenControl || types[id] == ggufTokenUserDefined) {
 			if tok != "" {
 				specials[tok] = uint32(id)
+			}
+			if tok != "" && types[id] == ggufTokenUserDefined {
+				user[tok] = int32(id)
 			}
 			continue
 		}
@@ -159,6 +162,9 @@ func loadGGUFBPE(path string, kvs gguf.GGUFMetadataKVs) (*BPETokenizer, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(user) > 0 {
+		t.user = newSpecialSet(user, nil)
+	}
 	// The BOS llama.cpp adds to every prompt (llama-server tokenizes the rendered prompt with
 	// its special tokens, after taking off a BOS the template wrote itself).
 	if kv, ok := kvs.Get("tokenizer.ggml.add_bos_token"); ok && kv.ValueType == gguf.GGUFMetadataValueTypeBool && kv.ValueBool() {
@@ -173,8 +179,8 @@ func loadGGUFBPE(path string, kvs gguf.GGUFMetadataKVs) (*BPETokenizer, error) {
 
 // GGUFBPELists reads a BPE vocabulary's tokens, merges and token types (types nil when absent).
 func GGUFBPELists(path string, kvs gguf.GGUFMetadataKVs) (tokens, merges []string, types []int32, err error) {
-	if tokens, err = ggufmeta.Strings(kvs, "tokenizer.ggml.tokens"); err != nil {
-		return nil, nil, nil, fmt.Errorf("%s: %w", path, err)
+	if tokens, err = ggufTokens(path, kvs); err != nil {
+		return nil, nil, nil, err
 	}
 	if merges, err = ggufmeta.Strings(kvs, "tokenizer.ggml.merges"); err != nil {
 		return nil, nil, nil, fmt.Errorf("%s: %w", path, err)
@@ -183,6 +189,15 @@ func GGUFBPELists(path string, kvs gguf.GGUFMetadataKVs) (tokens, merges []strin
 		return nil, nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return tokens, merges, types, nil
+}
+
+// ggufTokens reads tokenizer.ggml.tokens as the file holds them (white space kept).
+func ggufTokens(path string, kvs gguf.GGUFMetadataKVs) ([]string, error) {
+	if _, err := ggufmeta.Strings(kvs, "tokenizer.ggml.tokens"); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	tokens, _, err := ggufmeta.ExactStrings(path, "tokenizer.ggml.tokens")
+	return tokens, err
 }
 
 // ggufTokenTypes reads tokenizer.ggml.token_type (nil when absent).

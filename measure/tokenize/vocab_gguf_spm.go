@@ -20,9 +20,9 @@ func asSPM(t *SPMTokenizer, err error) (Tokenizer, error) {
 // metadata with llama.cpp's defaults: add_space_prefix and add_bos_token true, BOS 1, unknown
 // token 0, unless the file says otherwise.
 func loadGGUFSPM(path string, kvs gguf.GGUFMetadataKVs) (*SPMTokenizer, error) {
-	tokens, err := ggufmeta.Strings(kvs, "tokenizer.ggml.tokens")
+	tokens, err := ggufTokens(path, kvs)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, err
 	}
 	types, err := ggufTokenTypes(kvs, len(tokens))
 	if err != nil {

@@ -17,7 +17,7 @@ import (
 // grows: the others are reported as not yet supported.
 var llamaVocabExact = []string{
 	"aquila", "baichuan", "command-r", "deepseek-coder", "deepseek-llm", "falcon", "gpt-2", "gpt-neox",
-	"llama-bpe", "llama-spm", "phi-3", "qwen2", "qwen35", "refact", "starcoder",
+	"llama-bpe", "llama-spm", "mpt", "phi-3", "qwen2", "qwen35", "refact", "starcoder",
 }
 
 // llamaVocabCase is one text of a .inp file and the ids of its .out line.
