@@ -32,7 +32,7 @@ type Counter struct {
 	tok      tokenize.Tokenizer
 	template Template
 	// chunkable says whether long runs may be cut into chunks: the tokenizer is this package's
-	// byte-level BPE, whose pre-tokenizers the cut rules are proven for.
+	// byte-level BPE with a pre-tokenizer the cut rules are proven for.
 	chunkable bool
 	// seeds key the two 64-bit halves of the cache key; random per Counter.
 	seeds [2]maphash.Seed
@@ -172,7 +172,8 @@ func (c *Counter) rememberRecent(parts []string, runLen, n int) {
 
 // NewCounter returns a Counter for a tokenizer and a chat template.
 func NewCounter(tok tokenize.Tokenizer, template Template) *Counter {
-	_, chunkable := tok.(*tokenize.BPETokenizer)
+	bpe, ok := tok.(*tokenize.BPETokenizer)
+	chunkable := ok && bpe.CutsProven()
 	return &Counter{tok: tok, template: template, chunkable: chunkable,
 		seeds: [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}, cache: map[textKey]int{},
 		counting: map[textKey]*pendingCount{}}

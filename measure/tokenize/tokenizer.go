@@ -204,6 +204,29 @@ func newBPETokenizer(sp bpeSpec) (*BPETokenizer, error) {
 // Name identifies the vocabulary.
 func (t *BPETokenizer) Name() string { return t.name }
 
+// CutsProven says whether text may be counted in parts cut where the prompt counter's rules
+// cut it (after a newline, between a digit and an ASCII letter): the rules are proven for the
+// pre-tokenizers of tiktoken, Qwen2 and GPT-2, not for llama.cpp's cascades, and hold with
+// user-defined tokens only when no such token holds a place they cut.
+func (t *BPETokenizer) CutsProven() bool {
+	switch t.pretoken {
+	case preO200K, preCL100K, preQwen2, preGPT2:
+	default:
+		return false
+	}
+	if t.user == nil {
+		return true
+	}
+	for text := range t.user.ids {
+		for i := 1; i < len(text); i++ {
+			if a, b := text[i-1], text[i]; a == '\n' || a >= '0' && a <= '9' && (b|0x20) >= 'a' && (b|0x20) <= 'z' {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // Pretokenizer names the pre-tokenizer in use (o200k, cl100k, qwen2, gpt2).
 func (t *BPETokenizer) Pretokenizer() string { return t.pretoken }
 

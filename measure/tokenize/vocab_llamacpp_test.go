@@ -125,3 +125,22 @@ func TestLlamaCppVocabularies(t *testing.T) {
 	}
 	t.Logf("%d of %d vocabularies exact; not yet supported: %s", exact, len(paths), strings.Join(unsupported, "; "))
 }
+
+// TestCutsProven: the prompt counter's cut rules hold for the pre-tokenizers they were proven
+// for, with user-defined tokens that hold no cut (Qwen2's, mpt's runs of spaces), not for
+// llama.cpp's cascades.
+func TestCutsProven(t *testing.T) {
+	for name, want := range map[string]bool{"gpt-2": true, "qwen2": true, "starcoder": false, "qwen35": false, "mpt": true} {
+		path := filepath.Join(tokentext.LlamaVocabDir(), "ggml-vocab-"+name+".gguf")
+		if _, err := os.Stat(path); err != nil {
+			t.Skipf("llama.cpp's test vocabularies are not fetched (make test-deps): %v", err)
+		}
+		tok, err := LoadGGUFTokenizer(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := tok.CutsProven(); got != want {
+			t.Errorf("%s: CutsProven = %v, want %v", name, got, want)
+		}
+	}
+}
