@@ -13,17 +13,25 @@ if command -v npm >/dev/null 2>&1 && [ ! -f "$cache/hfjinja/node_modules/@huggin
   npm install --silent --no-audit --no-fund --prefix "$cache/hfjinja" @huggingface/jinja@0.5.11 >/dev/null 2>&1 ||
     echo "test-deps: npm install @huggingface/jinja failed; the reference-renderer tests will skip" >&2
 fi
-# The models' own chat templates of llama.cpp's source tree (models/templates), from the git bundle
-# of the release that node-llama-cpp@3.22.1 ships: the built-in templates are checked against them.
-if command -v npm >/dev/null 2>&1 && command -v git >/dev/null 2>&1 && [ ! -d "$cache/llama-templates" ]; then
+# The models' own chat templates (models/templates) and the test vocabularies with their texts
+# (models/ggml-vocab-*) of llama.cpp's source tree, from the git bundle of the release that
+# node-llama-cpp@3.22.1 ships: the built-in templates are checked against the templates, the
+# tokenizers against the vocabularies (their .inp/.out texts are committed in
+# measure/tokenize/testdata/llamacpp-vocab).
+if command -v npm >/dev/null 2>&1 && command -v git >/dev/null 2>&1 &&
+  { [ ! -d "$cache/llama-templates" ] || [ ! -d "$cache/llama-vocab" ]; }; then
   tmp=$(mktemp -d)
   if (cd "$tmp" && npm pack --silent node-llama-cpp@3.22.1 >/dev/null 2>&1) &&
     tar xzf "$tmp/node-llama-cpp-3.22.1.tgz" -C "$tmp" package/llama/gitRelease.bundle &&
     git clone -q --no-checkout "$tmp/package/llama/gitRelease.bundle" "$tmp/src" &&
-    git -C "$tmp/src" checkout -q HEAD -- models/templates; then
-    mv "$tmp/src/models/templates" "$cache/llama-templates"
+    git -C "$tmp/src" checkout -q HEAD -- models; then
+    [ -d "$cache/llama-templates" ] || mv "$tmp/src/models/templates" "$cache/llama-templates"
+    if [ ! -d "$cache/llama-vocab" ]; then
+      mkdir -p "$tmp/vocab" && mv "$tmp/src/models/"ggml-vocab-*.gguf "$tmp/vocab/" &&
+        mv "$tmp/vocab" "$cache/llama-vocab"
+    fi
   else
-    echo "test-deps: could not unpack llama.cpp's chat templates; the template comparison tests will skip" >&2
+    echo "test-deps: could not unpack llama.cpp's templates and vocabularies; the template and vocabulary comparison tests will skip" >&2
   fi
   rm -rf "$tmp"
 fi

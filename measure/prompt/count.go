@@ -32,7 +32,7 @@ type Counter struct {
 	tok      tokenize.Tokenizer
 	template Template
 	// chunkable says whether long runs may be cut into chunks: the tokenizer is this package's
-	// byte-level BPE, whose pre-tokenizers the cut rules are proven for.
+	// byte-level BPE with a pre-tokenizer the cut rules are proven for.
 	chunkable bool
 	// seeds key the two 64-bit halves of the cache key; random per Counter.
 	seeds [2]maphash.Seed
@@ -172,7 +172,8 @@ func (c *Counter) rememberRecent(parts []string, runLen, n int) {
 
 // NewCounter returns a Counter for a tokenizer and a chat template.
 func NewCounter(tok tokenize.Tokenizer, template Template) *Counter {
-	_, chunkable := tok.(*tokenize.BPETokenizer)
+	bpe, ok := tok.(*tokenize.BPETokenizer)
+	chunkable := ok && bpe.CutsProven()
 	return &Counter{tok: tok, template: template, chunkable: chunkable,
 		seeds: [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}, cache: map[textKey]int{},
 		counting: map[textKey]*pendingCount{}}
@@ -285,7 +286,7 @@ func (c *Counter) CountSegments(segs []Segment) TextCount {
 		if text == "" {
 			return
 		}
-		if len(parts) > 0 && safeCut(parts[len(parts)-1], text) {
+		if c.chunkable && len(parts) > 0 && safeCut(parts[len(parts)-1], text) {
 			flush()
 		}
 		parts = append(parts, text)
@@ -362,7 +363,8 @@ func heldRun(segs []Segment) bool {
 	return false
 }
 
-// safeCut reports whether tokenizing before+after equals tokenizing both apart: true when
+// safeCut reports whether tokenizing before+after equals tokenizing both apart with a
+// byte-level BPE (a SentencePiece vocabulary puts a "▁" in front of each run): true when
 // before ends with "\n" and after starts with a rune that is neither white space nor '/'.
 // No alternative of the o200k, cl100k/Llama 3, Qwen2 or GPT-2 patterns continues a piece
 // past a newline except with \r, \n (cl100k, Qwen2, o200k), '/' (o200k) or more white space,

@@ -46,6 +46,8 @@ func pretokenizerByName(name string) (pieceSplitter, bool) {
 		return splitQwen2, true
 	case preGPT2:
 		return splitGPT2, true
+	case preQwen35:
+		return splitQwen35, true
 	}
 	return nil, false
 }

@@ -1,6 +1,7 @@
 // Package tokenize holds the tokenizers the counts are made with: tiktoken encodings,
-// Hugging Face tokenizer.json and GGUF vocabularies, all as one byte-level BPE with the
-// pre-tokenizer each names, and the fast count of long base64 runs (docs/pipeline.md §13).
+// Hugging Face tokenizer.json and GGUF vocabularies as one byte-level BPE with the
+// pre-tokenizer each names, GGUF SentencePiece vocabularies as llama.cpp runs them, and the
+// fast count of long base64 runs (docs/pipeline.md §13).
 package tokenize
 
 import (
@@ -60,10 +61,10 @@ func LoadTokenizer(spec string) (Tokenizer, error) {
 		return asTokenizer(LoadHFTokenizer(filepath.Join(spec, "tokenizer.json")))
 	}
 	if strings.EqualFold(filepath.Ext(spec), ".gguf") {
-		return asTokenizer(LoadGGUFTokenizer(spec))
+		return LoadGGUF(spec)
 	}
 	if head, err := readHead(spec, 4); err == nil && string(head) == "GGUF" {
-		return asTokenizer(LoadGGUFTokenizer(spec))
+		return LoadGGUF(spec)
 	}
 	return asTokenizer(LoadHFTokenizer(spec))
 }
@@ -90,9 +91,12 @@ func readHead(path string, n int) ([]byte, error) {
 // BPETokenizer is a byte-level BPE tokenizer: a pre-tokenizer, a BPE engine and a table of
 // special tokens. It is safe for concurrent use.
 type BPETokenizer struct {
-	name     string
-	engine   *bpeEngine
-	split    pieceSplitter
+	name   string
+	engine *bpeEngine
+	split  pieceSplitter
+	// cascade, when not nil, splits text in place of split (llama.cpp's cascades of regular
+	// expressions).
+	cascade  []cascadeStage
 	pretoken string
 	// specials maps special/added token text to its id; specialsByByte indexes them by
 	// first byte, longest first, for framing scans.
@@ -107,6 +111,9 @@ type BPETokenizer struct {
 	// asciiFast says countOrdinary may count ASCII text with countASCIIPieces (every
 	// pre-tokenizer but GPT-2's).
 	asciiFast bool
+	// user holds the user-defined tokens of a GGUF vocabulary, found in ordinary text too
+	// (as llama.cpp finds them without parse_special), or nil.
+	user *specialSet
 	// bos is the text of the BOS token the vocabulary adds to every prompt (a GGUF's
 	// tokenizer.ggml.add_bos_token), or "".
 	bos string
@@ -126,10 +133,18 @@ type bpeSpec struct {
 	pretokenizer    string // a pre* name
 	specials        map[string]uint32
 	normalize       func(string) string
+	// dropMissingBytes accepts a vocabulary in which some bytes have no token: such a byte
+	// counts no token and the bytes on either side merge apart, as llama.cpp runs a GGUF (most
+	// lack only the bytes UTF-8 never uses).
+	dropMissingBytes bool
 }
 
 func newBPETokenizer(sp bpeSpec) (*BPETokenizer, error) {
 	split, ok := pretokenizerByName(sp.pretokenizer)
+	var cascade []cascadeStage
+	if stages, isCascade := cascades[sp.pretokenizer]; !ok && isCascade {
+		cascade, ok = compileCascade(stages), true
+	}
 	if !ok {
 		return nil, fmt.Errorf("%s: unknown pre-tokenizer %q", sp.name, sp.pretokenizer)
 	}
@@ -146,7 +161,7 @@ func newBPETokenizer(sp bpeSpec) (*BPETokenizer, error) {
 		}
 		e.byteID[b], e.byteOK[b] = id, true
 	}
-	if len(missing) > 0 {
+	if len(missing) > 0 && !sp.dropMissingBytes {
 		return nil, fmt.Errorf("%s: vocabulary is not byte-level: %d single bytes have no token (first: 0x%02x)", sp.name, len(missing), missing[0])
 	}
 	maxID := uint32(0)
@@ -164,7 +179,7 @@ func newBPETokenizer(sp bpeSpec) (*BPETokenizer, error) {
 		return nil, err
 	}
 	e.vocab, e.index = vocab, newTokenIndex(vocab)
-	t := &BPETokenizer{name: sp.name, engine: e, split: split, pretoken: sp.pretokenizer,
+	t := &BPETokenizer{name: sp.name, engine: e, split: split, cascade: cascade, pretoken: sp.pretokenizer,
 		specials: sp.specials, normalize: sp.normalize, decoder: decoder}
 	for text := range sp.specials {
 		if text != "" {
@@ -182,12 +197,35 @@ func newBPETokenizer(sp bpeSpec) (*BPETokenizer, error) {
 	}
 	t.scratch.New = func() any { return new(bpeScratch) }
 	t.b64Fast = t.b64FastPath()
-	t.asciiFast = hasASCIIPath(t.pretoken)
+	t.asciiFast = hasASCIIPath(t.pretoken) && (len(missing) == 0 || missing[0] >= utf8.RuneSelf)
 	return t, nil
 }
 
 // Name identifies the vocabulary.
 func (t *BPETokenizer) Name() string { return t.name }
+
+// CutsProven says whether text may be counted in parts cut where the prompt counter's rules
+// cut it (after a newline, between a digit and an ASCII letter): the rules are proven for the
+// pre-tokenizers of tiktoken, Qwen2 and GPT-2, not for llama.cpp's cascades, and hold with
+// user-defined tokens only when no such token holds a place they cut.
+func (t *BPETokenizer) CutsProven() bool {
+	switch t.pretoken {
+	case preO200K, preCL100K, preQwen2, preGPT2:
+	default:
+		return false
+	}
+	if t.user == nil {
+		return true
+	}
+	for text := range t.user.ids {
+		for i := 1; i < len(text); i++ {
+			if a, b := text[i-1], text[i]; a == '\n' || a >= '0' && a <= '9' && (b|0x20) >= 'a' && (b|0x20) <= 'z' {
+				return false
+			}
+		}
+	}
+	return true
+}
 
 // Pretokenizer names the pre-tokenizer in use (o200k, cl100k, qwen2, gpt2).
 func (t *BPETokenizer) Pretokenizer() string { return t.pretoken }
@@ -229,10 +267,22 @@ func InvalidBytesAsRune(s string) string {
 	return b.String()
 }
 
-// Encode returns the token ids of ordinary text.
+// Encode returns the token ids of ordinary text (a GGUF vocabulary's user-defined tokens are
+// recognised in it, no other special token).
 func (t *BPETokenizer) Encode(text string) []int {
 	s := t.scratch.Get().(*bpeScratch)
 	defer t.scratch.Put(s)
+	if t.user != nil {
+		var ids []uint32
+		t.user.partition(text, func(chunk string, id int32, special bool) {
+			if special {
+				ids = append(ids, uint32(id))
+			} else {
+				ids = t.encodeOrdinary(ids, t.prepare(chunk), s)
+			}
+		})
+		return widen(ids)
+	}
 	ids := t.encodeOrdinary(nil, t.prepare(text), s)
 	return widen(ids)
 }
@@ -241,6 +291,17 @@ func (t *BPETokenizer) Encode(text string) []int {
 func (t *BPETokenizer) Count(text string) int {
 	s := t.scratch.Get().(*bpeScratch)
 	defer t.scratch.Put(s)
+	if t.user != nil {
+		n := 0
+		t.user.partition(text, func(chunk string, _ int32, special bool) {
+			if special {
+				n++
+			} else {
+				n += t.countOrdinary(t.prepare(chunk), s)
+			}
+		})
+		return n
+	}
 	return t.countOrdinary(t.prepare(text), s)
 }
 
@@ -307,16 +368,52 @@ func (t *BPETokenizer) SplitFraming(text string, fn func(chunk string, special b
 }
 
 func (t *BPETokenizer) encodeOrdinary(dst []uint32, text string, s *bpeScratch) []uint32 {
+	if t.cascade != nil {
+		splitCascade(t.cascade, text, func(piece string) { dst = t.encodePiece(dst, piece, s) })
+		return dst
+	}
 	for p := 0; p < len(text); {
 		end := t.split(text, p)
-		dst, _ = t.engine.encodePiece(dst, text[p:end], s)
+		dst = t.encodePiece(dst, text[p:end], s)
 		p = end
 	}
 	return dst
 }
 
+// encodePiece appends the ids of one piece; a byte without a token is left out and the runs
+// on either side of it merge apart.
+func (t *BPETokenizer) encodePiece(dst []uint32, piece string, s *bpeScratch) []uint32 {
+	out, ok := t.engine.encodePiece(dst, piece, s)
+	if ok {
+		return out
+	}
+	for start := 0; start < len(piece); {
+		end := start
+		for end < len(piece) && t.engine.byteOK[piece[end]] {
+			end++
+		}
+		if end > start {
+			dst, _ = t.engine.mergePiece(dst, piece[start:end], s)
+		}
+		start = end + 1
+	}
+	return dst
+}
+
+// countPiece returns the number of tokens of one piece, as encodePiece makes them.
+func (t *BPETokenizer) countPiece(piece string, s *bpeScratch) int {
+	if n, ok := t.engine.countPiece(piece, s); ok {
+		return n
+	}
+	return len(t.encodePiece(nil, piece, s))
+}
+
 func (t *BPETokenizer) countOrdinary(text string, s *bpeScratch) int {
 	n := 0
+	if t.cascade != nil {
+		splitCascade(t.cascade, text, func(piece string) { n += t.countPiece(piece, s) })
+		return n
+	}
 	// The base64 fast path is tried where the last piece ended on a base64 byte and eight more
 	// follow (in prose it would stop at once after every word); the ASCII fast path takes every
 	// piece it can decide, and the general path each one it leaves.
@@ -338,8 +435,7 @@ func (t *BPETokenizer) countOrdinary(text string, s *bpeScratch) int {
 			}
 		}
 		end := t.split(text, p)
-		c, _ := t.engine.countPiece(text[p:end], s)
-		n += c
+		n += t.countPiece(text[p:end], s)
 		p = end
 		fast = t.b64Fast && p < len(text) && b64Class[text[p]] != b64Other && b64Class[text[p-1]] != b64Other
 	}

@@ -2,6 +2,8 @@ package tokenize
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	gguf "github.com/gpustack/gguf-parser-go"
@@ -10,18 +12,35 @@ import (
 
 // ggufPretokenizers maps llama.cpp's `tokenizer.ggml.pre` names to the pre-tokenizers of this
 // package (names whose regular expressions llama.cpp shares with one implemented here).
-var ggufPretokenizers = map[string]string{
-	"qwen2":            preQwen2,
-	"deepseek-r1-qwen": preQwen2,
-	"megrez":           preQwen2,
-	"llama3":           preCL100K,
-	"llama-v3":         preCL100K,
-	"llama-bpe":        preCL100K,
-	"falcon3":          preCL100K,
-	"gpt-2":            preGPT2,
-	"gpt2":             preGPT2,
-	"phi-2":            preGPT2,
-	"gpt-4o":           preO200K,
+var ggufPretokenizers = map[string]ggufPre{
+	"qwen2":            {name: preQwen2},
+	"deepseek-r1-qwen": {name: preQwen2},
+	"megrez":           {name: preQwen2},
+	"llama3":           {name: preCL100K, ignoreMerges: true},
+	"llama-v3":         {name: preCL100K, ignoreMerges: true},
+	"llama-bpe":        {name: preCL100K, ignoreMerges: true},
+	"falcon3":          {name: preCL100K, ignoreMerges: true},
+	"gpt-2":            {name: preGPT2},
+	"gpt2":             {name: preGPT2},
+	"phi-2":            {name: preGPT2},
+	"gpt-4o":           {name: preO200K},
+	"qwen35":           {name: preQwen35},
+	"default":          {name: preLlamaDefault},
+	"falcon":           {name: preFalcon},
+	"mpt":              {name: preGPT2},
+	"starcoder":        {name: preStarCoder},
+	"refact":           {name: preStarCoder},
+	"command-r":        {name: preStarCoder},
+	"deepseek-llm":     {name: preDeepSeekLLM},
+	"deepseek-coder":   {name: preDeepSeekCoder},
+}
+
+// ggufPre is how llama.cpp runs the BPE of one `tokenizer.ggml.pre` name: the pre-tokenizer,
+// and whether a piece that is a token as a whole is that token without merging (its
+// ignore_merges: " Việt" is one Llama 3 token that its merges never build).
+type ggufPre struct {
+	name         string
+	ignoreMerges bool
 }
 
 // llama.cpp token types (tokenizer.ggml.token_type).
@@ -31,14 +50,19 @@ const (
 	ggufTokenUserDefined = 4
 )
 
-// LoadGGUFTokenizer loads the tokenizer stored in a model GGUF file: a byte-level BPE
-// (`tokenizer.ggml.model` "gpt2") with `tokenizer.ggml.tokens`, `tokenizer.ggml.merges`,
-// `tokenizer.ggml.pre` and `tokenizer.ggml.token_type`. Control and user-defined tokens are
-// the special tokens (recognised in template framing). Tensor data is never read.
-//
-// Like llama.cpp, no Unicode normalisation is applied (a Hugging Face tokenizer.json of the
-// same model applies NFC, so decomposed accents can count one token differently).
-func LoadGGUFTokenizer(path string) (*BPETokenizer, error) {
+// ggufModels maps llama.cpp's `tokenizer.ggml.model` names to the loader of that kind of
+// vocabulary.
+var ggufModels = map[string]func(path string, kvs gguf.GGUFMetadataKVs) (Tokenizer, error){
+	"gpt2": func(path string, kvs gguf.GGUFMetadataKVs) (Tokenizer, error) {
+		return asTokenizer(loadGGUFBPE(path, kvs))
+	},
+	"llama": func(path string, kvs gguf.GGUFMetadataKVs) (Tokenizer, error) { return asSPM(loadGGUFSPM(path, kvs)) },
+}
+
+// LoadGGUF loads the tokenizer stored in a model GGUF file, of any `tokenizer.ggml.model`
+// this package runs (byte-level BPE "gpt2", SentencePiece "llama"). Tensor data is never
+// read.
+func LoadGGUF(path string) (Tokenizer, error) {
 	f, err := ggufmeta.Parse(path)
 	if err != nil {
 		return nil, err
@@ -48,16 +72,45 @@ func LoadGGUFTokenizer(path string) (*BPETokenizer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if model != "gpt2" {
-		return nil, fmt.Errorf("%s at tokenizer.ggml.model: tokenizer model %q is not supported (%v)", path, model, errNotByteLevel)
+	load, ok := ggufModels[model]
+	if !ok {
+		return nil, fmt.Errorf("%s at tokenizer.ggml.model: tokenizer model %q is not supported (known: %s)", path, model, strings.Join(slices.Sorted(maps.Keys(ggufModels)), ", "))
 	}
-	preName, err := ggufmeta.String(kvs, "tokenizer.ggml.pre")
+	return load(path, kvs)
+}
+
+// LoadGGUFTokenizer loads the byte-level BPE tokenizer stored in a model GGUF file
+// (`tokenizer.ggml.model` "gpt2") with `tokenizer.ggml.tokens`, `tokenizer.ggml.merges`,
+// `tokenizer.ggml.pre` and `tokenizer.ggml.token_type`. Control and user-defined tokens are
+// the special tokens (recognised in template framing). Tensor data is never read.
+//
+// Like llama.cpp, no Unicode normalisation is applied (a Hugging Face tokenizer.json of the
+// same model applies NFC, so decomposed accents can count one token differently).
+func LoadGGUFTokenizer(path string) (*BPETokenizer, error) {
+	tok, err := LoadGGUF(path)
+	if err != nil {
+		return nil, err
+	}
+	t, ok := tok.(*BPETokenizer)
+	if !ok {
+		return nil, fmt.Errorf("%s: %T is not a byte-level BPE vocabulary (%v)", path, tok, errNotByteLevel)
+	}
+	return t, nil
+}
+
+// loadGGUFBPE loads a byte-level BPE vocabulary from a GGUF's metadata.
+func loadGGUFBPE(path string, kvs gguf.GGUFMetadataKVs) (*BPETokenizer, error) {
+	// without tokenizer.ggml.pre llama.cpp takes "default" (GPT-NeoX, Aquila)
+	preName, ok, err := ggufmeta.OptionalString(kvs, "tokenizer.ggml.pre")
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	if !ok {
+		preName = "default"
+	}
 	pre, ok := ggufPretokenizers[preName]
 	if !ok {
-		return nil, fmt.Errorf("%s at tokenizer.ggml.pre: pre-tokenizer %q is not supported (known: qwen2, llama3, llama-bpe, gpt-2, gpt-4o, …)", path, preName)
+		return nil, fmt.Errorf("%s at tokenizer.ggml.pre: pre-tokenizer %q is not supported (known: %s)", path, preName, strings.Join(slices.Sorted(maps.Keys(ggufPretokenizers)), ", "))
 	}
 	tokens, merges, types, err := GGUFBPELists(path, kvs)
 	if err != nil {
@@ -66,21 +119,21 @@ func LoadGGUFTokenizer(path string) (*BPETokenizer, error) {
 	dec := byteLevelDecoder()
 	vocab := make(map[string]uint32, len(tokens))
 	byName := make(map[string]int, len(tokens))
-	specials := map[string]uint32{}
+	specials, user := map[string]uint32{}, map[string]int32{}
 	for id, tok := range tokens {
 		if types != nil && (types[id] == ggufTokenControl || types[id] == ggufTokenUserDefined) {
 			if tok != "" {
 				specials[tok] = uint32(id)
+			}
+			if tok != "" && types[id] == ggufTokenUserDefined {
+				user[tok] = int32(id)
 			}
 			continue
 		}
 		byName[tok] = id
 		raw, ok := decodeByteLevel(dec, tok)
 		if !ok {
-			if types == nil || types[id] == ggufTokenNormal {
-				return nil, fmt.Errorf("%s at tokenizer.ggml.tokens[%d]: token %q is not in the byte-level alphabet (%v)", path, id, tok, errNotByteLevel)
-			}
-			continue // unknown/unused tokens that are not byte-level never occur in output
+			continue // a token outside the byte-level alphabet no merge makes (llama.cpp keeps it unused)
 		}
 		vocab[raw] = uint32(id)
 	}
@@ -97,15 +150,20 @@ func LoadGGUFTokenizer(path string) (*BPETokenizer, error) {
 		return nil, err
 	}
 	t, err := newBPETokenizer(bpeSpec{
-		name:         path,
-		mode:         rankByMergeList,
-		vocab:        vocab,
-		merges:       table,
-		pretokenizer: pre,
-		specials:     specials,
+		name:             path,
+		mode:             rankByMergeList,
+		vocab:            vocab,
+		merges:           table,
+		pretokenizer:     pre.name,
+		wholePieceFirst:  pre.ignoreMerges,
+		dropMissingBytes: true,
+		specials:         specials,
 	})
 	if err != nil {
 		return nil, err
+	}
+	if len(user) > 0 {
+		t.user = newSpecialSet(user, nil)
 	}
 	// The BOS llama.cpp adds to every prompt (llama-server tokenizes the rendered prompt with
 	// its special tokens, after taking off a BOS the template wrote itself).
@@ -121,8 +179,8 @@ func LoadGGUFTokenizer(path string) (*BPETokenizer, error) {
 
 // GGUFBPELists reads a BPE vocabulary's tokens, merges and token types (types nil when absent).
 func GGUFBPELists(path string, kvs gguf.GGUFMetadataKVs) (tokens, merges []string, types []int32, err error) {
-	if tokens, err = ggufmeta.Strings(kvs, "tokenizer.ggml.tokens"); err != nil {
-		return nil, nil, nil, fmt.Errorf("%s: %w", path, err)
+	if tokens, err = ggufTokens(path, kvs); err != nil {
+		return nil, nil, nil, err
 	}
 	if merges, err = ggufmeta.Strings(kvs, "tokenizer.ggml.merges"); err != nil {
 		return nil, nil, nil, fmt.Errorf("%s: %w", path, err)
@@ -131,6 +189,15 @@ func GGUFBPELists(path string, kvs gguf.GGUFMetadataKVs) (tokens, merges []strin
 		return nil, nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return tokens, merges, types, nil
+}
+
+// ggufTokens reads tokenizer.ggml.tokens as the file holds them (white space kept).
+func ggufTokens(path string, kvs gguf.GGUFMetadataKVs) ([]string, error) {
+	if _, err := ggufmeta.Strings(kvs, "tokenizer.ggml.tokens"); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	tokens, _, err := ggufmeta.ExactStrings(path, "tokenizer.ggml.tokens")
+	return tokens, err
 }
 
 // ggufTokenTypes reads tokenizer.ggml.token_type (nil when absent).

@@ -53,9 +53,9 @@ func TestGGUFTokenizerErrors(t *testing.T) {
 		path    string
 		wantErr string
 	}{
-		{"spm", write("spm.gguf", []ggufwrite.KV{{Key: "tokenizer.ggml.model", Value: "llama"}}), "tokenizer model \"llama\""},
-		{"no pre", write("nopre.gguf", []ggufwrite.KV{{Key: "tokenizer.ggml.model", Value: "gpt2"}}), "tokenizer.ggml.pre is missing"},
-		{"bad pre", write("badpre.gguf", []ggufwrite.KV{{Key: "tokenizer.ggml.model", Value: "gpt2"}, {Key: "tokenizer.ggml.pre", Value: "starcoder"}}), "\"starcoder\" is not supported"},
+		{"rwkv", write("rwkv.gguf", []ggufwrite.KV{{Key: "tokenizer.ggml.model", Value: "rwkv"}}), "tokenizer model \"rwkv\""},
+		{"no pre (llama.cpp's default)", write("nopre.gguf", []ggufwrite.KV{{Key: "tokenizer.ggml.model", Value: "gpt2"}}), "tokenizer.ggml.tokens is missing"},
+		{"bad pre", write("badpre.gguf", []ggufwrite.KV{{Key: "tokenizer.ggml.model", Value: "gpt2"}, {Key: "tokenizer.ggml.pre", Value: "no-such-pre"}}), "\"no-such-pre\" is not supported"},
 		{"tokens type", write("toktype.gguf", []ggufwrite.KV{{Key: "tokenizer.ggml.model", Value: "gpt2"}, {Key: "tokenizer.ggml.pre", Value: "qwen2"}, {Key: "tokenizer.ggml.tokens", Value: uint32(3)}}), "want an array"},
 		{"bad merge", write("merge.gguf", []ggufwrite.KV{{Key: "tokenizer.ggml.model", Value: "gpt2"}, {Key: "tokenizer.ggml.pre", Value: "qwen2"}, {Key: "tokenizer.ggml.tokens", Value: byteTokens}, {Key: "tokenizer.ggml.merges", Value: []string{"a b"}}}), "tokenizer.ggml.merges[0]"},
 	}

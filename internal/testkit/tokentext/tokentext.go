@@ -137,6 +137,13 @@ func Qwen3TokenizerPath() string {
 	return filepath.Join(filepath.Dir(self), "..", "..", "..", ".cache", "qwen3", "package", "models", "tokenizer.json")
 }
 
+// LlamaVocabDir is where make test-deps puts the test vocabularies of llama.cpp's release
+// (models/ggml-vocab-*.gguf).
+func LlamaVocabDir() string {
+	_, self, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(self), "..", "..", "..", ".cache", "llama-vocab")
+}
+
 // WriteQwen3GGUF writes a vocabulary-only GGUF of the Qwen3 tokenizer.json, with the keys
 // llama.cpp reads (docs/pipeline.md §13.1) and tokenizer.ggml.add_bos_token set to addBOS (the
 // BOS is <|endoftext|>); it skips the test when the tokenizer has not been fetched.

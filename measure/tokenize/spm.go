@@ -1,0 +1,347 @@
+package tokenize
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// SPMTokenizer is a SentencePiece vocabulary as llama.cpp runs it (`tokenizer.ggml.model`
+// "llama": Llama 2, Phi-3, Baichuan, Gemma 3, …): spaces become "▁", a "▁" is put in front of
+// each text that follows a special token or starts the prompt (add_space_prefix), the pair of
+// adjacent pieces whose merge is the token of highest score is merged first, and what forms no
+// token is spelt as its bytes' <0xXX> tokens. It is safe for concurrent use.
+type SPMTokenizer struct {
+	name   string
+	ids    map[string]int32 // every token's text → id
+	scores []float32
+	texts  []string // id → text
+	types  []int32  // id → llama.cpp token type (nil: all normal)
+	// byteID is the token of each byte where no token spells a symbol: <0xXX>, else the byte
+	// itself, else the unknown token.
+	byteID      [256]int32
+	spacePrefix bool
+	// user holds the user-defined tokens (found in ordinary text too), special every special
+	// token (control, user-defined and unknown: found in framing).
+	user, special *specialSet
+	bos           string
+	scratch       sync.Pool
+}
+
+// spmSymbol is one piece of the text being merged: bytes [start, start+n) of the escaped
+// text, linked to its neighbours (-1 at the ends); n is 0 once merged into its left neighbour.
+type spmSymbol struct {
+	start, n   int32
+	prev, next int32
+}
+
+// spmBigram is a candidate merge of two adjacent symbols into a token of that score.
+type spmBigram struct {
+	score       float32
+	left, right int32
+	size        int32
+}
+
+type spmScratch struct {
+	buf  []byte
+	syms []spmSymbol
+	heap []spmBigram
+	ids  []uint32
+}
+
+// spmVocab is what a vocabulary source hands to newSPMTokenizer.
+type spmVocab struct {
+	name        string
+	tokens      []string
+	scores      []float32
+	types       []int32 // nil: every token normal
+	unkID       int32
+	bosID       int32 // -1: no BOS is added
+	spacePrefix bool
+	// rstripSpecials makes every special token but <unk>, <s> and <|endoftext|> take the white
+	// space after it (llama.cpp does so for models named Phi-3).
+	rstripSpecials bool
+}
+
+// llama.cpp token types beyond those of vocab_gguf.go.
+const (
+	ggufTokenUnknown = 2
+	ggufTokenByte    = 6
+)
+
+func newSPMTokenizer(v spmVocab) (*SPMTokenizer, error) {
+	n := len(v.tokens)
+	if len(v.scores) < n {
+		return nil, fmt.Errorf("%s: %d scores for %d tokens", v.name, len(v.scores), n)
+	}
+	t := &SPMTokenizer{name: v.name, ids: make(map[string]int32, n), scores: v.scores[:n],
+		texts: make([]string, n), types: v.types, spacePrefix: v.spacePrefix}
+	userIDs, specialIDs := map[string]int32{}, map[string]int32{}
+	strip := map[string]uint8{}
+	for id, text := range v.tokens {
+		if text == "" {
+			text = fmt.Sprintf("[EMPTY_%d]", id) // as llama.cpp names an empty token
+		}
+		t.ids[text], t.texts[id] = int32(id), text
+		if v.types == nil {
+			continue
+		}
+		switch v.types[id] {
+		case ggufTokenUserDefined:
+			userIDs[text] = int32(id)
+			specialIDs[text] = int32(id)
+		case ggufTokenControl, ggufTokenUnknown:
+			specialIDs[text] = int32(id)
+		default:
+			continue
+		}
+		if v.rstripSpecials && text != "<unk>" && text != "<s>" && text != "<|endoftext|>" {
+			strip[text] = stripRight
+		}
+	}
+	if v.rstripSpecials {
+		if _, ok := t.ids["</s>"]; ok {
+			strip["</s>"] = stripRight
+		}
+	}
+	t.user, t.special = newSpecialSet(userIDs, strip), newSpecialSet(specialIDs, strip)
+	if v.unkID < 0 || int(v.unkID) >= n {
+		v.unkID = -1
+	}
+	for b := range 256 {
+		id, ok := t.ids[fmt.Sprintf("<0x%02X>", b)]
+		if !ok {
+			id, ok = t.ids[string([]byte{byte(b)})]
+		}
+		if !ok {
+			if v.unkID < 0 {
+				return nil, fmt.Errorf("%s: byte 0x%02x has neither a <0x%02X> token nor an unknown token to fall back on", v.name, b, b)
+			}
+			id = v.unkID
+		}
+		t.byteID[b] = id
+	}
+	if v.bosID >= 0 {
+		if int(v.bosID) >= n {
+			return nil, fmt.Errorf("%s: BOS token %d is out of the vocabulary's %d tokens", v.name, v.bosID, n)
+		}
+		t.bos = t.texts[v.bosID]
+	}
+	t.scratch.New = func() any { return new(spmScratch) }
+	return t, nil
+}
+
+// Name identifies the vocabulary.
+func (t *SPMTokenizer) Name() string { return t.name }
+
+// AddedBOS returns the text of the BOS token the tokenizer adds in front of every prompt, and
+// whether it adds one.
+func (t *SPMTokenizer) AddedBOS() (string, bool) { return t.bos, t.bos != "" }
+
+// SpecialID returns the id of a control, user-defined or unknown token given by its text.
+func (t *SPMTokenizer) SpecialID(text string) (int, bool) {
+	id, ok := t.special.ids[text]
+	return int(id), ok
+}
+
+// Encode returns the token ids of ordinary text: user-defined tokens are recognised (as
+// llama.cpp does without parse_special), control tokens are not.
+func (t *SPMTokenizer) Encode(text string) []int { return widen(t.encodeWith(text, t.user, false)) }
+
+// Count returns len(Encode(text)).
+func (t *SPMTokenizer) Count(text string) int { return len(t.encodeWith(text, t.user, true)) }
+
+// EncodeFraming returns the token ids of framing text: every special token is recognised.
+func (t *SPMTokenizer) EncodeFraming(text string) []int {
+	return widen(t.encodeWith(text, t.special, false))
+}
+
+// CountFraming returns len(EncodeFraming(text)).
+func (t *SPMTokenizer) CountFraming(text string) int {
+	return len(t.encodeWith(text, t.special, true))
+}
+
+// encodeWith encodes text split at the special tokens of set; scratch says the ids may be
+// the pooled buffer's (only their number is read).
+func (t *SPMTokenizer) encodeWith(text string, set *specialSet, scratch bool) []uint32 {
+	s := t.scratch.Get().(*spmScratch)
+	defer t.scratch.Put(s)
+	ids := t.encode(s.ids[:0], text, set, s)
+	if scratch {
+		s.ids = ids
+		return ids
+	}
+	return slices.Clone(ids)
+}
+
+// SplitFraming splits framing text into ordinary runs and special tokens (the runs with the
+// white space a Phi-3 special token takes taken off), for callers that count the runs
+// between two special tokens as one text each.
+func (t *SPMTokenizer) SplitFraming(text string, fn func(chunk string, special bool)) {
+	t.special.partition(text, func(chunk string, _ int32, special bool) { fn(chunk, special) })
+}
+
+// Decode returns the bytes of a token sequence: "▁" as a space, <0xXX> as its byte, special
+// tokens as their text.
+func (t *SPMTokenizer) Decode(ids []int) ([]byte, error) {
+	var out []byte
+	for i, id := range ids {
+		if id < 0 || id >= len(t.texts) {
+			return out, fmt.Errorf("decode %s: token %d (at %d) is not in the vocabulary", t.name, id, i)
+		}
+		text := t.texts[id]
+		typ := int32(ggufTokenNormal)
+		if t.types != nil {
+			typ = t.types[id]
+		}
+		switch {
+		case typ == ggufTokenByte && len(text) == 6 && strings.HasPrefix(text, "<0x"):
+			var b byte
+			if _, err := fmt.Sscanf(text[3:5], "%02X", &b); err != nil {
+				return out, fmt.Errorf("decode %s: byte token %q: %w", t.name, text, err)
+			}
+			out = append(out, b)
+		case typ == ggufTokenNormal:
+			out = append(out, strings.ReplaceAll(text, "\u2581", " ")...)
+		default:
+			out = append(out, text...)
+		}
+	}
+	return out, nil
+}
+
+// encode appends the ids of text, split at the special tokens of set.
+func (t *SPMTokenizer) encode(dst []uint32, text string, set *specialSet, s *spmScratch) []uint32 {
+	prevSpecial := true
+	set.partition(text, func(chunk string, id int32, special bool) {
+		if special {
+			dst = append(dst, uint32(id))
+		} else {
+			dst = t.encodeRun(dst, chunk, t.spacePrefix && prevSpecial, s)
+		}
+		prevSpecial = special
+	})
+	return dst
+}
+
+// utf8SeqLen is the length llama.cpp gives a UTF-8 sequence by its first byte's high bits
+// (a stray continuation byte is a symbol of its own).
+var utf8SeqLen = [16]int32{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 3, 4}
+
+// encodeRun appends the ids of one run of ordinary text.
+func (t *SPMTokenizer) encodeRun(dst []uint32, text string, prefix bool, s *spmScratch) []uint32 {
+	const space = "\u2581"
+	b := s.buf[:0]
+	if prefix {
+		b = append(b, space...)
+	}
+	for {
+		i := strings.IndexByte(text, ' ')
+		if i < 0 {
+			b = append(b, text...)
+			break
+		}
+		b = append(append(b, text[:i]...), space...)
+		text = text[i+1:]
+	}
+	s.buf = b
+	if len(b) == 0 {
+		return dst
+	}
+	syms := s.syms[:0]
+	for off := int32(0); off < int32(len(b)); {
+		n := min(utf8SeqLen[b[off]>>4], int32(len(b))-off)
+		k := int32(len(syms))
+		syms = append(syms, spmSymbol{start: off, n: n, prev: k - 1, next: k + 1})
+		off += n
+	}
+	syms[len(syms)-1].next = -1
+	s.syms = syms
+	h := s.heap[:0]
+	for i := int32(1); i < int32(len(syms)); i++ {
+		h = t.tryMerge(h, syms, b, i-1, i)
+	}
+	for len(h) > 0 {
+		var top spmBigram
+		top, h = spmPop(h)
+		l, r := &syms[top.left], &syms[top.right]
+		if l.n == 0 || r.n == 0 || l.n+r.n != top.size {
+			continue // one of the two was merged since
+		}
+		l.n += r.n
+		r.n = 0
+		l.next = r.next
+		if r.next >= 0 {
+			syms[r.next].prev = top.left
+		}
+		h = t.tryMerge(h, syms, b, l.prev, top.left)
+		h = t.tryMerge(h, syms, b, top.left, l.next)
+	}
+	s.heap = h
+	for i := int32(0); i != -1; i = syms[i].next {
+		sym := syms[i]
+		piece := b[sym.start : sym.start+sym.n]
+		if id, ok := t.ids[string(piece)]; ok {
+			dst = append(dst, uint32(id))
+			continue
+		}
+		for _, c := range piece {
+			dst = append(dst, uint32(t.byteID[c]))
+		}
+	}
+	return dst
+}
+
+// tryMerge queues the merge of symbols left and right when their text is a token.
+func (t *SPMTokenizer) tryMerge(h []spmBigram, syms []spmSymbol, b []byte, left, right int32) []spmBigram {
+	if left < 0 || right < 0 {
+		return h
+	}
+	start, size := syms[left].start, syms[left].n+syms[right].n
+	id, ok := t.ids[string(b[start:start+size])]
+	if !ok {
+		return h
+	}
+	return spmPush(h, spmBigram{score: t.scores[id], left: left, right: right, size: size})
+}
+
+// spmBefore orders the merge queue: the highest score first, then the leftmost.
+func spmBefore(a, b spmBigram) bool {
+	return a.score > b.score || a.score == b.score && a.left < b.left
+}
+
+func spmPush(h []spmBigram, x spmBigram) []spmBigram {
+	h = append(h, x)
+	for i := len(h) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !spmBefore(h[i], h[p]) {
+			break
+		}
+		h[i], h[p] = h[p], h[i]
+		i = p
+	}
+	return h
+}
+
+func spmPop(h []spmBigram) (spmBigram, []spmBigram) {
+	top := h[0]
+	last := len(h) - 1
+	h[0] = h[last]
+	h = h[:last]
+	for i := 0; ; {
+		c := 2*i + 1
+		if c >= len(h) {
+			break
+		}
+		if c+1 < len(h) && spmBefore(h[c+1], h[c]) {
+			c++
+		}
+		if !spmBefore(h[c], h[i]) {
+			break
+		}
+		h[i], h[c] = h[c], h[i]
+		i = c
+	}
+	return top, h
+}
