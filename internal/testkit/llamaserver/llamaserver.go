@@ -67,12 +67,24 @@ func Start(t testing.TB, bin, model string, args ...string) string {
 // StartProcess is Start that also returns the server's process, for tests that signal it.
 func StartProcess(t testing.TB, bin, model string, args ...string) (string, *os.Process) {
 	t.Helper()
+	return StartOnPort(t, FreePort(t), bin, model, args...)
+}
+
+// FreePort is a loopback port nothing listens on now.
+func FreePort(t testing.TB) int {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// StartOnPort is StartProcess on the given loopback port, for tests that put another server
+// behind the same port.
+func StartOnPort(t testing.TB, port int, bin, model string, args ...string) (string, *os.Process) {
+	t.Helper()
 	logPath := filepath.Join(t.TempDir(), "llama-server.log")
 	logFile, err := os.Create(logPath)
 	if err != nil {
