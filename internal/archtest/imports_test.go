@@ -44,7 +44,7 @@ var helperImports = map[string][]string{
 // testOnly lists internal/ helpers that the shipped binary must not link: only tests and the
 // generators (helperUsers) may import them.
 var testOnly = map[string][]string{
-	"internal/testimages":   {"internal/gensamples", "internal/gencorpus"},
+	"internal/testimages":   {"internal/gensamples", "internal/gencorpus", "internal/agentsim"},
 	"internal/llamaserver":  {"internal/ollamaserver"},
 	"internal/ollamaserver": nil,
 	"internal/tinyproj":     nil,
