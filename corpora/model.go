@@ -23,6 +23,8 @@ const (
 	FormatMCPInspector     Format = "mcp-inspector"      // MCP Inspector v2 protocol / history / network export
 	FormatClaudeDesktopLog Format = "claude-desktop-log" // Claude Desktop mcp.log / mcp-server-NAME.log
 	FormatHTTPRR           Format = "httprr"             // langchaingo httprr trace of LLM API calls
+	FormatClaudeCode       Format = "claude-code"        // Claude Code session (~/.claude/projects/<project>/<session>.jsonl)
+	FormatCodex            Format = "codex"              // Codex CLI rollout ($CODEX_HOME/sessions/…/rollout-*.jsonl)
 )
 
 // Role is the author of a message.

@@ -53,6 +53,8 @@ func formatTable() []formatSpec {
 		{format: FormatChatbox, sniff: sniffChatbox, read: readChatbox, sized: true, stringifiesMCP: true},
 		{format: FormatClaudeDesktopLog, sniff: sniffClaudeDesktopLog, read: readClaudeDesktopLog},
 		{format: FormatMCPInspector, sniff: sniffMCPInspector, read: readMCPInspector},
+		{format: FormatClaudeCode, sniff: sniffClaudeCode, read: readClaudeCode},
+		{format: FormatCodex, sniff: sniffCodex, read: readCodex},
 		{format: FormatMCPJSONL, sniff: sniffMCPJSONL, read: readMCPJSONL},
 		{format: FormatOpenAIResponses, sniff: sniffOpenAIResponses, read: readOpenAIResponses, sized: true, buffers: true},
 		{format: FormatAnthropic, sniff: sniffAnthropic, read: readAnthropic, sized: true, buffers: true},

@@ -78,6 +78,8 @@ type pictures struct {
 	framesGIF   []byte // Responses: animated GIF 3, 2, 1
 	chartBMP    []byte // Responses: yellow BMP as a data URL
 	labelWebP   []byte // Anthropic image block: "7B"
+	portPNG     []byte // Claude Code MCP screenshot: "PORT 8080"
+	buildPNG    []byte // Codex CLI MCP screenshot: "BUILD 17"
 	barcodePNG  []byte // Anthropic tool_result string content: "LOT 903"
 	purplePNG   []byte // AI SDK 5 stringified CallToolResult: purple square
 	resourcePNG []byte // AI SDK 6 stringified resource block (two escaping levels): "42"
@@ -106,6 +108,8 @@ func makePictures() (*pictures, error) {
 		barcodePNG:  testimages.PNG(200, 70, 15, testimages.WithText("LOT 903"), testimages.WithGrain(6)),
 		purplePNG:   testimages.PNG(96, 96, 16, testimages.WithSquare(testimages.Purple), testimages.WithGrain(6)),
 		resourcePNG: testimages.PNG(100, 60, 17, testimages.WithText("42"), testimages.WithGrain(6)),
+		portPNG:     testimages.PNG(220, 80, 18, testimages.WithText("PORT 8080"), testimages.WithGrain(6)),
+		buildPNG:    testimages.PNG(220, 80, 19, testimages.WithText("BUILD 17"), testimages.WithGrain(6)),
 	}
 	for name, b := range map[string][]byte{"fork": p.forkJPEG, "tiny": p.tinyPNG, "gif": p.framesGIF, "bmp": p.chartBMP, "webp": p.labelWebP} {
 		if len(b) == 0 {
@@ -145,6 +149,8 @@ func buildSamples(ctx context.Context) ([]sampleFile, error) {
 		anthropicWebP,
 		claudeDesktopLog,
 		inspectorExport,
+		claudeCodeSession,
+		codexRollout,
 	}
 	var files []sampleFile
 	for _, build := range builders {
