@@ -315,8 +315,9 @@ func (r Request) ID() string {
 }
 
 // Requests returns every point of the conversation where the model must answer: after each
-// user message and after the last of a run of tool messages. A conversation with none (only
-// system messages, say) yields nothing.
+// user message and after the last of a run of tool messages, with the system messages that
+// follow it (a client may send one after the last turn, as Claude Code does). A conversation
+// with none (only system messages, say) yields nothing.
 func (c *Conversation) Requests() []Request {
 	var out []Request
 	for i, m := range c.Messages {
@@ -329,7 +330,11 @@ func (c *Conversation) Requests() []Request {
 		default:
 			continue
 		}
-		out = append(out, Request{Conversation: c, Index: len(out), Messages: c.Messages[:i+1]})
+		end := i + 1
+		for end < len(c.Messages) && c.Messages[end].Role == RoleSystem {
+			end++
+		}
+		out = append(out, Request{Conversation: c, Index: len(out), Messages: c.Messages[:end]})
 	}
 	return out
 }

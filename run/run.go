@@ -437,6 +437,7 @@ func (r *runner) replayCase(ctx context.Context, j caseJob) indexedCase {
 	if conv.Expect != nil {
 		c.Question, c.Expected = conv.Expect.Question, conv.Expect.Answer
 	}
+	c.Recorded = recordedUsage(req)
 	ic := indexedCase{index: j.index, thumbs: map[string]bool{}}
 	if r.meter.live.stopped() {
 		r.meter.live.caseNotMeasured()

@@ -94,3 +94,57 @@ func TestClaudeCodeRequestsCountAsSent(t *testing.T) {
 		})
 	}
 }
+
+// TestCountShowsTheProviderUsageBesideTheComputedCount: each request of an agent's session is
+// counted with the usage the provider reported for it beside, as the session recorded it.
+func TestCountShowsTheProviderUsageBesideTheComputedCount(t *testing.T) {
+	sessions, _ := filepath.Glob(filepath.Join(agentCases, "claude-code", "sessions", "*", "*.jsonl"))
+	if len(sessions) != 1 {
+		t.Fatalf("%d sessions", len(sessions))
+	}
+	rows := countRows(t, sessions[0])
+	// What the scripted server answered for the first request (input_tokens), as Claude Code
+	// recorded it in the session.
+	if len(rows) == 0 || rows[0].Recorded == nil || rows[0].Recorded.PromptTokens != 12357 || rows[0].PromptTokens == 0 {
+		t.Fatalf("first request: %+v, want the recorded 12357 prompt tokens beside the computed count", rows)
+	}
+	code, out, errOut := runCLI(t, "count", sessions[0])
+	if code != ExitOK || !strings.Contains(out, "provider's") || !strings.Contains(out, "12,357") {
+		t.Errorf("count's table shows no provider column (exit %d):\n%s%s", code, out, errOut)
+	}
+}
+
+// TestCodexRequestsCountAllButTheToolSchemas: each request rebuilt from a Codex rollout counts as
+// the body Codex sent less its tool schemas, which the rollout does not record, and the note each
+// request carries gives their weight.
+func TestCodexRequestsCountAllButTheToolSchemas(t *testing.T) {
+	caseDir := filepath.Join(agentCases, "codex")
+	rollouts, _ := filepath.Glob(filepath.Join(caseDir, "sessions", "*", "*", "*", "rollout-*.jsonl"))
+	wire, _ := filepath.Glob(filepath.Join(caseDir, "requests", "*-v1-responses.json"))
+	if len(rollouts) != 1 || len(wire) == 0 {
+		t.Fatalf("%d rollouts, %d requests", len(rollouts), len(wire))
+	}
+	rebuilt := countRows(t, rollouts[0])
+	if len(rebuilt) != len(wire) {
+		t.Fatalf("%d requests rebuilt, %d sent", len(rebuilt), len(wire))
+	}
+	var missing []int
+	for i, f := range wire {
+		rows := countRows(t, f)
+		got, want := rebuilt[i], rows[len(rows)-1]
+		if got.Messages != want.Messages || got.ImageRows != want.ImageRows || got.Pictures != want.Pictures {
+			t.Errorf("request %d: rebuilt %+v, sent %+v", i+1, got, want)
+		}
+		missing = append(missing, want.TextTokens-got.TextTokens)
+	}
+	for i, m := range missing {
+		// The note says "about 2,500 tokens" (o200k_base, the default tokenizer).
+		if m != missing[0] || m < 2250 || m > 2750 {
+			t.Errorf("request %d: the unrecorded part weighs %d tokens (request 1: %d), the note says about 2,500", i+1, m, missing[0])
+		}
+	}
+	code, out, _ := runCLI(t, "corpus", "inspect", "--json", rollouts[0])
+	if code != ExitOK || !strings.Contains(out, "does not record the tool schemas") {
+		t.Errorf("corpus inspect shows no note of the missing tool schemas (exit %d)", code)
+	}
+}
