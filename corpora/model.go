@@ -98,6 +98,11 @@ type Conversation struct {
 	// ServerUsage is what the server reported for the request when the recording holds its
 	// response too (an httprr trace); nil otherwise.
 	ServerUsage *ServerUsage `json:"server_usage,omitempty"`
+	// Sent is the conversation as its client sent it, where the recording holds the tool
+	// results both as the tools gave them (Messages) and as the client sent them in their
+	// place (a Claude Code session: a result spilled to a file, a picture left out). It matches
+	// Messages one for one; nil when the two are the same.
+	Sent []Message `json:"-"`
 }
 
 // ServerUsage is the usage (and llama.cpp timings) a server reported in its response to a

@@ -25,6 +25,8 @@ type claudeRecord struct {
 	Message     json.RawMessage `json:"message"`
 	RequestRef  string          `json:"requestRef"`
 	Provider    string          `json:"provider"`
+	// ToolUseResult is a tool's result as Claude Code recorded it beside the message it sent.
+	ToolUseResult json.RawMessage `json:"toolUseResult"`
 	// api-request-shape: the system prompt and tools of requests, by hash
 	ShapeHash string          `json:"shapeHash"`
 	Shape     json.RawMessage `json:"shape"`
@@ -60,6 +62,7 @@ type claudeSession struct {
 	model      string
 	held       *Conversation // the last request, until its answer's usage is read
 	heldID     string
+	returned   map[string]spoolRef // tool results as recorded beside the messages (toolUseResult), by tool_use_id
 }
 
 // readClaudeCode reads a Claude Code session. Where the session records the requests it sent
@@ -68,7 +71,7 @@ type claudeSession struct {
 // session without them gives one conversation of its transcript.
 func readClaudeCode(ctx context.Context, name string, r io.Reader, e Emitter) error {
 	s := &claudeSession{name: name, base: filepath.Base(name), e: e, shapes: map[string]spoolRef{},
-		blobs: map[string]claudeMessage{}, built: map[string][]claudeMessage{}}
+		blobs: map[string]claudeMessage{}, built: map[string][]claudeMessage{}, returned: map[string]spoolRef{}}
 	defer s.spool.close()
 	if err := agentRecords(ctx, name, r, e, s.record); err != nil {
 		return err
@@ -121,6 +124,9 @@ func (s *claudeSession) record(rec claudeRecord, loc Location) error {
 		}
 		if rec.Type == "assistant" {
 			s.answered(rec, m.ref)
+		}
+		if err := s.keepReturned(rec); err != nil {
+			return err
 		}
 		if merged, err := s.merge(m); err != nil || merged {
 			return err
@@ -254,23 +260,41 @@ func (s *claudeSession) request(rec claudeRecord, loc Location) error {
 		s.e.Problem(&ReadError{Loc: loc.Child("shapeHash"), Err: fmt.Errorf("request %s: no api-request-shape %.12s before it", rec.ID, rec.ShapeHash)})
 		return nil
 	}
-	body, err := s.body(msgs, &shape, rec.Params)
+	id := fmt.Sprintf("%s#%d", s.base, s.requests-1)
+	body, err := s.body(msgs, &shape, rec.Params, nil)
 	if err != nil {
 		return err
 	}
-	conv, rerr := s.parse(body, loc, fmt.Sprintf("%s#%d", s.base, s.requests-1))
+	conv, rerr := s.parse(body, loc, id)
 	if rerr != nil {
 		s.e.Problem(rerr)
 		return nil
 	}
 	conv.Notes = append(conv.Notes, fmt.Sprintf("Claude Code request %s rebuilt from the session's api-request records: %d messages; the billing line Claude Code puts first in the system prompt when sending is not recorded", rec.ID, len(msgs)))
+	returned, changed, err := s.returnedMessages(msgs)
+	if err != nil {
+		return err
+	}
+	if changed > 0 {
+		// The conversation holds the tool results as the session recorded them; what Claude
+		// Code sent in their place (a spill to a file, a picture left out) is its Sent.
+		body, err := s.body(msgs, &shape, rec.Params, returned)
+		if err != nil {
+			return err
+		}
+		if asReturned, rerr := s.parse(body, loc, id); rerr == nil && sameRoles(asReturned.Messages, conv.Messages) {
+			asReturned.Sent, asReturned.Notes = conv.Messages, append(conv.Notes,
+				fmt.Sprintf("%d tool result(s) differ from what Claude Code sent: the conversation holds them as recorded beside the messages (toolUseResult), the recorded arm as sent", changed))
+			conv = asReturned
+		}
+	}
 	s.held, s.heldID = conv, rec.ID
 	return nil
 }
 
 // body writes an Anthropic Messages request: params (less betas), the shape's system and tools,
-// and the messages.
-func (s *claudeSession) body(msgs []claudeMessage, shape *spoolRef, params json.RawMessage) ([]byte, error) {
+// and the messages (those of replace in their place, where it has them).
+func (s *claudeSession) body(msgs []claudeMessage, shape *spoolRef, params json.RawMessage, replace map[int][]byte) ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteString(`{`)
 	var p map[string]json.RawMessage
@@ -317,6 +341,10 @@ func (s *claudeSession) body(msgs []claudeMessage, shape *spoolRef, params json.
 		if i > 0 {
 			b.WriteByte(',')
 		}
+		if r, ok := replace[i]; ok {
+			b.Write(r)
+			continue
+		}
 		raw, err := s.spool.get(m.ref)
 		if err != nil {
 			return nil, err
@@ -356,7 +384,7 @@ func (s *claudeSession) flush() error {
 // transcript emits a session without api-request records as one conversation of its user and
 // assistant messages.
 func (s *claudeSession) transcript() error {
-	body, err := s.body(s.all, nil, nil)
+	body, err := s.body(s.all, nil, nil, nil)
 	if err != nil {
 		return err
 	}

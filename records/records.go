@@ -25,6 +25,10 @@ type ClientSide string
 const (
 	ClientRecorded ClientSide = "recorded" // the request as recorded
 	ClientGate     ClientSide = "gate"     // the agent's gate, preparation and sanitising (docs/pipeline.md §6–§8)
+	// ClientSent is the request as the recording says its client sent it, where it holds that
+	// beside the tools' results (a coding agent's session: spilled or left-out results), else
+	// as recorded.
+	ClientSent ClientSide = "sent"
 )
 
 // Settings configure an arm. The zero value of a numeric field means its default.

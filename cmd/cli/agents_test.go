@@ -63,8 +63,9 @@ func wireRequests(t *testing.T, caseDir, dir string) []string {
 	return out
 }
 
-// TestClaudeCodeRequestsCountAsSent: every request rebuilt from a Claude Code session counts,
-// with the same flags, exactly as the body the agent sent (less the unrecorded billing line).
+// TestClaudeCodeRequestsCountAsSent: every request rebuilt from a Claude Code session counts in
+// the recorded arm, with the same flags, exactly as the body the agent sent (less the
+// unrecorded billing line).
 func TestClaudeCodeRequestsCountAsSent(t *testing.T) {
 	for _, name := range []string{"claude-code", "claude-code-spill"} {
 		t.Run(name, func(t *testing.T) {
@@ -73,14 +74,14 @@ func TestClaudeCodeRequestsCountAsSent(t *testing.T) {
 			if len(sessions) != 1 {
 				t.Fatalf("%d sessions in %s, want 1", len(sessions), caseDir)
 			}
-			rebuilt := countRows(t, sessions[0])
+			rebuilt := countRows(t, sessions[0], "--arm", "recorded")
 			wire := wireRequests(t, caseDir, t.TempDir())
 			if len(rebuilt) != len(wire) {
 				t.Fatalf("%d requests rebuilt, %d sent", len(rebuilt), len(wire))
 			}
 			pictures := 0
 			for i, f := range wire {
-				rows := countRows(t, f)
+				rows := countRows(t, f, "--arm", "recorded")
 				got, want := rebuilt[i], rows[len(rows)-1]
 				if got.Messages != want.Messages || got.TextTokens != want.TextTokens || got.ImageRows != want.ImageRows ||
 					got.Pictures != want.Pictures || got.PromptTokens != want.PromptTokens {
@@ -146,5 +147,35 @@ func TestCodexRequestsCountAllButTheToolSchemas(t *testing.T) {
 	code, out, _ := runCLI(t, "corpus", "inspect", "--json", rollouts[0])
 	if code != ExitOK || !strings.Contains(out, "does not record the tool schemas") {
 		t.Errorf("corpus inspect shows no note of the missing tool schemas (exit %d)", code)
+	}
+}
+
+// TestRecordedArmDiffersWhereTheAgentSpilled: the recorded arm (what Claude Code sent) is the
+// before arm (the tool results as the session recorded them) where Claude Code sent the results
+// as they were, and far below it where it spilled an MCP result to a file.
+func TestRecordedArmDiffersWhereTheAgentSpilled(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		spilled bool
+	}{{"claude-code", false}, {"claude-code-spill", true}} {
+		sessions, _ := filepath.Glob(filepath.Join(agentCases, tt.name, "sessions", "*", "*.jsonl"))
+		if len(sessions) != 1 {
+			t.Fatalf("%s: %d sessions", tt.name, len(sessions))
+		}
+		rows := countRows(t, sessions[0], "--arm", "before,recorded")
+		if len(rows) != 8 {
+			t.Fatalf("%s: %d rows, want 4 requests in 2 arms", tt.name, len(rows))
+		}
+		last := rows[len(rows)-2:]
+		before, recorded := last[0], last[1]
+		if before.Arm != "before" || recorded.Arm != "recorded" {
+			t.Fatalf("%s: arms %s, %s", tt.name, before.Arm, recorded.Arm)
+		}
+		switch {
+		case !tt.spilled && before.PromptTokens != recorded.PromptTokens:
+			t.Errorf("%s: before %d, recorded %d prompt tokens; Claude Code sent the results as they were", tt.name, before.PromptTokens, recorded.PromptTokens)
+		case tt.spilled && recorded.PromptTokens*4 > before.PromptTokens:
+			t.Errorf("%s: before %d, recorded %d prompt tokens; Claude Code spilled the MCP result", tt.name, before.PromptTokens, recorded.PromptTokens)
+		}
 	}
 }

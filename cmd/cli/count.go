@@ -63,7 +63,7 @@ message through the chat template.
 	f := c.Flags()
 	addCounterFlags(f, &opts.CounterFlags, "context size in tokens (default: the model GGUF's, else 262144)")
 	f.StringVar(&opts.InputFormat, "input-format", "auto", "input format (auto or one of: "+formatNames()+")")
-	f.StringSliceVar(&opts.Arms, "arm", []string{"before"}, "the arms a request is counted in (before, after, agent, or those of --config; comma-separated or repeated)")
+	f.StringSliceVar(&opts.Arms, "arm", []string{"before"}, "the arms a request is counted in (before, after, agent, recorded, or those of --config; comma-separated or repeated)")
 	f.StringVar(&opts.Config, "config", "", "YAML file defining more arms")
 	f.StringVar(&opts.Turns, "turns", "last", "which requests of a conversation: last or all")
 	f.StringVar(&opts.MCPDelivery, "mcp-delivery", replay.MCPAuto, "how MCP results reach the server: structured, stringified or auto")

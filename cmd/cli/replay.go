@@ -74,7 +74,8 @@ func newReplayCmd(io *IOStreams) *cobra.Command {
 		Short:   "Replay recorded conversations through the before and after pipelines and measure them",
 		Long: helpWithExit(`Reads recorded conversations (files or folders; with no PATH the embedded sample corpus),
 turns each into the requests a server would receive (the last one, or every one with --turns all),
-runs every request through each arm (before, after, agent, and those of --config) and measures
+runs every request through each arm (before, after, agent, and those of --config; recorded,
+what a coding agent really sent, when named) and measures
 text tokens, image rows, prompt tokens, the context-window verdict, whether the model sees each
 picture, and the time to scan each tool message. Tables go to stdout, after a header naming the
 tokenizer, template, vision family, context and engine, fitted to the terminal's width (else
@@ -101,7 +102,7 @@ PATH - reads a recording from stdin.
 	addFormatFlag(f, &opts.Format, results.ReportFormats(), "stdout format")
 	f.StringVar(&opts.MCPDelivery, "mcp-delivery", replay.MCPAuto, "how MCP results reach the server: structured, stringified or auto")
 	f.StringVar(&opts.Dump, "dump", "", "folder for the request each arm hands the model and its picture records")
-	f.StringSliceVar(&opts.Arms, "arms", nil, "arms to run, in table order (default: before, after, agent, then the config's)")
+	f.StringSliceVar(&opts.Arms, "arms", nil, "arms to run, in table order (default: before, after, agent, then the config's; recorded when named)")
 	f.StringVar(&opts.Engine, "engine", "offline", "engine that counts (and answers): "+strings.Join(engineNames(), ", "))
 	f.StringArrayVar(&opts.Endpoints, "endpoint", nil, "server URL of the http engine (repeatable: cases are spread over them)")
 	f.StringVar(&opts.Shard, "shard", "", "replay only shard i of n (\"i/n\", 0-based), split by a stable hash of the case id")
