@@ -111,6 +111,8 @@ type PictureRecord struct {
 	SeenByModel bool `json:"seen_by_model"`
 	// Source says who put the picture into the conversation (user, tool, assistant).
 	Source corpora.Origin `json:"source"`
+	// Tool names the tool whose result holds the picture, where the recording names it.
+	Tool string `json:"tool,omitempty"`
 	// Data are the picture's bytes while the replay holds them, for its thumbnail; they are
 	// never written, and the run drops them once the thumbnail is made (nil when the replay
 	// did not decode the picture).

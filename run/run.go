@@ -450,6 +450,7 @@ func (r *runner) replayCase(ctx context.Context, j caseJob) indexedCase {
 			c.AddError(arm.Name, err.Error())
 			continue
 		}
+		nameTools(res)
 		r.thumbs.take(res.Pictures, ic.thumbs)
 		ac, err := r.meter.measure(ctx, arm, res, conv.Tools)
 		if engine.IsServerFault(err) && ctx.Err() == nil {

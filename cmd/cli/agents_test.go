@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // agentCases is the folder of the session files the real agents wrote (make agent-sessions).
@@ -176,6 +177,77 @@ func TestRecordedArmDiffersWhereTheAgentSpilled(t *testing.T) {
 			t.Errorf("%s: before %d, recorded %d prompt tokens; Claude Code sent the results as they were", tt.name, before.PromptTokens, recorded.PromptTokens)
 		case tt.spilled && recorded.PromptTokens*4 > before.PromptTokens:
 			t.Errorf("%s: before %d, recorded %d prompt tokens; Claude Code spilled the MCP result", tt.name, before.PromptTokens, recorded.PromptTokens)
+		}
+	}
+}
+
+// TestReplayAgentFindsSessionsAndPrintsPerTool: replay --agent claude-code reads the agent's
+// own folder (CLAUDE_CONFIG_DIR/projects here), keeps what --project and --since select, and
+// prints a table per session and per tool, the costliest tool first.
+func TestReplayAgentFindsSessionsAndPrintsPerTool(t *testing.T) {
+	config := t.TempDir()
+	for _, name := range []string{"claude-code", "claude-code-spill"} {
+		src := filepath.Join(agentCases, name, "sessions")
+		if err := os.CopyFS(filepath.Join(config, "projects", name), os.DirFS(src)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("CLAUDE_CONFIG_DIR", config)
+	code, out, errOut := runCLI(t, "replay", "--agent", "claude-code", "--summary", "--arms", "before", "--since", "30d")
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	_, perTool, ok := strings.Cut(out, "pictures by tool")
+	if !ok || !strings.Contains(out, "sessions (arm before") {
+		t.Fatalf("no per-session or per-tool table:\n%s", out)
+	}
+	mcp, read := strings.Index(perTool, "mcp__shots__screenshot"), strings.Index(perTool, "Read")
+	if mcp < 0 || read < 0 || mcp > read {
+		t.Errorf("the MCP screenshot tool, whose pictures cost the most, is not listed first:\n%s", perTool)
+	}
+	// --project keeps one project's sessions.
+	code, out, errOut = runCLI(t, "replay", "--agent", "claude-code", "--summary", "--arms", "before", "--project", "SPILL")
+	if code != ExitOK || strings.Count(out, ".jsonl") != 1 {
+		t.Errorf("--project spill: exit %d, want one session:\n%s%s", code, out, errOut)
+	}
+	for _, args := range [][]string{
+		{"--project", "no-such-project"},
+		{"--since", "2999-01-01"},
+	} {
+		code, _, errOut := runCLI(t, append([]string{"replay", "--agent", "claude-code"}, args...)...)
+		if code != ExitInputs || !strings.Contains(errOut, "no session under") {
+			t.Errorf("%v: exit %d, want %d and the empty selection named:\n%s", args, code, ExitInputs, errOut)
+		}
+	}
+	for _, args := range [][]string{
+		{"--agent", "cline"},
+		{"--agent", "codex", "--since", "yesterday"},
+		{"--since", "7d"},
+	} {
+		if code, _, errOut := runCLI(t, append([]string{"replay"}, args...)...); code != ExitUsage {
+			t.Errorf("%v: exit %d, want a usage error:\n%s", args, code, errOut)
+		}
+	}
+}
+
+func TestParseSince(t *testing.T) {
+	now := time.Date(2026, 12, 7, 12, 0, 0, 0, time.UTC)
+	for _, tt := range []struct {
+		in   string
+		want time.Time
+	}{
+		{"", time.Time{}},
+		{"36h", now.Add(-36 * time.Hour)},
+		{"7d", now.AddDate(0, 0, -7)},
+		{"2026-12-01", time.Date(2026, 12, 1, 0, 0, 0, 0, time.Local)},
+	} {
+		if got, err := parseSince(tt.in, now); err != nil || !got.Equal(tt.want) {
+			t.Errorf("parseSince(%q) = %v, %v; want %v", tt.in, got, err, tt.want)
+		}
+	}
+	for _, bad := range []string{"-3d", "soon", "12/01/2026"} {
+		if _, err := parseSince(bad, now); err == nil {
+			t.Errorf("parseSince(%q) accepted", bad)
 		}
 	}
 }

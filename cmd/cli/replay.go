@@ -32,6 +32,8 @@ type ReplayOptions struct {
 	InputFormat string
 	// CounterFlags are the tokenizer, template, vision family and context (shared with count).
 	CounterFlags
+	// AgentFlags find a coding agent's sessions (--agent, --since, --project).
+	AgentFlags
 	// ForceContext keeps --ctx when a live server's context is smaller.
 	ForceContext bool
 	Config       string
@@ -96,6 +98,9 @@ PATH - reads a recording from stdin.
 	addCounterFlags(f, &opts.CounterFlags, "context size in tokens (default: the server's n_ctx, the model GGUF's, else 262144; a live server's smaller n_ctx wins)")
 	f.BoolVar(&opts.ForceContext, "force-ctx", false, "keep --ctx even when the http engine's server reports a smaller n_ctx")
 	f.StringVar(&opts.Config, "config", "", "YAML file defining more arms")
+	f.StringVar(&opts.Agent, "agent", "", "replay a coding agent's sessions ("+agentNames()+"): those under PATH, else in the agent's own folder, and print a table per session and per tool")
+	f.StringVar(&opts.Since, "since", "", "with --agent: only sessions written since a date (2006-01-02) or for a duration (36h, 7d)")
+	f.StringVar(&opts.Project, "project", "", "with --agent: only sessions of projects whose folder contains this text")
 	f.StringVar(&opts.Turns, "turns", "last", "which requests of a conversation: last or all")
 	f.IntVarP(&opts.Workers, "jobs", "j", 2, "workers (the http engine runs at least --concurrency, so that -j does not cap the requests in flight)")
 	f.StringVar(&opts.Out, "out", "", "folder for "+outFiles("cases.jsonl"))
@@ -193,6 +198,15 @@ func runReplay(ctx context.Context, opts *ReplayOptions) error {
 	if opts.MemProfile != "" {
 		defer writeHeapProfile(opts.MemProfile, opts.IO.ErrOut)
 	}
+	if opts.Agent != "" {
+		paths, format, err := opts.agentSessions(opts.Paths, opts.now())
+		if err != nil {
+			return err
+		}
+		opts.Paths, opts.InputFormat = paths, string(format)
+	} else if opts.Since != "" || opts.Project != "" {
+		return usageErrorf("--since and --project select an agent's sessions: name it with --agent")
+	}
 	cfg, err := opts.runConfig()
 	if err != nil {
 		return err
@@ -240,6 +254,11 @@ func runReplay(ctx context.Context, opts *ReplayOptions) error {
 	// a run stopped before it measured anything prints no empty tables; its error says why
 	if err := writeReport(opts, report, runErr == nil || len(report.Cases) > 0); err != nil {
 		return err
+	}
+	if opts.Agent != "" && opts.Format == results.FormatTable && len(report.Cases) > 0 {
+		if err := writeAgentSummary(opts.IO.Out, report, opts.IO.TableWidth()); err != nil {
+			return err
+		}
 	}
 	return runErr
 }
