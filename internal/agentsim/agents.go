@@ -27,6 +27,7 @@ type agent struct {
 var agents = map[string]agent{
 	"claude-code": {setup: setupClaude, sessions: ".claude/projects"},
 	"codex":       {setup: setupCodex, sessions: ".codex/sessions"},
+	"gemini":      {setup: setupGemini, sessions: ".gemini/tmp"},
 }
 
 // agentList names the agents, comma-separated.
@@ -87,5 +88,25 @@ func setupCodex(c *caseDirs, base string) ([]string, []string, error) {
 	}
 	args := []string{"exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", prompt}
 	env := []string{"CODEX_HOME=" + codexHome, "AGENTSIM_API_KEY=x"}
+	return args, env, nil
+}
+
+// setupGemini writes ~/.gemini/settings.json (API-key auth, the MCP server) and returns the
+// headless call, every tool approved.
+func setupGemini(c *caseDirs, base string) ([]string, []string, error) {
+	dir := filepath.Join(c.home, ".gemini")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, nil, fmt.Errorf("gemini settings: %w", err)
+	}
+	settings := map[string]any{
+		"security":   map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}, "folderTrust": map[string]any{"enabled": false}},
+		"mcpServers": map[string]any{"shots": map[string]any{"command": c.mcp[0], "args": c.mcp[1:], "trust": true}},
+		"privacy":    map[string]any{"usageStatisticsEnabled": false},
+	}
+	if err := writeJSON(filepath.Join(dir, "settings.json"), settings); err != nil {
+		return nil, nil, err
+	}
+	args := []string{"-p", prompt, "--approval-mode", "yolo", "--skip-trust"}
+	env := []string{"GEMINI_API_KEY=x", "GOOGLE_GEMINI_BASE_URL=" + base, "GEMINI_CLI_NO_RELAUNCH=true"}
 	return args, env, nil
 }

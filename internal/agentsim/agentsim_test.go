@@ -127,3 +127,22 @@ func TestScreenshotHasTheAskedSize(t *testing.T) {
 		}
 	}
 }
+
+func TestGeminiScriptAndSideQueries(t *testing.T) {
+	var req geminiRequest
+	body := `{"contents":[{"role":"user","parts":[{"text":"go"}]},{"role":"model","parts":[{"functionCall":{"name":"mcp_shots_screenshot","args":{}}}]}],
+		"tools":[{"functionDeclarations":[{"name":"read_file","parametersJsonSchema":{"type":"object","required":["file_path"]}},{"name":"mcp_shots_screenshot"}]}]}`
+	if err := json.Unmarshal([]byte(body), &req); err != nil {
+		t.Fatal(err)
+	}
+	if st, tool, param := geminiStep(req); st != stepRead || tool != "read_file" || param != "file_path" {
+		t.Errorf("after the screenshot: step %d, %s(%s); want read_file(file_path)", st, tool, param)
+	}
+	schema := map[string]any{"type": "OBJECT", "properties": map[string]any{
+		"complexity_score": map[string]any{"type": "INTEGER"}, "why": map[string]any{"type": "STRING"},
+		"lane": map[string]any{"type": "STRING", "enum": []any{"flash", "pro"}}}}
+	got, _ := json.Marshal(schemaExample(schema))
+	if string(got) != `{"complexity_score":1,"lane":"flash","why":"agentsim"}` {
+		t.Errorf("schemaExample = %s", got)
+	}
+}

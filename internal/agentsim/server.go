@@ -82,6 +82,13 @@ func (s *modelServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.anthropic(w, body, n)
 	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/responses"):
 		s.responses(w, body, n)
+	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, ":streamGenerateContent"):
+		s.gemini(w, body, geminiModel(r.URL.Path), true)
+	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, ":generateContent"):
+		s.gemini(w, body, geminiModel(r.URL.Path), false)
+	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, ":countTokens"):
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"totalTokens":%d}`, len(body)/4)
 	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/count_tokens"):
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprintf(w, `{"input_tokens":%d}`, len(body)/4)
@@ -100,7 +107,7 @@ func (s *modelServer) keep(r *http.Request, body []byte) (string, int, error) {
 	s.n++
 	n := s.n
 	s.mu.Unlock()
-	route := strings.Trim(strings.ReplaceAll(r.URL.Path, "/", "-"), "-")
+	route := strings.Trim(strings.NewReplacer("/", "-", ":", "-").Replace(r.URL.Path), "-")
 	name := fmt.Sprintf("%03d-%s.json", n, route)
 	if err := os.WriteFile(filepath.Join(s.dir, name), body, 0o644); err != nil {
 		return "", 0, fmt.Errorf("keeping request %d: %w", n, err)

@@ -9,6 +9,7 @@
 set -eu
 claude_version=2.1.337
 codex_version=0.171.0
+gemini_version=0.61.0
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cache=${1:-$root/.cache}
 case "$cache" in /*) ;; *) cache="$root/$cache" ;; esac
@@ -30,6 +31,7 @@ claude="$claude_dir/node_modules/.bin/claude"
 # npm may skip the package's postinstall, which puts the native binary in place of bin/claude.exe.
 "$claude" --version >/dev/null 2>&1 || (cd "$claude_dir/node_modules/@anthropic-ai/claude-code" && node install.cjs >&2)
 codex="$(install @openai/codex "$codex_version")/node_modules/.bin/codex"
+gemini="$(install @google/gemini-cli "$gemini_version")/node_modules/.bin/gemini"
 
 sim="$cache/agents/agentsim"
 (cd "$root" && go build -o "$sim" ./internal/agentsim)
@@ -45,3 +47,4 @@ run claude-code -agent claude-code -bin "$claude"
 # the conversation, so Claude Code saves it under the session's tool-results/ folder.
 run claude-code-spill -agent claude-code -bin "$claude" -shot-bytes 150000
 run codex -agent codex -bin "$codex"
+run gemini-cli -agent gemini -bin "$gemini"
