@@ -25,6 +25,7 @@ const (
 	FormatHTTPRR           Format = "httprr"             // langchaingo httprr trace of LLM API calls
 	FormatClaudeCode       Format = "claude-code"        // Claude Code session (~/.claude/projects/<project>/<session>.jsonl)
 	FormatCodex            Format = "codex"              // Codex CLI rollout ($CODEX_HOME/sessions/…/rollout-*.jsonl)
+	FormatGeminiCLI        Format = "gemini-cli"         // Gemini CLI session (~/.gemini/tmp/<project>/chats/session-*.jsonl)
 )
 
 // Role is the author of a message.

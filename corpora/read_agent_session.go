@@ -2,6 +2,7 @@ package corpora
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -68,6 +69,52 @@ func agentRecords[R any](ctx context.Context, name string, r io.Reader, e Emitte
 		}
 		return record(rec, loc)
 	})
+}
+
+// agentRequest is a session's request rebuilt as its API's body: {"model": model, key: [lead,
+// then the spooled values of refs]}.
+func agentRequest(sp *spool, model, key string, lead []byte, refs []spoolRef) ([]byte, error) {
+	var b bytes.Buffer
+	m, _ := json.Marshal(model)
+	k, _ := json.Marshal(key)
+	b.WriteString(`{"model":`)
+	b.Write(m)
+	b.WriteByte(',')
+	b.Write(k)
+	b.WriteString(`:[`)
+	b.Write(lead)
+	for i, ref := range refs {
+		if i > 0 || lead != nil {
+			b.WriteByte(',')
+		}
+		raw, err := sp.get(ref)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(raw)
+	}
+	b.WriteString(`]}`)
+	return b.Bytes(), nil
+}
+
+// agentEmit reads a rebuilt body with the reader of its API and emits it as a conversation of
+// format f with the provider's usage and the note of what the session does not record; a body
+// that does not read is a located problem.
+func agentEmit(e Emitter, name string, api apiFormat, body []byte, loc Location, id string, f Format, provider string, usage *ServerUsage, note string) error {
+	conv, problems, rerr := apiParseRequest(api, jwNode{raw: body, loc: loc, embedded: true}, id, nil, nil)
+	for _, p := range problems {
+		e.Problem(p)
+	}
+	if rerr != nil {
+		e.Problem(rerr)
+		return nil
+	}
+	conv.Format, conv.Provider, conv.ServerUsage = f, provider, usage
+	conv.Notes = append(conv.Notes, note)
+	if err := e.Conversation(conv); err != nil {
+		return fmt.Errorf("read %s: %w", name, err)
+	}
+	return nil
 }
 
 // trimSpace is bytes.TrimSpace for the ASCII white space JSON allows around a value.

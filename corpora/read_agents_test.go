@@ -2,6 +2,7 @@ package corpora
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -102,6 +103,9 @@ func TestAgentReadersLocateBadLines(t *testing.T) {
 		{readClaudeCode, "{\"type\":\"api-request-shape\",\"shapeHash\":\"h\",\"shape\":{}}\n{\"type\":\"api-request\",\"id\":\"a\",\"shapeHash\":\"h\",\"tail\":[\"x\"]}\n", "s.jsonl:2 at /tail/0"},
 		{readCodex, "{\"type\":\"session_meta\",\"payload\":{}}\n[1,2\n", "s.jsonl:2:4"},
 		{readCodex, "{\"type\":\"response_item\",\"payload\":{\"role\":\"user\"}}\n", "s.jsonl:1 at /payload"},
+		{readGeminiCLI, "{\"sessionId\":\"s\",\"projectHash\":\"h\"}\n{\"type\":\"user\",\"content\":7}\n", "s.jsonl:2 at /content"},
+		{readGeminiCLI, "{\"type\":\"user\",\"content\":[{\"text\":\"hi\"}]}\n{\"type\":\"gemini\",\"tokens\":{\"input\":\"x\"}}\n", "s.jsonl:2:"},
+		{readGeminiCLI, "{\"type\":\"user\",\"content\":[{\"inlineData\":{\"data\":\"@@\"}}]}\n{\"type\":\"gemini\",\"content\":\"ok\"}\n", "s.jsonl:2 at /contents/0/parts/0/inlineData/data"},
 	}
 	for _, tt := range tests {
 		c, err := apiRead(t, tt.read, "s.jsonl", tt.input)
@@ -184,4 +188,79 @@ func FuzzReadClaudeCode(f *testing.F) {
 func FuzzReadCodex(f *testing.F) {
 	fuzzAgentSeeds(f, agentSession(f, "codex", "*/*/*/rollout-*.jsonl"))
 	fuzzAgentReader(f, readCodex)
+}
+
+func TestReadGeminiCLISessionGivesTheContentsAsSent(t *testing.T) {
+	path := agentSession(t, "gemini-cli", "*/chats/session-*.jsonl")
+	if f, err := DetectFile(path); err != nil || f != FormatGeminiCLI {
+		t.Fatalf("DetectFile = %q, %v", f, err)
+	}
+	c := readAgentFile(t, path)
+	wire, _ := filepath.Glob(filepath.Join("testdata", "agents", "gemini-cli", "requests", "*-streamGenerateContent.json"))
+	if len(c.Conversations) != len(wire) || len(wire) != 3 {
+		t.Fatalf("%d conversations, %d requests sent; want 3 of each", len(c.Conversations), len(wire))
+	}
+	for i, conv := range c.Conversations {
+		if conv.Format != FormatGeminiCLI || conv.ServerUsage == nil || conv.Notes[len(conv.Notes)-1] != geminiMissing {
+			t.Errorf("request %d: format %s, usage %v, notes %q", i+1, conv.Format, conv.ServerUsage, conv.Notes)
+		}
+		body, err := os.ReadFile(wire[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		sent, _, rerr := apiParseRequest(geminiAPI(), jwNode{raw: body, loc: Location{File: wire[i]}}, "wire", nil, nil)
+		if rerr != nil {
+			t.Fatal(rerr)
+		}
+		if got, want := messageDigest(conv.Messages), messageDigest(sent.Messages); got != want {
+			t.Errorf("request %d: rebuilt and sent differ: %s", i+1, firstDifference(got, want))
+		}
+	}
+	if n := CountImageParts(c.Conversations[2].Messages); n != 2 {
+		t.Errorf("the last request holds %d pictures, want the MCP image and read_file's", n)
+	}
+}
+
+// messageDigest renders messages for comparison: roles, names, part kinds, texts, the sizes
+// and first bytes of pictures, tool calls.
+func messageDigest(msgs []Message) string {
+	var b strings.Builder
+	var parts func(ps []Part)
+	parts = func(ps []Part) {
+		for _, p := range ps {
+			switch {
+			case p.Image != nil:
+				fmt.Fprintf(&b, " image(%d %x)", len(p.Image.Data), p.Image.Data[:min(8, len(p.Image.Data))])
+			case p.ToolCall != nil:
+				fmt.Fprintf(&b, " call(%s %s %s)", p.ToolCall.ID, p.ToolCall.Name, p.ToolCall.Arguments)
+			case p.ToolResult != nil:
+				fmt.Fprintf(&b, " result(%s %s:", p.ToolResult.CallID, p.ToolResult.Name)
+				parts(p.ToolResult.Parts)
+				b.WriteString(")")
+			default:
+				fmt.Fprintf(&b, " %s(%q)", p.Kind, p.Text)
+			}
+		}
+	}
+	for _, m := range msgs {
+		fmt.Fprintf(&b, "%s/%s:", m.Role, m.Name)
+		parts(m.Parts)
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+func FuzzReadGeminiCLI(f *testing.F) {
+	fuzzAgentSeeds(f, agentSession(f, "gemini-cli", "*/chats/session-*.jsonl"))
+	fuzzAgentReader(f, readGeminiCLI)
+}
+
+// firstDifference shows where two digests part, a little of each.
+func firstDifference(a, b string) string {
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	cut := func(s string) string { return s[max(0, i-40):min(len(s), i+80)] }
+	return fmt.Sprintf("at byte %d of %d and %d: %q vs %q", i, len(a), len(b), cut(a), cut(b))
 }

@@ -1,7 +1,6 @@
 package corpora
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -131,40 +130,9 @@ func (s *codexSession) emit(usage *ServerUsage, loc Location) error {
 	cut := s.cut
 	s.cut = -1
 	s.requests++
-	var b bytes.Buffer
-	model, _ := json.Marshal(s.model)
-	b.WriteString(`{"model":`)
-	b.Write(model)
-	b.WriteString(`,"input":[`)
-	if s.instructions != nil {
-		b.Write(s.instructions)
-		if cut > 0 {
-			b.WriteByte(',')
-		}
+	body, err := agentRequest(&s.spool, s.model, "input", s.instructions, s.items[:cut])
+	if err != nil {
+		return err
 	}
-	for i, ref := range s.items[:cut] {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		raw, err := s.spool.get(ref)
-		if err != nil {
-			return err
-		}
-		b.Write(raw)
-	}
-	b.WriteString(`]}`)
-	conv, problems, rerr := apiParseRequest(responsesAPI(), jwNode{raw: b.Bytes(), loc: loc, embedded: true}, fmt.Sprintf("%s#%d", s.base, s.requests-1), nil, nil)
-	for _, p := range problems {
-		s.e.Problem(p)
-	}
-	if rerr != nil {
-		s.e.Problem(rerr)
-		return nil
-	}
-	conv.Format, conv.Provider, conv.ServerUsage = FormatCodex, s.provider, usage
-	conv.Notes = append(conv.Notes, codexMissing)
-	if err := s.e.Conversation(conv); err != nil {
-		return fmt.Errorf("read %s: %w", s.name, err)
-	}
-	return nil
+	return agentEmit(s.e, s.name, responsesAPI(), body, loc, fmt.Sprintf("%s#%d", s.base, s.requests-1), FormatCodex, s.provider, usage, codexMissing)
 }

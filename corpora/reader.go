@@ -55,6 +55,7 @@ func formatTable() []formatSpec {
 		{format: FormatMCPInspector, sniff: sniffMCPInspector, read: readMCPInspector},
 		{format: FormatClaudeCode, sniff: sniffClaudeCode, read: readClaudeCode},
 		{format: FormatCodex, sniff: sniffCodex, read: readCodex},
+		{format: FormatGeminiCLI, sniff: sniffGeminiCLI, read: readGeminiCLI},
 		{format: FormatMCPJSONL, sniff: sniffMCPJSONL, read: readMCPJSONL},
 		{format: FormatOpenAIResponses, sniff: sniffOpenAIResponses, read: readOpenAIResponses, sized: true, buffers: true},
 		{format: FormatAnthropic, sniff: sniffAnthropic, read: readAnthropic, sized: true, buffers: true},

@@ -32,7 +32,7 @@ type AgentFlags struct {
 type codingAgent struct {
 	name   string
 	format corpora.Format
-	// folder is the default folder of the sessions: $env/sub, else ~/home/sub.
+	// folder is the default folder of the sessions: $env/sub (env set), else ~/home/sub.
 	env, home, sub string
 	// project returns the project folder of the session at path under root.
 	project func(root, path string) string
@@ -41,8 +41,9 @@ type codingAgent struct {
 // agentTable lists the agents --agent knows.
 func agentTable() []codingAgent {
 	return []codingAgent{
-		{name: "claude-code", format: corpora.FormatClaudeCode, env: "CLAUDE_CONFIG_DIR", home: ".claude", sub: "projects", project: claudeProject},
+		{name: "claude-code", format: corpora.FormatClaudeCode, env: "CLAUDE_CONFIG_DIR", home: ".claude", sub: "projects", project: firstFolder},
 		{name: "codex", format: corpora.FormatCodex, env: "CODEX_HOME", home: ".codex", sub: "sessions", project: codexProject},
+		{name: "gemini-cli", format: corpora.FormatGeminiCLI, home: ".gemini", sub: "tmp", project: firstFolder},
 	}
 }
 
@@ -55,9 +56,9 @@ func agentNames() string {
 	return strings.Join(names, ", ")
 }
 
-// claudeProject is the project folder of a Claude Code session: the folder under projects/,
-// which names the project's path with every / a -.
-func claudeProject(root, path string) string {
+// firstFolder is the project folder of a session kept under a folder per project: Claude
+// Code's (the project's path with every / a -) or Gemini CLI's (the project's name).
+func firstFolder(root, path string) string {
 	rel, err := filepath.Rel(root, path)
 	if err != nil {
 		return ""
@@ -101,7 +102,10 @@ func (f AgentFlags) agentSessions(paths []string, now time.Time) ([]string, corp
 		return nil, "", err
 	}
 	if len(paths) == 0 {
-		dir := os.Getenv(ag.env)
+		dir := ""
+		if ag.env != "" {
+			dir = os.Getenv(ag.env)
+		}
 		if dir == "" {
 			home, err := os.UserHomeDir()
 			if err != nil {

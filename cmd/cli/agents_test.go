@@ -251,3 +251,49 @@ func TestParseSince(t *testing.T) {
 		}
 	}
 }
+
+// TestGeminiNoteWeighsWhatIsNotRecorded: the note on each Gemini CLI request gives the weight of
+// the system instruction and tool declarations Gemini CLI sent and did not record, as count
+// counts them in the body captured on the wire.
+func TestGeminiNoteWeighsWhatIsNotRecorded(t *testing.T) {
+	wire, _ := filepath.Glob(filepath.Join(agentCases, "gemini-cli", "requests", "*-streamGenerateContent.json"))
+	if len(wire) == 0 {
+		t.Fatal("no Gemini request")
+	}
+	raw, err := os.ReadFile(wire[len(wire)-1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body struct {
+		System struct {
+			Parts []struct {
+				Text string `json:"text"`
+			} `json:"parts"`
+		} `json:"systemInstruction"`
+		Tools json.RawMessage `json:"tools"`
+	}
+	if err := json.Unmarshal(raw, &body); err != nil {
+		t.Fatal(err)
+	}
+	var system strings.Builder
+	for _, p := range body.System.Parts {
+		system.WriteString(p.Text)
+	}
+	dir := t.TempDir()
+	tokens := func(name, text string, note int) {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, out, errOut := runCLI(t, "count", "--text", "--format", "json", path)
+		var tc textCount
+		if code != ExitOK || json.Unmarshal([]byte(out), &tc) != nil {
+			t.Fatalf("count %s: exit %d\n%s%s", name, code, out, errOut)
+		}
+		if d := tc.Tokens - note; d < -note/10 || d > note/10 {
+			t.Errorf("%s: %d tokens, the note says about %d", name, tc.Tokens, note)
+		}
+	}
+	tokens("system.txt", system.String(), 6100)
+	tokens("tools.json", string(body.Tools), 3200)
+}

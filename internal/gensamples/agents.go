@@ -109,3 +109,38 @@ func hex64(g *ids) string {
 	}
 	return string(b)
 }
+
+// geminiCLISession: a Gemini CLI session of two requests, recorded as Gemini CLI 0.61.0 records
+// them: a header, the messages, each model turn with its tool calls and tokens. The MCP result
+// carries the screenshot as base64 inside JSON text and as inlineData.
+func geminiCLISession(p *pictures) (sampleFile, error) {
+	g := &ids{state: 122}
+	session := g.uuid()
+	callID := "mcp_shots_screenshot_1764495907000_0"
+	inText := picture(p.logoPNG, "base64-in-text", "tool", expectLift)
+	inline := picture(p.logoPNG, "base64", "tool", expectNative)
+	const model = "gemini-3.8-flash"
+	tokens := func(in int) obj {
+		return obj{{"input", in}, {"output", 14}, {"cached", 0}, {"thoughts", 0}, {"tool", 0}, {"total", in + 14}}
+	}
+	call := obj{{"id", "mcp_shots_screenshot__" + callID}, {"name", "mcp_shots_screenshot"}, {"args", obj{}}, {"status", "success"}}
+	lines := []line{
+		{doc: obj{{"sessionId", session}, {"projectHash", hex64(g)}, {"startTime", "2026-11-30T09:45:06.000Z"}, {"lastUpdated", "2026-11-30T09:45:06.000Z"}, {"kind", "main"}}},
+		{doc: obj{{"id", g.uuid()}, {"timestamp", "2026-11-30T09:45:06.100Z"}, {"type", "user"},
+			{"content", arr{obj{{"text", "Take a screenshot of the app and tell me which version its logo shows."}}}}}},
+		{doc: obj{{"id", "turn-1"}, {"timestamp", "2026-11-30T09:45:07.000Z"}, {"type", "gemini"}, {"content", ""}, {"tokens", tokens(3120)}, {"model", model},
+			{"toolCalls", arr{call}}}},
+		{doc: obj{{"id", g.uuid()}, {"timestamp", "2026-11-30T09:45:07.200Z"}, {"type", "user"}, {"content", arr{
+			obj{{"functionResponse", obj{{"id", "mcp_shots_screenshot__" + callID}, {"name", "mcp_shots_screenshot"},
+				{"response", obj{{"output", textBlob(`{"page":"http://localhost:5173/","screenshot":{"mimeType":"image/png","data":"`, inText, `"}}`)}}}}}},
+			obj{{"inlineData", obj{{"mimeType", "image/png"}, {"data", b64blob(inline)}}}},
+		}}}},
+		{doc: obj{{"id", "turn-2"}, {"timestamp", "2026-11-30T09:45:08.000Z"}, {"type", "gemini"}, {"content", "The logo shows version 2.4."},
+			{"tokens", tokens(4410)}, {"model", model}}},
+	}
+	return linesFile("session-2026-11-30T09-45-gemini.jsonl", "gemini-cli", lines,
+		conversation{Title: "Gemini CLI: the first request",
+			Expect: expectation{Question: "Which tool do you call to see the app?", Scorer: "icontains", Answer: "screenshot"}},
+		conversation{Title: "Gemini CLI: the MCP screenshot as JSON text and inlineData",
+			Expect: expectation{Question: "Which version does the logo show?", Scorer: "contains", Answer: "2.4"}})
+}

@@ -80,6 +80,7 @@ type pictures struct {
 	labelWebP   []byte // Anthropic image block: "7B"
 	portPNG     []byte // Claude Code MCP screenshot: "PORT 8080"
 	buildPNG    []byte // Codex CLI MCP screenshot: "BUILD 17"
+	logoPNG     []byte // Gemini CLI MCP screenshot: "v2.4"
 	barcodePNG  []byte // Anthropic tool_result string content: "LOT 903"
 	purplePNG   []byte // AI SDK 5 stringified CallToolResult: purple square
 	resourcePNG []byte // AI SDK 6 stringified resource block (two escaping levels): "42"
@@ -110,6 +111,7 @@ func makePictures() (*pictures, error) {
 		resourcePNG: testimages.PNG(100, 60, 17, testimages.WithText("42"), testimages.WithGrain(6)),
 		portPNG:     testimages.PNG(220, 80, 18, testimages.WithText("PORT 8080"), testimages.WithGrain(6)),
 		buildPNG:    testimages.PNG(220, 80, 19, testimages.WithText("BUILD 17"), testimages.WithGrain(6)),
+		logoPNG:     testimages.PNG(160, 80, 20, testimages.WithText("v2.4"), testimages.WithGrain(6)),
 	}
 	for name, b := range map[string][]byte{"fork": p.forkJPEG, "tiny": p.tinyPNG, "gif": p.framesGIF, "bmp": p.chartBMP, "webp": p.labelWebP} {
 		if len(b) == 0 {
@@ -151,6 +153,7 @@ func buildSamples(ctx context.Context) ([]sampleFile, error) {
 		inspectorExport,
 		claudeCodeSession,
 		codexRollout,
+		geminiCLISession,
 	}
 	var files []sampleFile
 	for _, build := range builders {
