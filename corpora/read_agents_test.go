@@ -264,3 +264,40 @@ func firstDifference(a, b string) string {
 	cut := func(s string) string { return s[max(0, i-40):min(len(s), i+80)] }
 	return fmt.Sprintf("at byte %d of %d and %d: %q vs %q", i, len(a), len(b), cut(a), cut(b))
 }
+
+// TestAgentReadersSurviveDamage reads every real session cut short and with bytes changed, at
+// many places: a reader never panics and every problem it reports is located (what the fuzz
+// targets check, on inputs chosen here).
+func TestAgentReadersSurviveDamage(t *testing.T) {
+	for _, tt := range []struct {
+		read          ReaderFunc
+		name, pattern string
+	}{
+		{readClaudeCode, "claude-code", "*/*.jsonl"},
+		{readCodex, "codex", "*/*/*/rollout-*.jsonl"},
+		{readGeminiCLI, "gemini-cli", "*/chats/session-*.jsonl"},
+	} {
+		data, err := os.ReadFile(agentSession(t, tt.name, tt.pattern))
+		if err != nil {
+			t.Fatal(err)
+		}
+		step := len(data)/97 + 1
+		for at := 0; at < len(data); at += step {
+			for _, input := range []string{
+				string(data[:at]),
+				string(data[:at]) + "\x00" + string(data[at+1:]),
+				string(data[:at]) + "}" + string(data[at:]),
+			} {
+				var c Collector
+				if err := tt.read(context.Background(), "s.jsonl", strings.NewReader(input), &c); err != nil {
+					t.Fatalf("%s damaged at %d: %v", tt.name, at, err)
+				}
+				for _, p := range c.Problems {
+					if p.Loc.File != "s.jsonl" || p.Loc.Line == 0 {
+						t.Fatalf("%s damaged at %d: problem %v is not located", tt.name, at, p)
+					}
+				}
+			}
+		}
+	}
+}

@@ -75,7 +75,9 @@ func (p *apiParse) geminiContent(c jwNode) *ReadError {
 			}
 			if tool != nil {
 				res := tool.Parts[0].ToolResult
-				part.Image.Origin = OriginTool
+				if part.Image != nil { // not when its base64 did not decode (an opaque part)
+					part.Image.Origin = OriginTool
+				}
 				res.Parts = append(res.Parts, part)
 				return nil
 			}
