@@ -47,7 +47,7 @@ several are combined, e.g. shards; a folder, a run's --out, stands for its resul
 evaluates every budget of the budgets file:
 
   budgets:
-    prompt_tokens{arm:after}: sum <= 32057
+    prompt_tokens{arm:after}: sum <= 31991
     refused{arm:before}: sum == 2
     pictures{arm:after,outcome:lifted}: sum == 10
     scan_over_read{payload:json_2MB}: p(50) < 2
