@@ -204,6 +204,10 @@ func runReplay(ctx context.Context, opts *ReplayOptions) error {
 			return err
 		}
 		opts.Paths, opts.InputFormat = paths, string(format)
+		// HOOK (model id → hosted vision family): each session's conversations carry the model
+		// the agent used (corpora.Conversation.Model: claude-opus-5-5, gpt-5.5, gemini-3.8-flash);
+		// with measure/imagerows' hosted-family table, --agent without --vision or --mmproj picks
+		// the family from it here, the flags still winning.
 	} else if opts.Since != "" || opts.Project != "" {
 		return usageErrorf("--since and --project select an agent's sessions: name it with --agent")
 	}
