@@ -6,7 +6,7 @@ FUZZTIME  ?= 10s
 BENCHTIME ?= 1s
 COUNT     ?= 1
 
-.PHONY: all build run test test-deps llama-libs llama-server test-llama-server ollama test-ollama unit ci-replay bench bench-scale bench-ab scale-same bench-hugeline bench-ratio rows-oracle fuzz lint generate update-expected clean
+.PHONY: all build run test test-deps llama-libs llama-server test-llama-server ollama test-ollama unit ci-replay bench bench-scale bench-ab scale-same bench-hugeline bench-ratio rows-oracle agent-sessions fuzz lint generate update-expected clean
 
 all: build
 
@@ -62,6 +62,12 @@ test-ollama: test-deps ollama
 rows-oracle: test-deps llama-server
 	@table=$$(mktemp) && ROWS_ORACLE_TABLE=$$table $(GO) test -count=1 -timeout 20m -run '^TestRowsOracle$$' ./measure/imagerows/ >$$table.log 2>&1; \
 	rc=$$?; cat $$table 2>/dev/null; [ $$rc -eq 0 ] || tail -40 $$table.log; rm -f $$table $$table.log; exit $$rc
+
+## agent-sessions: installs Claude Code 2.1.337, Codex CLI 0.171.0 and Gemini CLI 0.61.0 from npm into $(CACHE)/agents/,
+## runs each offline against internal/testkit/agentsim's scripted model and MCP servers, and writes their
+## session files and the request bodies they sent to corpora/testdata/agents/. Not part of `make test`.
+agent-sessions:
+	@sh internal/scripts/agent-sessions.sh $(CACHE)
 
 ## unit: the unit tests, a line per package as it ends and, while packages run, a line every 20 s
 ## naming them (go test -json through internal/testkit/testprogress).

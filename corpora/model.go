@@ -23,6 +23,9 @@ const (
 	FormatMCPInspector     Format = "mcp-inspector"      // MCP Inspector v2 protocol / history / network export
 	FormatClaudeDesktopLog Format = "claude-desktop-log" // Claude Desktop mcp.log / mcp-server-NAME.log
 	FormatHTTPRR           Format = "httprr"             // langchaingo httprr trace of LLM API calls
+	FormatClaudeCode       Format = "claude-code"        // Claude Code session (~/.claude/projects/<project>/<session>.jsonl)
+	FormatCodex            Format = "codex"              // Codex CLI rollout ($CODEX_HOME/sessions/…/rollout-*.jsonl)
+	FormatGeminiCLI        Format = "gemini-cli"         // Gemini CLI session (~/.gemini/tmp/<project>/chats/session-*.jsonl)
 )
 
 // Role is the author of a message.
@@ -96,6 +99,11 @@ type Conversation struct {
 	// ServerUsage is what the server reported for the request when the recording holds its
 	// response too (an httprr trace); nil otherwise.
 	ServerUsage *ServerUsage `json:"server_usage,omitempty"`
+	// Sent is the conversation as its client sent it, where the recording holds the tool
+	// results both as the tools gave them (Messages) and as the client sent them in their
+	// place (a Claude Code session: a result spilled to a file, a picture left out). It matches
+	// Messages one for one; nil when the two are the same.
+	Sent []Message `json:"-"`
 }
 
 // ServerUsage is the usage (and llama.cpp timings) a server reported in its response to a
@@ -313,8 +321,9 @@ func (r Request) ID() string {
 }
 
 // Requests returns every point of the conversation where the model must answer: after each
-// user message and after the last of a run of tool messages. A conversation with none (only
-// system messages, say) yields nothing.
+// user message and after the last of a run of tool messages, with the system messages that
+// follow it (a client may send one after the last turn, as Claude Code does). A conversation
+// with none (only system messages, say) yields nothing.
 func (c *Conversation) Requests() []Request {
 	var out []Request
 	for i, m := range c.Messages {
@@ -327,7 +336,11 @@ func (c *Conversation) Requests() []Request {
 		default:
 			continue
 		}
-		out = append(out, Request{Conversation: c, Index: len(out), Messages: c.Messages[:i+1]})
+		end := i + 1
+		for end < len(c.Messages) && c.Messages[end].Role == RoleSystem {
+			end++
+		}
+		out = append(out, Request{Conversation: c, Index: len(out), Messages: c.Messages[:end]})
 	}
 	return out
 }

@@ -25,6 +25,10 @@ type ClientSide string
 const (
 	ClientRecorded ClientSide = "recorded" // the request as recorded
 	ClientGate     ClientSide = "gate"     // the agent's gate, preparation and sanitising (docs/pipeline.md §6–§8)
+	// ClientSent is the request as the recording says its client sent it, where it holds that
+	// beside the tools' results (a coding agent's session: spilled or left-out results), else
+	// as recorded.
+	ClientSent ClientSide = "sent"
 )
 
 // Settings configure an arm. The zero value of a numeric field means its default.
@@ -107,6 +111,8 @@ type PictureRecord struct {
 	SeenByModel bool `json:"seen_by_model"`
 	// Source says who put the picture into the conversation (user, tool, assistant).
 	Source corpora.Origin `json:"source"`
+	// Tool names the tool whose result holds the picture, where the recording names it.
+	Tool string `json:"tool,omitempty"`
 	// Data are the picture's bytes while the replay holds them, for its thumbnail; they are
 	// never written, and the run drops them once the thumbnail is made (nil when the replay
 	// did not decode the picture).

@@ -55,6 +55,8 @@ func (ap Applier) Apply(ctx context.Context, arm Arm, req corpora.Request) (*Res
 	var clientRecords []PictureRecord
 	switch s.Client {
 	case ClientRecorded, "":
+	case ClientSent:
+		msgs = sentMessages(req)
 	case ClientGate:
 		if ap.ClientSide == nil {
 			return nil, fmt.Errorf("arm %s: client side %q needs the gate, and none is wired", arm.Name, s.Client)
@@ -69,7 +71,7 @@ func (ap Applier) Apply(ctx context.Context, arm Arm, req corpora.Request) (*Res
 			return nil, fmt.Errorf("arm %s: client side: %w", arm.Name, err)
 		}
 	default:
-		return nil, fmt.Errorf("arm %s: unknown client side %q (known: recorded, gate)", arm.Name, s.Client)
+		return nil, fmt.Errorf("arm %s: unknown client side %q (known: recorded, sent, gate)", arm.Name, s.Client)
 	}
 	var lift bool
 	switch s.Server {

@@ -52,6 +52,7 @@ const (
 	ServerVerbatim = records.ServerVerbatim
 	ClientRecorded = records.ClientRecorded
 	ClientGate     = records.ClientGate
+	ClientSent     = records.ClientSent
 )
 
 // Picture outcomes (see records.OutcomeLifted and the others).
@@ -122,6 +123,14 @@ func BuiltinArms() []Arm {
 		{Name: "after", Settings: Settings{Client: ClientRecorded, Server: ServerLift}},
 		{Name: "agent", Settings: Settings{Client: ClientGate, Server: ServerLift, ImageInputMode: "auto"}},
 	}
+}
+
+// RecordedArm is the arm of what the client really sent (a coding agent's session: text it
+// spilled to a file, pictures it left out or re-encoded), as the provider received it. It is
+// not among the arms a replay runs unless named (--arm recorded): for a recording that holds
+// no other version it is the before arm.
+func RecordedArm() Arm {
+	return Arm{Name: "recorded", Settings: Settings{Client: ClientSent, Server: ServerLegacy}}
 }
 
 // Result is a request after an arm: the messages as the server hands them to the model (parts

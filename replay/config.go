@@ -165,9 +165,9 @@ func validateArm(a *Arm, file string) error {
 	switch s.Client {
 	case "":
 		s.Client = ClientRecorded
-	case ClientRecorded, ClientGate:
+	case ClientRecorded, ClientSent, ClientGate:
 	default:
-		return fmt.Errorf("client %q: want %q or %q", s.Client, ClientRecorded, ClientGate)
+		return fmt.Errorf("client %q: want %q, %q or %q", s.Client, ClientRecorded, ClientSent, ClientGate)
 	}
 	switch s.Server {
 	case "":

@@ -117,6 +117,17 @@ type Case struct {
 	// Order is the case's position among every request of the inputs, counted before --shard
 	// filters them, so that merged shards can be put back in the order of a single run.
 	Order int `json:"order"`
+	// Recorded is the usage the provider reported for this request, where the recording holds
+	// it (a coding agent's session, an httprr trace); nil otherwise.
+	Recorded *RecordedUsage `json:"recorded_usage,omitempty"`
+}
+
+// RecordedUsage is the usage a provider reported for a request, as the recording holds it: the
+// prompt tokens it counted (cache reads and writes among them) and the tokens it answered with.
+type RecordedUsage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CachedTokens     int `json:"cached_tokens,omitempty"`
+	CompletionTokens int `json:"completion_tokens,omitempty"`
 }
 
 // ArmError is an error one arm met on a case ("" Arm: the case as a whole, e.g. scoring).

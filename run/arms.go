@@ -26,7 +26,10 @@ func SelectArms(config string, names []string) ([]replay.Arm, error) {
 	}
 	byName := map[string]replay.Arm{}
 	var all []string
-	for _, a := range arms {
+	for _, a := range append(arms, replay.RecordedArm()) {
+		if _, ok := byName[a.Name]; ok {
+			continue // an arms file's arm of that name wins
+		}
 		byName[a.Name] = a
 		all = append(all, a.Name)
 	}

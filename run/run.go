@@ -465,6 +465,7 @@ func (r *runner) replayCase(ctx context.Context, j caseJob) indexedCase {
 	if conv.Expect != nil {
 		c.Question, c.Expected = conv.Expect.Question, conv.Expect.Answer
 	}
+	c.Recorded = recordedUsage(req)
 	ic := indexedCase{index: j.index, thumbs: map[string]bool{}}
 	if r.meter.live.stopped() {
 		r.meter.live.caseNotMeasured()
@@ -477,6 +478,7 @@ func (r *runner) replayCase(ctx context.Context, j caseJob) indexedCase {
 			c.AddError(arm.Name, err.Error())
 			continue
 		}
+		nameTools(res)
 		r.thumbs.take(res.Pictures, ic.thumbs)
 		ac, err := r.meter.measure(ctx, arm, res, conv.Tools)
 		if engine.IsServerFault(err) && ctx.Err() == nil {

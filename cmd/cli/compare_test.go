@@ -73,7 +73,7 @@ func TestCompareExitCodes(t *testing.T) {
 		{"identical runs", []string{"compare", old, same}, ExitOK, []string{"~ (p=1.000"}, nil},
 		{"regression wins over budgets", []string{"compare", "--budgets", budgets, old, new}, ExitRegression,
 			[]string{"refused{arm:before}: delta == 0", "CROSSED"}, []string{"correctness regressed"}},
-		{"budget crossed", []string{"compare", "--budgets", budgets, "--alpha", "0.001", old, new}, ExitBudget,
+		{"budget crossed", []string{"compare", "--budgets", budgets, "--alpha", "0.000001", old, new}, ExitBudget,
 			[]string{fmt.Sprintf("-%d (%[1]d → 0)", armSummary(t, old, "before").Refused)}, []string{"1 budget crossed"}},
 		{"budget holds", []string{"compare", "--budgets", budgets, old, same}, ExitOK, []string{"all 1 budgets hold"}, nil},
 		{"unpaired cases", []string{"compare", old, partial}, ExitOK, []string{"figures over 3 paired cases"},

@@ -63,7 +63,7 @@ message through the chat template.
 	f := c.Flags()
 	addCounterFlags(f, &opts.CounterFlags, "context size in tokens (default: the model GGUF's, else 262144)")
 	f.StringVar(&opts.InputFormat, "input-format", "auto", "input format (auto or one of: "+formatNames()+")")
-	f.StringSliceVar(&opts.Arms, "arm", []string{"before"}, "the arms a request is counted in (before, after, agent, or those of --config; comma-separated or repeated)")
+	f.StringSliceVar(&opts.Arms, "arm", []string{"before"}, "the arms a request is counted in (before, after, agent, recorded, or those of --config; comma-separated or repeated)")
 	f.StringVar(&opts.Config, "config", "", "YAML file defining more arms")
 	f.StringVar(&opts.Turns, "turns", "last", "which requests of a conversation: last or all")
 	f.StringVar(&opts.MCPDelivery, "mcp-delivery", replay.MCPAuto, "how MCP results reach the server: structured, stringified or auto")
@@ -83,6 +83,8 @@ type countRow struct {
 	PromptTokens int    `json:"prompt_tokens"`
 	Context      int    `json:"context"`
 	Fits         bool   `json:"fits"`
+	// Recorded is the usage the provider reported for the request, where the recording holds it.
+	Recorded *results.RecordedUsage `json:"recorded_usage,omitempty"`
 }
 
 // textCount is the count of a plain text.
@@ -178,7 +180,7 @@ func countRequests(ctx context.Context, opts *CountOptions, in io.Reader) error 
 				}
 			}
 			rows = append(rows, countRow{Case: c.ID, Arm: a.Arm, Messages: c.Messages, TextTokens: a.TextTokens,
-				ImageRows: a.ImageRows, Pictures: seen, PromptTokens: a.PromptTokens, Context: a.Context, Fits: a.Fits})
+				ImageRows: a.ImageRows, Pictures: seen, PromptTokens: a.PromptTokens, Context: a.Context, Fits: a.Fits, Recorded: c.Recorded})
 		}
 	}
 	doc := countDoc{report: report, rows: rows}
@@ -223,19 +225,43 @@ func writeCountTable(w io.Writer, doc countDoc, o results.WriteOptions) error {
 	t := results.Table{Title: results.Header(doc.report),
 		Header: []string{"request", "arm", "messages", "text tokens", "image rows", "pictures seen", "prompt tokens", "fits"},
 		Right:  []bool{false, false, true, true, true, true, true, false}}
+	recorded := false
+	for _, r := range doc.rows {
+		recorded = recorded || r.Recorded != nil
+	}
+	if recorded { // the provider's own count beside the computed one
+		t.Header = append(t.Header, "provider's prompt tokens")
+		t.Right = append(t.Right, true)
+	}
 	for _, r := range doc.rows {
 		fits := "yes"
 		if !r.Fits {
 			fits = "no: refused"
 		}
-		t.Rows = append(t.Rows, []string{results.ShortID(r.Case), r.Arm, strconv.Itoa(r.Messages), results.Thousands(int64(r.TextTokens)),
-			results.Thousands(int64(r.ImageRows)), strconv.Itoa(r.Pictures), results.Thousands(int64(r.PromptTokens)), fits})
+		row := []string{results.ShortID(r.Case), r.Arm, strconv.Itoa(r.Messages), results.Thousands(int64(r.TextTokens)),
+			results.Thousands(int64(r.ImageRows)), strconv.Itoa(r.Pictures), results.Thousands(int64(r.PromptTokens)), fits}
+		if recorded {
+			row = append(row, recordedCell(r.Recorded))
+		}
+		t.Rows = append(t.Rows, row)
 	}
 	err := results.WriteTables(w, []results.Table{results.FitTable(t, o.Width, results.TextColumns(t))}, false)
 	if len(doc.report.Problems) > 0 {
 		results.WriteTables(w, []results.Table{results.ProblemTable(doc.report)}, false)
 	}
 	return err
+}
+
+// recordedCell renders the provider's recorded usage of a request: its prompt tokens, with the
+// cache reads among them ("" when not recorded).
+func recordedCell(u *results.RecordedUsage) string {
+	switch {
+	case u == nil:
+		return ""
+	case u.CachedTokens > 0:
+		return results.Thousands(int64(u.PromptTokens)) + " (" + results.Thousands(int64(u.CachedTokens)) + " cached)"
+	}
+	return results.Thousands(int64(u.PromptTokens))
 }
 
 // countText counts a plain text with the tokenizer, and as one user message through the template.

@@ -32,6 +32,8 @@ type ReplayOptions struct {
 	InputFormat string
 	// CounterFlags are the tokenizer, template, vision family and context (shared with count).
 	CounterFlags
+	// AgentFlags find a coding agent's sessions (--agent, --since, --project).
+	AgentFlags
 	// ForceContext keeps --ctx when a live server's context is smaller.
 	ForceContext bool
 	Config       string
@@ -74,7 +76,8 @@ func newReplayCmd(io *IOStreams) *cobra.Command {
 		Short:   "Replay recorded conversations through the before and after pipelines and measure them",
 		Long: helpWithExit(`Reads recorded conversations (files or folders; with no PATH the embedded sample corpus),
 turns each into the requests a server would receive (the last one, or every one with --turns all),
-runs every request through each arm (before, after, agent, and those of --config) and measures
+runs every request through each arm (before, after, agent, and those of --config; recorded,
+what a coding agent really sent, when named) and measures
 text tokens, image rows, prompt tokens, the context-window verdict, whether the model sees each
 picture, and the time to scan each tool message. Tables go to stdout, after a header naming the
 tokenizer, template, vision family, context and engine, fitted to the terminal's width (else
@@ -95,13 +98,16 @@ PATH - reads a recording from stdin.
 	addCounterFlags(f, &opts.CounterFlags, "context size in tokens (default: the server's n_ctx, the model GGUF's, else 262144; a live server's smaller n_ctx wins)")
 	f.BoolVar(&opts.ForceContext, "force-ctx", false, "keep --ctx even when the http engine's server reports a smaller n_ctx")
 	f.StringVar(&opts.Config, "config", "", "YAML file defining more arms")
+	f.StringVar(&opts.Agent, "agent", "", "replay a coding agent's sessions ("+agentNames()+"): those under PATH, else in the agent's own folder, and print a table per session and per tool")
+	f.StringVar(&opts.Since, "since", "", "with --agent: only sessions written since a date (2006-01-02) or for a duration (36h, 7d)")
+	f.StringVar(&opts.Project, "project", "", "with --agent: only sessions of projects whose folder contains this text")
 	f.StringVar(&opts.Turns, "turns", "last", "which requests of a conversation: last or all")
 	f.IntVarP(&opts.Workers, "jobs", "j", 2, "workers (the http engine runs at least --concurrency, so that -j does not cap the requests in flight)")
 	f.StringVar(&opts.Out, "out", "", "folder for "+outFiles("cases.jsonl"))
 	addFormatFlag(f, &opts.Format, results.ReportFormats(), "stdout format")
 	f.StringVar(&opts.MCPDelivery, "mcp-delivery", replay.MCPAuto, "how MCP results reach the server: structured, stringified or auto")
 	f.StringVar(&opts.Dump, "dump", "", "folder for the request each arm hands the model and its picture records")
-	f.StringSliceVar(&opts.Arms, "arms", nil, "arms to run, in table order (default: before, after, agent, then the config's)")
+	f.StringSliceVar(&opts.Arms, "arms", nil, "arms to run, in table order (default: before, after, agent, then the config's; recorded when named)")
 	f.StringVar(&opts.Engine, "engine", engineKinds[0].name, "engine that counts (and answers): "+strings.Join(engineNames(), ", "))
 	f.StringArrayVar(&opts.Endpoints, "endpoint", nil, "server URL of the http engine (repeatable: cases are spread over them)")
 	f.StringVar(&opts.Shard, "shard", "", "replay only shard i of n (\"i/n\", 0-based), split by a stable hash of the case id")
@@ -189,6 +195,19 @@ func runReplay(ctx context.Context, opts *ReplayOptions) error {
 	if opts.MemProfile != "" {
 		defer writeHeapProfile(opts.MemProfile, opts.IO.ErrOut)
 	}
+	if opts.Agent != "" {
+		paths, format, err := opts.agentSessions(opts.Paths, opts.now())
+		if err != nil {
+			return err
+		}
+		opts.Paths, opts.InputFormat = paths, string(format)
+		// HOOK (model id → hosted vision family): each session's conversations carry the model
+		// the agent used (corpora.Conversation.Model: claude-opus-5-5, gpt-5.5, gemini-3.8-flash);
+		// with measure/imagerows' hosted-family table, --agent without --vision or --mmproj picks
+		// the family from it here, the flags still winning.
+	} else if opts.Since != "" || opts.Project != "" {
+		return usageErrorf("--since and --project select an agent's sessions: name it with --agent")
+	}
 	cfg, err := opts.runConfig()
 	if err != nil {
 		return err
@@ -245,6 +264,11 @@ func runReplay(ctx context.Context, opts *ReplayOptions) error {
 	// a run stopped before it measured anything prints no empty tables; its error says why
 	if err := writeReport(opts, report, runErr == nil || len(report.Cases) > 0); err != nil {
 		return err
+	}
+	if opts.Agent != "" && opts.Format == results.FormatTable && len(report.Cases) > 0 {
+		if err := writeAgentSummary(opts.IO.Out, report, opts.IO.TableWidth()); err != nil {
+			return err
+		}
 	}
 	return runErr
 }

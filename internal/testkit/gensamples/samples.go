@@ -78,6 +78,9 @@ type pictures struct {
 	framesGIF   []byte // Responses: animated GIF 3, 2, 1
 	chartBMP    []byte // Responses: yellow BMP as a data URL
 	labelWebP   []byte // Anthropic image block: "7B"
+	portPNG     []byte // Claude Code MCP screenshot: "8080" (small: the live server's context holds its base64 as text)
+	buildPNG    []byte // Codex CLI MCP screenshot: "17"
+	logoPNG     []byte // Gemini CLI MCP screenshot: "2.4"
 	barcodePNG  []byte // Anthropic tool_result string content: "LOT 903"
 	purplePNG   []byte // AI SDK 5 stringified CallToolResult: purple square
 	resourcePNG []byte // AI SDK 6 stringified resource block (two escaping levels): "42"
@@ -106,6 +109,9 @@ func makePictures() (*pictures, error) {
 		barcodePNG:  testimages.PNG(200, 70, 15, testimages.WithText("LOT 903"), testimages.WithGrain(6)),
 		purplePNG:   testimages.PNG(96, 96, 16, testimages.WithSquare(testimages.Purple), testimages.WithGrain(6)),
 		resourcePNG: testimages.PNG(100, 60, 17, testimages.WithText("42"), testimages.WithGrain(6)),
+		portPNG:     testimages.PNG(64, 32, 18, testimages.WithText("8080"), testimages.WithGrain(2)),
+		buildPNG:    testimages.PNG(64, 32, 19, testimages.WithText("17"), testimages.WithGrain(2)),
+		logoPNG:     testimages.PNG(64, 32, 20, testimages.WithText("2.4"), testimages.WithGrain(2)),
 	}
 	for name, b := range map[string][]byte{"fork": p.forkJPEG, "tiny": p.tinyPNG, "gif": p.framesGIF, "bmp": p.chartBMP, "webp": p.labelWebP} {
 		if len(b) == 0 {
@@ -145,6 +151,9 @@ func buildSamples(ctx context.Context) ([]sampleFile, error) {
 		anthropicWebP,
 		claudeDesktopLog,
 		inspectorExport,
+		claudeCodeSession,
+		codexRollout,
+		geminiCLISession,
 	}
 	var files []sampleFile
 	for _, build := range builders {

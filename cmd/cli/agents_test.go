@@ -1,0 +1,299 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// agentCases is the folder of the session files the real agents wrote (make agent-sessions).
+var agentCases = filepath.Join("..", "..", "corpora", "testdata", "agents")
+
+// countRows runs count --format json on a file with extra flags: a row per conversation, its last request.
+func countRows(t *testing.T, file string, flags ...string) []countRow {
+	t.Helper()
+	args := append([]string{"count", "--format", "json"}, flags...)
+	code, out, errOut := runCLI(t, append(args, file)...)
+	if code != ExitOK {
+		t.Fatalf("count %s: exit %d\n%s", file, code, errOut)
+	}
+	var rows []countRow
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatalf("count %s: %v\n%s", file, err, out)
+	}
+	return rows
+}
+
+// wireRequests lists the Messages request bodies a Claude Code case sent, in order (its
+// count_tokens calls left out), each without the billing line Claude Code puts first in the
+// system prompt when sending and does not record in the session, written to dir.
+func wireRequests(t *testing.T, caseDir, dir string) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(caseDir, "requests", "*-v1-messages.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no requests in %s (%v)", caseDir, err)
+	}
+	var out []string
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var body map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &body); err != nil {
+			t.Fatal(err)
+		}
+		var system []map[string]any
+		if err := json.Unmarshal(body["system"], &system); err != nil || len(system) == 0 {
+			t.Fatalf("%s: no system blocks (%v)", f, err)
+		}
+		if text, _ := system[0]["text"].(string); !strings.HasPrefix(text, "x-anthropic-billing-header:") {
+			t.Fatalf("%s: the first system block is %q, not the billing line", f, text)
+		}
+		body["system"], _ = json.Marshal(system[1:])
+		b, _ := json.Marshal(body)
+		to := filepath.Join(dir, filepath.Base(f))
+		if err := os.WriteFile(to, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, to)
+	}
+	return out
+}
+
+// TestClaudeCodeRequestsCountAsSent: every request rebuilt from a Claude Code session counts in
+// the recorded arm, with the same flags, exactly as the body the agent sent (less the
+// unrecorded billing line).
+func TestClaudeCodeRequestsCountAsSent(t *testing.T) {
+	for _, name := range []string{"claude-code", "claude-code-spill"} {
+		t.Run(name, func(t *testing.T) {
+			caseDir := filepath.Join(agentCases, name)
+			sessions, _ := filepath.Glob(filepath.Join(caseDir, "sessions", "*", "*.jsonl"))
+			if len(sessions) != 1 {
+				t.Fatalf("%d sessions in %s, want 1", len(sessions), caseDir)
+			}
+			rebuilt := countRows(t, sessions[0], "--arm", "recorded")
+			wire := wireRequests(t, caseDir, t.TempDir())
+			if len(rebuilt) != len(wire) {
+				t.Fatalf("%d requests rebuilt, %d sent", len(rebuilt), len(wire))
+			}
+			pictures := 0
+			for i, f := range wire {
+				rows := countRows(t, f, "--arm", "recorded")
+				got, want := rebuilt[i], rows[len(rows)-1]
+				if got.Messages != want.Messages || got.TextTokens != want.TextTokens || got.ImageRows != want.ImageRows ||
+					got.Pictures != want.Pictures || got.PromptTokens != want.PromptTokens {
+					t.Errorf("request %d: rebuilt %+v, sent %+v", i+1, got, want)
+				}
+				pictures += got.Pictures
+			}
+			if pictures == 0 {
+				t.Error("no picture in any request: the case does not test pictures")
+			}
+		})
+	}
+}
+
+// TestCountShowsTheProviderUsageBesideTheComputedCount: each request of an agent's session is
+// counted with the usage the provider reported for it beside, as the session recorded it.
+func TestCountShowsTheProviderUsageBesideTheComputedCount(t *testing.T) {
+	sessions, _ := filepath.Glob(filepath.Join(agentCases, "claude-code", "sessions", "*", "*.jsonl"))
+	if len(sessions) != 1 {
+		t.Fatalf("%d sessions", len(sessions))
+	}
+	rows := countRows(t, sessions[0])
+	// What the scripted server answered for the first request (input_tokens), as Claude Code
+	// recorded it in the session.
+	if len(rows) == 0 || rows[0].Recorded == nil || rows[0].Recorded.PromptTokens != 12357 || rows[0].PromptTokens == 0 {
+		t.Fatalf("first request: %+v, want the recorded 12357 prompt tokens beside the computed count", rows)
+	}
+	code, out, errOut := runCLI(t, "count", sessions[0])
+	if code != ExitOK || !strings.Contains(out, "provider's") || !strings.Contains(out, "12,357") {
+		t.Errorf("count's table shows no provider column (exit %d):\n%s%s", code, out, errOut)
+	}
+}
+
+// TestCodexRequestsCountAllButTheToolSchemas: each request rebuilt from a Codex rollout counts as
+// the body Codex sent less its tool schemas, which the rollout does not record, and the note each
+// request carries gives their weight.
+func TestCodexRequestsCountAllButTheToolSchemas(t *testing.T) {
+	caseDir := filepath.Join(agentCases, "codex")
+	rollouts, _ := filepath.Glob(filepath.Join(caseDir, "sessions", "*", "*", "*", "rollout-*.jsonl"))
+	wire, _ := filepath.Glob(filepath.Join(caseDir, "requests", "*-v1-responses.json"))
+	if len(rollouts) != 1 || len(wire) == 0 {
+		t.Fatalf("%d rollouts, %d requests", len(rollouts), len(wire))
+	}
+	rebuilt := countRows(t, rollouts[0])
+	if len(rebuilt) != len(wire) {
+		t.Fatalf("%d requests rebuilt, %d sent", len(rebuilt), len(wire))
+	}
+	var missing []int
+	for i, f := range wire {
+		rows := countRows(t, f)
+		got, want := rebuilt[i], rows[len(rows)-1]
+		if got.Messages != want.Messages || got.ImageRows != want.ImageRows || got.Pictures != want.Pictures {
+			t.Errorf("request %d: rebuilt %+v, sent %+v", i+1, got, want)
+		}
+		missing = append(missing, want.TextTokens-got.TextTokens)
+	}
+	for i, m := range missing {
+		// The note says "about 2,500 tokens" (o200k_base, the default tokenizer).
+		if m != missing[0] || m < 2250 || m > 2750 {
+			t.Errorf("request %d: the unrecorded part weighs %d tokens (request 1: %d), the note says about 2,500", i+1, m, missing[0])
+		}
+	}
+	code, out, _ := runCLI(t, "corpus", "inspect", "--json", rollouts[0])
+	if code != ExitOK || !strings.Contains(out, "does not record the tool schemas") {
+		t.Errorf("corpus inspect shows no note of the missing tool schemas (exit %d)", code)
+	}
+}
+
+// TestRecordedArmDiffersWhereTheAgentSpilled: the recorded arm (what Claude Code sent) is the
+// before arm (the tool results as the session recorded them) where Claude Code sent the results
+// as they were, and far below it where it spilled an MCP result to a file.
+func TestRecordedArmDiffersWhereTheAgentSpilled(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		spilled bool
+	}{{"claude-code", false}, {"claude-code-spill", true}} {
+		sessions, _ := filepath.Glob(filepath.Join(agentCases, tt.name, "sessions", "*", "*.jsonl"))
+		if len(sessions) != 1 {
+			t.Fatalf("%s: %d sessions", tt.name, len(sessions))
+		}
+		rows := countRows(t, sessions[0], "--arm", "before,recorded")
+		if len(rows) != 8 {
+			t.Fatalf("%s: %d rows, want 4 requests in 2 arms", tt.name, len(rows))
+		}
+		last := rows[len(rows)-2:]
+		before, recorded := last[0], last[1]
+		if before.Arm != "before" || recorded.Arm != "recorded" {
+			t.Fatalf("%s: arms %s, %s", tt.name, before.Arm, recorded.Arm)
+		}
+		switch {
+		case !tt.spilled && before.PromptTokens != recorded.PromptTokens:
+			t.Errorf("%s: before %d, recorded %d prompt tokens; Claude Code sent the results as they were", tt.name, before.PromptTokens, recorded.PromptTokens)
+		case tt.spilled && recorded.PromptTokens*4 > before.PromptTokens:
+			t.Errorf("%s: before %d, recorded %d prompt tokens; Claude Code spilled the MCP result", tt.name, before.PromptTokens, recorded.PromptTokens)
+		}
+	}
+}
+
+// TestReplayAgentFindsSessionsAndPrintsPerTool: replay --agent claude-code reads the agent's
+// own folder (CLAUDE_CONFIG_DIR/projects here), keeps what --project and --since select, and
+// prints a table per session and per tool, the costliest tool first.
+func TestReplayAgentFindsSessionsAndPrintsPerTool(t *testing.T) {
+	config := t.TempDir()
+	for _, name := range []string{"claude-code", "claude-code-spill"} {
+		src := filepath.Join(agentCases, name, "sessions")
+		if err := os.CopyFS(filepath.Join(config, "projects", name), os.DirFS(src)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("CLAUDE_CONFIG_DIR", config)
+	code, out, errOut := runCLI(t, "replay", "--agent", "claude-code", "--summary", "--arms", "before", "--since", "30d")
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	_, perTool, ok := strings.Cut(out, "pictures by tool")
+	if !ok || !strings.Contains(out, "sessions (arm before") {
+		t.Fatalf("no per-session or per-tool table:\n%s", out)
+	}
+	mcp, read := strings.Index(perTool, "mcp__shots__screenshot"), strings.Index(perTool, "Read")
+	if mcp < 0 || read < 0 || mcp > read {
+		t.Errorf("the MCP screenshot tool, whose pictures cost the most, is not listed first:\n%s", perTool)
+	}
+	// --project keeps one project's sessions.
+	code, out, errOut = runCLI(t, "replay", "--agent", "claude-code", "--summary", "--arms", "before", "--project", "SPILL")
+	if code != ExitOK || strings.Count(out, ".jsonl") != 1 {
+		t.Errorf("--project spill: exit %d, want one session:\n%s%s", code, out, errOut)
+	}
+	for _, args := range [][]string{
+		{"--project", "no-such-project"},
+		{"--since", "2999-01-01"},
+	} {
+		code, _, errOut := runCLI(t, append([]string{"replay", "--agent", "claude-code"}, args...)...)
+		if code != ExitInputs || !strings.Contains(errOut, "no session under") {
+			t.Errorf("%v: exit %d, want %d and the empty selection named:\n%s", args, code, ExitInputs, errOut)
+		}
+	}
+	for _, args := range [][]string{
+		{"--agent", "cline"},
+		{"--agent", "codex", "--since", "yesterday"},
+		{"--since", "7d"},
+	} {
+		if code, _, errOut := runCLI(t, append([]string{"replay"}, args...)...); code != ExitUsage {
+			t.Errorf("%v: exit %d, want a usage error:\n%s", args, code, errOut)
+		}
+	}
+}
+
+func TestParseSince(t *testing.T) {
+	now := time.Date(2026, 12, 7, 12, 0, 0, 0, time.UTC)
+	for _, tt := range []struct {
+		in   string
+		want time.Time
+	}{
+		{"", time.Time{}},
+		{"36h", now.Add(-36 * time.Hour)},
+		{"7d", now.AddDate(0, 0, -7)},
+		{"2026-12-01", time.Date(2026, 12, 1, 0, 0, 0, 0, time.Local)},
+	} {
+		if got, err := parseSince(tt.in, now); err != nil || !got.Equal(tt.want) {
+			t.Errorf("parseSince(%q) = %v, %v; want %v", tt.in, got, err, tt.want)
+		}
+	}
+	for _, bad := range []string{"-3d", "soon", "12/01/2026"} {
+		if _, err := parseSince(bad, now); err == nil {
+			t.Errorf("parseSince(%q) accepted", bad)
+		}
+	}
+}
+
+// TestGeminiNoteWeighsWhatIsNotRecorded: the note on each Gemini CLI request gives the weight of
+// the system instruction and tool declarations Gemini CLI sent and did not record, as count
+// counts them in the body captured on the wire.
+func TestGeminiNoteWeighsWhatIsNotRecorded(t *testing.T) {
+	wire, _ := filepath.Glob(filepath.Join(agentCases, "gemini-cli", "requests", "*-streamGenerateContent.json"))
+	if len(wire) == 0 {
+		t.Fatal("no Gemini request")
+	}
+	raw, err := os.ReadFile(wire[len(wire)-1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body struct {
+		System struct {
+			Parts []struct {
+				Text string `json:"text"`
+			} `json:"parts"`
+		} `json:"systemInstruction"`
+		Tools json.RawMessage `json:"tools"`
+	}
+	if err := json.Unmarshal(raw, &body); err != nil {
+		t.Fatal(err)
+	}
+	var system strings.Builder
+	for _, p := range body.System.Parts {
+		system.WriteString(p.Text)
+	}
+	dir := t.TempDir()
+	tokens := func(name, text string, note int) {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, out, errOut := runCLI(t, "count", "--text", "--format", "json", path)
+		var tc textCount
+		if code != ExitOK || json.Unmarshal([]byte(out), &tc) != nil {
+			t.Fatalf("count %s: exit %d\n%s%s", name, code, out, errOut)
+		}
+		if d := tc.Tokens - note; d < -note/10 || d > note/10 {
+			t.Errorf("%s: %d tokens, the note says about %d", name, tc.Tokens, note)
+		}
+	}
+	tokens("system.txt", system.String(), 6100)
+	tokens("tools.json", string(body.Tools), 3200)
+}

@@ -1,0 +1,208 @@
+package corpora
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// agentMaxLine is the longest line of an agent's session file that is read; a longer one is
+// reported and skipped.
+const agentMaxLine = 256 << 20
+
+// agentLines calls fn with each non-blank line of a coding agent's session file (JSON Lines)
+// and its location (file and line). A line too long to read is reported and skipped; fn's
+// error stops the reading.
+func agentLines(ctx context.Context, name string, r io.Reader, e Emitter, fn func(line []byte, loc Location) error) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var buf []byte
+	for num := 1; ; num++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		buf = buf[:0]
+		tooLong := false
+		var rerr error
+		for {
+			var chunk []byte
+			chunk, rerr = br.ReadSlice('\n')
+			if !tooLong && len(buf)+len(chunk) <= agentMaxLine {
+				buf = append(buf, chunk...)
+			} else if !tooLong {
+				tooLong, buf = true, buf[:0]
+			}
+			if rerr != bufio.ErrBufferFull {
+				break
+			}
+		}
+		if rerr != nil && rerr != io.EOF {
+			return &ReadError{Loc: Location{File: name, Line: num}, Err: rerr}
+		}
+		loc := Location{File: name, Line: num}
+		switch {
+		case tooLong:
+			e.Problem(&ReadError{Loc: loc, Err: fmt.Errorf("line longer than %d MiB: skipped", agentMaxLine>>20)})
+		case len(trimSpace(buf)) > 0:
+			if err := fn(trimSpace(buf), loc); err != nil {
+				return err
+			}
+		}
+		if rerr == io.EOF {
+			return nil
+		}
+	}
+}
+
+// agentRecords decodes each line of a session file into a record of type R and hands it to
+// record with its location; a line that does not decode is reported and skipped.
+func agentRecords[R any](ctx context.Context, name string, r io.Reader, e Emitter, record func(rec R, loc Location) error) error {
+	return agentLines(ctx, name, r, e, func(line []byte, loc Location) error {
+		var rec R
+		if rerr := agentRecord(line, loc, &rec); rerr != nil {
+			e.Problem(rerr)
+			return nil
+		}
+		return record(rec, loc)
+	})
+}
+
+// agentRequest is a session's request rebuilt as its API's body: {"model": model, key: [lead,
+// then the spooled values of refs]}.
+func agentRequest(sp *spool, model, key string, lead []byte, refs []spoolRef) ([]byte, error) {
+	var b bytes.Buffer
+	m, _ := json.Marshal(model)
+	k, _ := json.Marshal(key)
+	b.WriteString(`{"model":`)
+	b.Write(m)
+	b.WriteByte(',')
+	b.Write(k)
+	b.WriteString(`:[`)
+	b.Write(lead)
+	for i, ref := range refs {
+		if i > 0 || lead != nil {
+			b.WriteByte(',')
+		}
+		raw, err := sp.get(ref)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(raw)
+	}
+	b.WriteString(`]}`)
+	return b.Bytes(), nil
+}
+
+// agentEmit reads a rebuilt body with the reader of its API and emits it as a conversation of
+// format f with the provider's usage and the note of what the session does not record; a body
+// that does not read is a located problem.
+func agentEmit(e Emitter, name string, api apiFormat, body []byte, loc Location, id string, f Format, provider string, usage *ServerUsage, note string) error {
+	conv, problems, rerr := apiParseRequest(api, jwNode{raw: body, loc: loc, embedded: true}, id, nil, nil)
+	for _, p := range problems {
+		e.Problem(p)
+	}
+	if rerr != nil {
+		e.Problem(rerr)
+		return nil
+	}
+	conv.Format, conv.Provider, conv.ServerUsage = f, provider, usage
+	conv.Notes = append(conv.Notes, note)
+	if err := e.Conversation(conv); err != nil {
+		return fmt.Errorf("read %s: %w", name, err)
+	}
+	return nil
+}
+
+// trimSpace is bytes.TrimSpace for the ASCII white space JSON allows around a value.
+func trimSpace(b []byte) []byte {
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\r' || b[0] == '\n') {
+		b = b[1:]
+	}
+	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t' || b[len(b)-1] == '\r' || b[len(b)-1] == '\n') {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+// agentRecord decodes one line of a session file into v, or returns a located error: the
+// line:column of a syntax error, the column of a value of the wrong type.
+func agentRecord(line []byte, loc Location, v any) *ReadError {
+	if rerr := jwCheck(jwNode{raw: line, loc: loc}); rerr != nil {
+		return rerr
+	}
+	err := json.Unmarshal(line, v)
+	if err == nil {
+		return nil
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		loc.Offset = max(te.Offset-1, 0)
+		return &ReadError{Loc: loc, Err: fmt.Errorf("%s is a JSON %s, want %s", te.Field, te.Value, te.Type)}
+	}
+	return &ReadError{Loc: loc, Err: err}
+}
+
+// spool keeps values read early in a file for use later without holding them all in memory:
+// past spoolInMemory bytes they go to a temporary file, deleted by close.
+type spool struct {
+	mem  []byte
+	file *os.File
+	size int64
+}
+
+// spoolRef is where a value sits in a spool.
+type spoolRef struct{ off, n int64 }
+
+// spoolInMemory is how much a spool holds in memory before it moves to a temporary file.
+const spoolInMemory = 16 << 20
+
+// put stores b and returns its place.
+func (s *spool) put(b []byte) (spoolRef, error) {
+	ref := spoolRef{off: s.size, n: int64(len(b))}
+	if s.file == nil && s.size+int64(len(b)) > spoolInMemory {
+		f, err := os.CreateTemp("", "strata-eval-spool-*")
+		if err != nil {
+			return ref, fmt.Errorf("spooling a session's records: %w", err)
+		}
+		if _, err := f.Write(s.mem); err != nil {
+			f.Close()
+			os.Remove(f.Name())
+			return ref, fmt.Errorf("spooling a session's records: %w", err)
+		}
+		s.file, s.mem = f, nil
+	}
+	if s.file != nil {
+		if _, err := s.file.WriteAt(b, ref.off); err != nil {
+			return ref, fmt.Errorf("spooling a session's records: %w", err)
+		}
+	} else {
+		s.mem = append(s.mem, b...)
+	}
+	s.size += int64(len(b))
+	return ref, nil
+}
+
+// get returns the value at ref (a fresh copy when spooled to disk).
+func (s *spool) get(ref spoolRef) ([]byte, error) {
+	if s.file == nil {
+		return s.mem[ref.off : ref.off+ref.n : ref.off+ref.n], nil
+	}
+	b := make([]byte, ref.n)
+	if _, err := s.file.ReadAt(b, ref.off); err != nil {
+		return nil, fmt.Errorf("reading back a spooled record: %w", err)
+	}
+	return b, nil
+}
+
+// close deletes the spool's temporary file, if any.
+func (s *spool) close() {
+	if s.file != nil {
+		s.file.Close()
+		os.Remove(s.file.Name())
+		s.file = nil
+	}
+}

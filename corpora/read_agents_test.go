@@ -1,0 +1,303 @@
+package corpora
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// agentSession is the one session file of a case of testdata/agents (make agent-sessions).
+func agentSession(t testing.TB, name, pattern string) string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("testdata", "agents", name, "sessions", pattern))
+	if err != nil || len(files) != 1 {
+		t.Fatalf("%s: %d session files (%v), want 1", name, len(files), err)
+	}
+	return files[0]
+}
+
+// readAgentFile reads path with detection, as replay does.
+func readAgentFile(t testing.TB, path string) *Collector {
+	t.Helper()
+	var c Collector
+	if err := ReadFile(context.Background(), path, "", &c); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range c.Problems {
+		t.Errorf("problem: %v", p)
+	}
+	return &c
+}
+
+func TestReadClaudeCodeSessionRebuildsEachRequest(t *testing.T) {
+	path := agentSession(t, "claude-code", "*/*.jsonl")
+	if f, err := DetectFile(path); err != nil || f != FormatClaudeCode {
+		t.Fatalf("DetectFile = %q, %v", f, err)
+	}
+	c := readAgentFile(t, path)
+	if len(c.Conversations) != 4 {
+		t.Fatalf("%d conversations, want the 4 requests Claude Code sent", len(c.Conversations))
+	}
+	pictures := 0
+	for i, conv := range c.Conversations {
+		if conv.Format != FormatClaudeCode || conv.Model != "claude-opus-5-5" || len(conv.Tools) == 0 {
+			t.Errorf("request %d: format %s, model %q, %d tools", i+1, conv.Format, conv.Model, len(conv.Tools))
+		}
+		if conv.ServerUsage == nil || conv.ServerUsage.PromptTokens == 0 {
+			t.Errorf("request %d: no usage of its answer", i+1)
+		}
+		if len(conv.Notes) == 0 || !strings.Contains(conv.Notes[len(conv.Notes)-1], "rebuilt from the session's api-request records") {
+			t.Errorf("request %d: notes %q", i+1, conv.Notes)
+		}
+		pictures = CountImageParts(conv.Messages)
+	}
+	// The usage Claude Code recorded for the first answer (the scripted server's input_tokens).
+	if got := c.Conversations[0].ServerUsage.PromptTokens; got != 12357 {
+		t.Errorf("request 1: usage %d prompt tokens, the session records 12357", got)
+	}
+	if pictures != 2 {
+		t.Errorf("the last request holds %d pictures, want the MCP screenshot and the file read", pictures)
+	}
+}
+
+func TestReadCodexRolloutGivesEachRequestWithWhatIsMissing(t *testing.T) {
+	path := agentSession(t, "codex", "*/*/*/rollout-*.jsonl")
+	if f, err := DetectFile(path); err != nil || f != FormatCodex {
+		t.Fatalf("DetectFile = %q, %v", f, err)
+	}
+	c := readAgentFile(t, path)
+	if len(c.Conversations) != 4 {
+		t.Fatalf("%d conversations, want the 4 requests Codex sent", len(c.Conversations))
+	}
+	for i, conv := range c.Conversations {
+		if conv.Format != FormatCodex || conv.Model != "gpt-5.5" || conv.ServerUsage == nil {
+			t.Errorf("request %d: format %s, model %q, usage %v", i+1, conv.Format, conv.Model, conv.ServerUsage)
+		}
+		if len(conv.Notes) == 0 || conv.Notes[len(conv.Notes)-1] != codexMissing {
+			t.Errorf("request %d: notes %q, want the note of the tool schemas", i+1, conv.Notes)
+		}
+		if conv.Messages[0].Role != RoleSystem && conv.Messages[0].Role != "developer" {
+			t.Logf("request %d starts with %s", i+1, conv.Messages[0].Role)
+		}
+	}
+	last := c.Conversations[3]
+	if n := CountImageParts(last.Messages); n != 2 {
+		t.Errorf("the last request holds %d pictures, want the MCP image and view_image's", n)
+	}
+	if last.ServerUsage.PromptTokens != 33608 {
+		t.Errorf("the last request's usage is %d, the rollout records 33608", last.ServerUsage.PromptTokens)
+	}
+}
+
+func TestAgentReadersLocateBadLines(t *testing.T) {
+	tests := []struct {
+		read       ReaderFunc
+		input, loc string
+	}{
+		{readClaudeCode, "{\"type\":\"user\",\"sessionId\":\"s\",\"message\":{\"role\":\"user\",\"content\":\"hi\"}}\n{\"type\":\"user\",,}\n", "s.jsonl:2:16"},
+		{readClaudeCode, "{\"type\":\"api-request\",\"keep\":\"two\"}\n", "s.jsonl:1:"},
+		{readClaudeCode, "{\"type\":\"api-request\",\"id\":\"b\",\"base\":\"a\",\"keep\":1,\"tail\":[]}\n", "s.jsonl:1 at /base"},
+		{readClaudeCode, "{\"type\":\"api-request-shape\",\"shapeHash\":\"h\",\"shape\":{}}\n{\"type\":\"api-request\",\"id\":\"a\",\"shapeHash\":\"h\",\"tail\":[\"x\"]}\n", "s.jsonl:2 at /tail/0"},
+		{readCodex, "{\"type\":\"session_meta\",\"payload\":{}}\n[1,2\n", "s.jsonl:2:4"},
+		{readCodex, "{\"type\":\"response_item\",\"payload\":{\"role\":\"user\"}}\n", "s.jsonl:1 at /payload"},
+		{readGeminiCLI, "{\"sessionId\":\"s\",\"projectHash\":\"h\"}\n{\"type\":\"user\",\"content\":7}\n", "s.jsonl:2 at /content"},
+		{readGeminiCLI, "{\"type\":\"user\",\"content\":[{\"text\":\"hi\"}]}\n{\"type\":\"gemini\",\"tokens\":{\"input\":\"x\"}}\n", "s.jsonl:2:"},
+		{readGeminiCLI, "{\"type\":\"user\",\"content\":[{\"inlineData\":{\"data\":\"@@\"}}]}\n{\"type\":\"gemini\",\"content\":\"ok\"}\n", "s.jsonl:2 at /contents/0/parts/0/inlineData/data"},
+	}
+	for _, tt := range tests {
+		c, err := apiRead(t, tt.read, "s.jsonl", tt.input)
+		if err != nil {
+			t.Errorf("%q: error %v, want problems only", tt.input, err)
+			continue
+		}
+		if len(c.Problems) == 0 || !strings.HasPrefix(c.Problems[0].Error(), tt.loc) {
+			t.Errorf("%q: problems %q, want one at %s", tt.input, apiShortProblems(c), tt.loc)
+		}
+	}
+}
+
+func TestSpoolMovesToDiskAndReadsBack(t *testing.T) {
+	var s spool
+	defer s.close()
+	big := strings.Repeat("x", spoolInMemory/2+1)
+	var refs []spoolRef
+	for i := 0; i < 3; i++ {
+		ref, err := s.put([]byte(big[:len(big)-i]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		refs = append(refs, ref)
+	}
+	if s.file == nil {
+		t.Fatal("the spool stayed in memory past spoolInMemory")
+	}
+	name := s.file.Name()
+	for i, ref := range refs {
+		b, err := s.get(ref)
+		if err != nil || string(b) != big[:len(big)-i] {
+			t.Errorf("value %d: %d bytes, %v", i, len(b), err)
+		}
+	}
+	s.close()
+	if _, err := os.Stat(name); !os.IsNotExist(err) {
+		t.Errorf("the spool file is left behind: %v", err)
+	}
+}
+
+// fuzzAgentSeeds are the first lines of the real sessions, and broken variants.
+func fuzzAgentSeeds(f *testing.F, path string) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		f.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	var small []string
+	for _, l := range lines {
+		if len(l) < 4<<10 {
+			small = append(small, l)
+		}
+	}
+	f.Add(strings.Join(small, ""))
+	f.Add(strings.Join(small[:len(small)/2], "") + "{\"type\":")
+	f.Add("{\"type\":\"api-request\",\"id\":\"a\",\"base\":\"a\",\"keep\":-1}\n")
+}
+
+// fuzzAgentReader: a reader never panics, and every problem names the file and a line.
+func fuzzAgentReader(f *testing.F, read ReaderFunc) {
+	f.Fuzz(func(t *testing.T, input string) {
+		var c Collector
+		if err := read(context.Background(), "s.jsonl", strings.NewReader(input), &c); err != nil && !strings.HasPrefix(err.Error(), "s.jsonl") {
+			t.Fatalf("error %v is not located", err)
+		}
+		for _, p := range c.Problems {
+			if p.Loc.File != "s.jsonl" || (p.Loc.Line == 0 && p.Loc.Pointer == "") {
+				t.Fatalf("problem %v is not located", p)
+			}
+		}
+	})
+}
+
+func FuzzReadClaudeCode(f *testing.F) {
+	fuzzAgentSeeds(f, agentSession(f, "claude-code", "*/*.jsonl"))
+	fuzzAgentReader(f, readClaudeCode)
+}
+
+func FuzzReadCodex(f *testing.F) {
+	fuzzAgentSeeds(f, agentSession(f, "codex", "*/*/*/rollout-*.jsonl"))
+	fuzzAgentReader(f, readCodex)
+}
+
+func TestReadGeminiCLISessionGivesTheContentsAsSent(t *testing.T) {
+	path := agentSession(t, "gemini-cli", "*/chats/session-*.jsonl")
+	if f, err := DetectFile(path); err != nil || f != FormatGeminiCLI {
+		t.Fatalf("DetectFile = %q, %v", f, err)
+	}
+	c := readAgentFile(t, path)
+	wire, _ := filepath.Glob(filepath.Join("testdata", "agents", "gemini-cli", "requests", "*-streamGenerateContent.json"))
+	if len(c.Conversations) != len(wire) || len(wire) != 3 {
+		t.Fatalf("%d conversations, %d requests sent; want 3 of each", len(c.Conversations), len(wire))
+	}
+	for i, conv := range c.Conversations {
+		if conv.Format != FormatGeminiCLI || conv.ServerUsage == nil || conv.Notes[len(conv.Notes)-1] != geminiMissing {
+			t.Errorf("request %d: format %s, usage %v, notes %q", i+1, conv.Format, conv.ServerUsage, conv.Notes)
+		}
+		body, err := os.ReadFile(wire[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		sent, _, rerr := apiParseRequest(geminiAPI(), jwNode{raw: body, loc: Location{File: wire[i]}}, "wire", nil, nil)
+		if rerr != nil {
+			t.Fatal(rerr)
+		}
+		if got, want := messageDigest(conv.Messages), messageDigest(sent.Messages); got != want {
+			t.Errorf("request %d: rebuilt and sent differ: %s", i+1, firstDifference(got, want))
+		}
+	}
+	if n := CountImageParts(c.Conversations[2].Messages); n != 2 {
+		t.Errorf("the last request holds %d pictures, want the MCP image and read_file's", n)
+	}
+}
+
+// messageDigest renders messages for comparison: roles, names, part kinds, texts, the sizes
+// and first bytes of pictures, tool calls.
+func messageDigest(msgs []Message) string {
+	var b strings.Builder
+	var parts func(ps []Part)
+	parts = func(ps []Part) {
+		for _, p := range ps {
+			switch {
+			case p.Image != nil:
+				fmt.Fprintf(&b, " image(%d %x)", len(p.Image.Data), p.Image.Data[:min(8, len(p.Image.Data))])
+			case p.ToolCall != nil:
+				fmt.Fprintf(&b, " call(%s %s %s)", p.ToolCall.ID, p.ToolCall.Name, p.ToolCall.Arguments)
+			case p.ToolResult != nil:
+				fmt.Fprintf(&b, " result(%s %s:", p.ToolResult.CallID, p.ToolResult.Name)
+				parts(p.ToolResult.Parts)
+				b.WriteString(")")
+			default:
+				fmt.Fprintf(&b, " %s(%q)", p.Kind, p.Text)
+			}
+		}
+	}
+	for _, m := range msgs {
+		fmt.Fprintf(&b, "%s/%s:", m.Role, m.Name)
+		parts(m.Parts)
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+func FuzzReadGeminiCLI(f *testing.F) {
+	fuzzAgentSeeds(f, agentSession(f, "gemini-cli", "*/chats/session-*.jsonl"))
+	fuzzAgentReader(f, readGeminiCLI)
+}
+
+// firstDifference shows where two digests part, a little of each.
+func firstDifference(a, b string) string {
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	cut := func(s string) string { return s[max(0, i-40):min(len(s), i+80)] }
+	return fmt.Sprintf("at byte %d of %d and %d: %q vs %q", i, len(a), len(b), cut(a), cut(b))
+}
+
+// TestAgentReadersSurviveDamage reads every real session cut short and with bytes changed, at
+// many places: a reader never panics and every problem it reports is located (what the fuzz
+// targets check, on inputs chosen here).
+func TestAgentReadersSurviveDamage(t *testing.T) {
+	for _, tt := range []struct {
+		read          ReaderFunc
+		name, pattern string
+	}{
+		{readClaudeCode, "claude-code", "*/*.jsonl"},
+		{readCodex, "codex", "*/*/*/rollout-*.jsonl"},
+		{readGeminiCLI, "gemini-cli", "*/chats/session-*.jsonl"},
+	} {
+		data, err := os.ReadFile(agentSession(t, tt.name, tt.pattern))
+		if err != nil {
+			t.Fatal(err)
+		}
+		step := len(data)/97 + 1
+		for at := 0; at < len(data); at += step {
+			for _, input := range []string{
+				string(data[:at]),
+				string(data[:at]) + "\x00" + string(data[at+1:]),
+				string(data[:at]) + "}" + string(data[at:]),
+			} {
+				var c Collector
+				if err := tt.read(context.Background(), "s.jsonl", strings.NewReader(input), &c); err != nil {
+					t.Fatalf("%s damaged at %d: %v", tt.name, at, err)
+				}
+				for _, p := range c.Problems {
+					if p.Loc.File != "s.jsonl" || p.Loc.Line == 0 {
+						t.Fatalf("%s damaged at %d: problem %v is not located", tt.name, at, p)
+					}
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,401 @@
+package corpora
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sort"
+)
+
+// sniffClaudeCode: a Claude Code session (~/.claude/projects/<project>/<session>.jsonl) is JSON
+// Lines whose records carry a sessionId and Claude Code's own keys.
+func sniffClaudeCode(f fileHead) bool {
+	return f.startsWith("{") && f.has(`"sessionId"`) &&
+		(f.has(`"type":"api-request`) || f.has(`"parentUuid"`) || f.has(`"isSidechain"`))
+}
+
+// claudeRecord is what the reader takes from one line of a Claude Code session.
+type claudeRecord struct {
+	Type        string          `json:"type"`
+	IsSidechain bool            `json:"isSidechain"`
+	IsMeta      bool            `json:"isMeta"`
+	Message     json.RawMessage `json:"message"`
+	RequestRef  string          `json:"requestRef"`
+	Provider    string          `json:"provider"`
+	// ToolUseResult is a tool's result as Claude Code recorded it beside the message it sent.
+	ToolUseResult json.RawMessage `json:"toolUseResult"`
+	// api-request-shape: the system prompt and tools of requests, by hash
+	ShapeHash string          `json:"shapeHash"`
+	Shape     json.RawMessage `json:"shape"`
+	// api-request-blob: a message as sent, by hash
+	Hash string `json:"hash"`
+	// api-request: the first keep messages of the request base, then the messages tail names
+	ID     string          `json:"id"`
+	Base   string          `json:"base"`
+	Keep   int             `json:"keep"`
+	Tail   []string        `json:"tail"`
+	Params json.RawMessage `json:"params"`
+}
+
+// claudeMessage is a message of the session: where it is spooled and its role.
+type claudeMessage struct {
+	ref  spoolRef
+	role string
+	id   string // an assistant message's id (Claude Code may write one record per block)
+}
+
+// claudeSession rebuilds the requests of one Claude Code session file.
+type claudeSession struct {
+	name, base string
+	e          Emitter
+	spool      spool
+	shapes     map[string]spoolRef
+	blobs      map[string]claudeMessage
+	built      map[string][]claudeMessage // the messages of each rebuilt request, by its id
+	since      []claudeMessage            // transcript messages since the last api-request
+	all        []claudeMessage            // every transcript message (for a session without api-request records)
+	requests   int
+	provider   string
+	model      string
+	held       *Conversation // the last request, until its answer's usage is read
+	heldID     string
+	returned   map[string]spoolRef // tool results as recorded beside the messages (toolUseResult), by tool_use_id
+}
+
+// readClaudeCode reads a Claude Code session. Where the session records the requests it sent
+// (api-request, api-request-shape and api-request-blob records), each request is rebuilt as an
+// Anthropic Messages body and read as one conversation, with the usage of its answer; a
+// session without them gives one conversation of its transcript.
+func readClaudeCode(ctx context.Context, name string, r io.Reader, e Emitter) error {
+	s := &claudeSession{name: name, base: filepath.Base(name), e: e, shapes: map[string]spoolRef{},
+		blobs: map[string]claudeMessage{}, built: map[string][]claudeMessage{}, returned: map[string]spoolRef{}}
+	defer s.spool.close()
+	if err := agentRecords(ctx, name, r, e, s.record); err != nil {
+		return err
+	}
+	if err := s.flush(); err != nil {
+		return err
+	}
+	if s.requests == 0 && len(s.all) > 0 {
+		return s.transcript()
+	}
+	return nil
+}
+
+// record takes one record of the session.
+func (s *claudeSession) record(rec claudeRecord, loc Location) error {
+	switch rec.Type {
+	case "api-request-route":
+		s.provider = rec.Provider
+	case "api-request-shape":
+		ref, err := s.spool.put(rec.Shape)
+		if err != nil {
+			return err
+		}
+		s.shapes[rec.ShapeHash] = ref
+	case "api-request-blob":
+		m, rerr := s.keep(rec.Message, loc)
+		if rerr != nil {
+			s.e.Problem(rerr)
+			return nil
+		}
+		if m != nil {
+			s.blobs[rec.Hash] = *m
+		}
+	case "api-request":
+		if err := s.flush(); err != nil {
+			return err
+		}
+		return s.request(rec, loc)
+	case "user", "assistant":
+		if rec.IsSidechain || rec.IsMeta || len(rec.Message) == 0 {
+			return nil
+		}
+		m, rerr := s.keep(rec.Message, loc)
+		if rerr != nil {
+			s.e.Problem(rerr)
+			return nil
+		}
+		if m == nil {
+			return nil
+		}
+		if rec.Type == "assistant" {
+			s.answered(rec, m.ref)
+		}
+		if err := s.keepReturned(rec); err != nil {
+			return err
+		}
+		if merged, err := s.merge(m); err != nil || merged {
+			return err
+		}
+		s.since = append(s.since, *m)
+		s.all = append(s.all, *m)
+	}
+	return nil
+}
+
+// keep spools a message ({role, content}, other members dropped) and returns it; a message
+// without a role or content is reported.
+func (s *claudeSession) keep(raw json.RawMessage, loc Location) (*claudeMessage, *ReadError) {
+	var m struct {
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
+		ID      string          `json:"id"`
+		Model   string          `json:"model"`
+	}
+	if err := json.Unmarshal(raw, &m); err != nil || m.Role == "" || len(m.Content) == 0 {
+		return nil, &ReadError{Loc: loc.Child("message"), Err: fmt.Errorf("a message with a role and content was expected")}
+	}
+	if m.Model != "" {
+		s.model = m.Model
+	}
+	body, _ := json.Marshal(struct {
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
+	}{m.Role, m.Content})
+	ref, err := s.spool.put(body)
+	if err != nil {
+		return nil, &ReadError{Loc: loc, Err: err}
+	}
+	return &claudeMessage{ref: ref, role: m.Role, id: m.ID}, nil
+}
+
+// merge appends the blocks of an assistant record to the previous one when both are parts of
+// one message (the same id), and says whether it did.
+func (s *claudeSession) merge(m *claudeMessage) (bool, error) {
+	if m.role != "assistant" || m.id == "" || len(s.since) == 0 {
+		return false, nil
+	}
+	last := &s.since[len(s.since)-1]
+	if last.role != "assistant" || last.id != m.id {
+		return false, nil
+	}
+	var a, b struct {
+		Role    string            `json:"role"`
+		Content []json.RawMessage `json:"content"`
+	}
+	ra, err := s.spool.get(last.ref)
+	if err != nil {
+		return false, err
+	}
+	rb, err := s.spool.get(m.ref)
+	if err != nil {
+		return false, err
+	}
+	if json.Unmarshal(ra, &a) != nil || json.Unmarshal(rb, &b) != nil {
+		return false, nil // a string content: kept as its own message
+	}
+	a.Content = append(a.Content, b.Content...)
+	body, _ := json.Marshal(a)
+	ref, err := s.spool.put(body)
+	if err != nil {
+		return false, err
+	}
+	last.ref = ref
+	s.all[len(s.all)-1].ref = ref
+	return true, nil
+}
+
+// answered takes the usage of an assistant record into the request it answers.
+func (s *claudeSession) answered(rec claudeRecord, ref spoolRef) {
+	if s.held == nil || rec.RequestRef != s.heldID {
+		return
+	}
+	var m struct {
+		Usage *struct {
+			Input       int `json:"input_tokens"`
+			Output      int `json:"output_tokens"`
+			CacheRead   int `json:"cache_read_input_tokens"`
+			CacheCreate int `json:"cache_creation_input_tokens"`
+		} `json:"usage"`
+	}
+	if json.Unmarshal(rec.Message, &m) != nil || m.Usage == nil {
+		return
+	}
+	u := m.Usage
+	s.held.ServerUsage = &ServerUsage{Status: 200, PromptTokens: u.Input + u.CacheRead + u.CacheCreate,
+		CompletionTokens: u.Output, CachedTokens: u.CacheRead}
+}
+
+// request rebuilds the request of an api-request record and holds it until its answer.
+func (s *claudeSession) request(rec claudeRecord, loc Location) error {
+	since := s.since
+	s.since = nil
+	s.requests++
+	var msgs []claudeMessage
+	if rec.Base != "" {
+		base, ok := s.built[rec.Base]
+		if !ok {
+			s.e.Problem(&ReadError{Loc: loc.Child("base"), Err: fmt.Errorf("request %s builds on request %s, which the session does not rebuild", rec.ID, rec.Base)})
+			return nil
+		}
+		if rec.Keep < 0 || rec.Keep > len(base) {
+			s.e.Problem(&ReadError{Loc: loc.Child("keep"), Err: fmt.Errorf("request %s keeps %d messages of a request of %d", rec.ID, rec.Keep, len(base))})
+			return nil
+		}
+		msgs = append(msgs, base[:rec.Keep]...)
+	}
+	j := 0
+	for i, h := range rec.Tail {
+		if m, ok := s.blobs[h]; ok {
+			if j < len(since) && since[j].role == m.role {
+				j++ // the blob is the transcript's message as it was sent
+			}
+			msgs = append(msgs, m)
+			continue
+		}
+		if j >= len(since) {
+			s.e.Problem(&ReadError{Loc: loc.Child("tail").Child(i), Err: fmt.Errorf("request %s: message %.12s is neither an api-request-blob nor a message of the transcript", rec.ID, h)})
+			return nil
+		}
+		msgs = append(msgs, since[j])
+		j++
+	}
+	s.built[rec.ID] = msgs
+	shape, ok := s.shapes[rec.ShapeHash]
+	if !ok {
+		s.e.Problem(&ReadError{Loc: loc.Child("shapeHash"), Err: fmt.Errorf("request %s: no api-request-shape %.12s before it", rec.ID, rec.ShapeHash)})
+		return nil
+	}
+	id := fmt.Sprintf("%s#%d", s.base, s.requests-1)
+	body, err := s.body(msgs, &shape, rec.Params, nil)
+	if err != nil {
+		return err
+	}
+	conv, rerr := s.parse(body, loc, id)
+	if rerr != nil {
+		s.e.Problem(rerr)
+		return nil
+	}
+	conv.Notes = append(conv.Notes, fmt.Sprintf("Claude Code request %s rebuilt from the session's api-request records: %d messages; the billing line Claude Code puts first in the system prompt when sending is not recorded", rec.ID, len(msgs)))
+	returned, changed, err := s.returnedMessages(msgs)
+	if err != nil {
+		return err
+	}
+	if changed > 0 {
+		// The conversation holds the tool results as the session recorded them; what Claude
+		// Code sent in their place (a spill to a file, a picture left out) is its Sent.
+		body, err := s.body(msgs, &shape, rec.Params, returned)
+		if err != nil {
+			return err
+		}
+		if asReturned, rerr := s.parse(body, loc, id); rerr == nil && sameRoles(asReturned.Messages, conv.Messages) {
+			asReturned.Sent, asReturned.Notes = conv.Messages, append(conv.Notes,
+				fmt.Sprintf("%d tool result(s) differ from what Claude Code sent: the conversation holds them as recorded beside the messages (toolUseResult), the recorded arm as sent", changed))
+			conv = asReturned
+		}
+	}
+	s.held, s.heldID = conv, rec.ID
+	return nil
+}
+
+// body writes an Anthropic Messages request: params (less betas), the shape's system and tools,
+// and the messages (those of replace in their place, where it has them).
+func (s *claudeSession) body(msgs []claudeMessage, shape *spoolRef, params json.RawMessage, replace map[int][]byte) ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteString(`{`)
+	var p map[string]json.RawMessage
+	_ = json.Unmarshal(params, &p)
+	delete(p, "betas")
+	delete(p, "messages")
+	if shape != nil {
+		raw, err := s.spool.get(*shape)
+		if err != nil {
+			return nil, err
+		}
+		var sh map[string]json.RawMessage
+		if json.Unmarshal(raw, &sh) == nil {
+			for _, k := range []string{"system", "tools"} {
+				if v, ok := sh[k]; ok {
+					if p == nil {
+						p = map[string]json.RawMessage{}
+					}
+					p[k] = v
+				}
+			}
+		}
+	}
+	if _, ok := p["model"]; !ok && s.model != "" {
+		if p == nil {
+			p = map[string]json.RawMessage{}
+		}
+		p["model"], _ = json.Marshal(s.model)
+	}
+	keys := make([]string, 0, len(p))
+	for k := range p {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		kb, _ := json.Marshal(k)
+		b.Write(kb)
+		b.WriteByte(':')
+		b.Write(p[k])
+		b.WriteByte(',')
+	}
+	b.WriteString(`"messages":[`)
+	for i, m := range msgs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if r, ok := replace[i]; ok {
+			b.Write(r)
+			continue
+		}
+		raw, err := s.spool.get(m.ref)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(raw)
+	}
+	b.WriteString(`]}`)
+	return b.Bytes(), nil
+}
+
+// parse reads a rebuilt body as an Anthropic request; locations name the record it came from.
+func (s *claudeSession) parse(body []byte, loc Location, id string) (*Conversation, *ReadError) {
+	conv, problems, rerr := apiParseRequest(anthropicAPI(), jwNode{raw: body, loc: loc, embedded: true}, id, nil, nil)
+	for _, p := range problems {
+		s.e.Problem(p)
+	}
+	if rerr != nil {
+		return nil, rerr
+	}
+	conv.Format, conv.Provider = FormatClaudeCode, s.provider
+	return conv, nil
+}
+
+// flush emits the held request.
+func (s *claudeSession) flush() error {
+	if s.held == nil {
+		return nil
+	}
+	c := s.held
+	s.held, s.heldID = nil, ""
+	if err := s.e.Conversation(c); err != nil {
+		return fmt.Errorf("read %s: %w", s.name, err)
+	}
+	return nil
+}
+
+// transcript emits a session without api-request records as one conversation of its user and
+// assistant messages.
+func (s *claudeSession) transcript() error {
+	body, err := s.body(s.all, nil, nil, nil)
+	if err != nil {
+		return err
+	}
+	conv, rerr := s.parse(body, Location{File: s.name}, s.base)
+	if rerr != nil {
+		s.e.Problem(rerr)
+		return nil
+	}
+	conv.Notes = append(conv.Notes, "no api-request records: the conversation is the session's transcript; Claude Code's system prompt and tools are not recorded in it")
+	if err := s.e.Conversation(conv); err != nil {
+		return fmt.Errorf("read %s: %w", s.name, err)
+	}
+	return nil
+}
