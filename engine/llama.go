@@ -300,7 +300,9 @@ func (l *Llama) loadTemplate(cfg LlamaConfig) error {
 
 // loadVision sets up pictures: the projector through mtmd when the libraries have it, else
 // the estimator's family (imagerows.ChooseFamily: the projector's metadata, cfg.Vision or the
-// default family).
+// default family; the default for imagerows.RecordedVision, since the model loaded here is
+// one local model whatever a recording names: the offline counts it is compared with follow
+// each recording's model).
 func (l *Llama) loadVision(cfg LlamaConfig) error {
 	var err error
 	l.family, err = imagerows.ChooseFamily(cfg.MMProj, cfg.Vision)

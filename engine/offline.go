@@ -26,7 +26,7 @@ type OfflineConfig struct {
 	Tokenizer string // o200k_base, cl100k_base, a .gguf, a tokenizer.json
 	Template  string // a built-in template name; "" for the model's own or ChatML
 	MMProj    string // a projector GGUF deciding image rows
-	Vision    string // a family name, used when MMProj is empty (default imagerows.DefaultFamily)
+	Vision    string // a family name or imagerows.RecordedVision, used when MMProj is empty (default imagerows.DefaultFamily)
 	Rows      imagerows.RowOptions
 	// TemplateDate is the date the template writes as today's (zero: prompt.DefaultTemplateDate).
 	TemplateDate time.Time
@@ -39,7 +39,7 @@ const DefaultTemplate = "qwen"
 // Offline counts prompts with the project's own tokenizers, chat templates and image-row rules.
 type Offline struct {
 	counter  *prompt.Counter
-	family   imagerows.Family
+	choice   imagerows.FamilyChoice
 	rows     imagerows.RowOptions
 	template string
 }
@@ -55,14 +55,14 @@ func NewOffline(cfg OfflineConfig) (*Offline, error) {
 		return nil, err
 	}
 	tmpl = prompt.WithTemplateDate(tmpl, cfg.TemplateDate)
-	fam, err := imagerows.ChooseFamily(cfg.MMProj, cfg.Vision)
+	choice, err := imagerows.Choose(cfg.MMProj, cfg.Vision)
 	if err != nil {
 		return nil, err
 	}
-	if err := imagerows.CheckRowOptions(fam, cfg.Rows); err != nil {
+	if err := imagerows.CheckRowOptions(choice.Fallback, cfg.Rows); err != nil {
 		return nil, err
 	}
-	return &Offline{counter: prompt.NewCounter(tok, tmpl), family: fam, rows: cfg.Rows, template: tmpl.Name()}, nil
+	return &Offline{counter: prompt.NewCounter(tok, tmpl), choice: choice, rows: cfg.Rows, template: tmpl.Name()}, nil
 }
 
 // Name identifies the engine.
@@ -72,8 +72,18 @@ func (o *Offline) Name() string { return "offline" }
 // (corpora.RunCounter), counting with the engine's tokenizer.
 func (o *Offline) NewRunCounter() corpora.RunCounter { return o.counter.NewRunCounter() }
 
-// Family is the vision family deciding image rows.
-func (o *Offline) Family() imagerows.Family { return o.family }
+// Family is the vision family deciding image rows of a conversation that names no model.
+func (o *Offline) Family() imagerows.Family { return o.choice.Fallback }
+
+// Choice is how the family of each conversation is decided (one family, or by recorded model).
+func (o *Offline) Choice() imagerows.FamilyChoice { return o.choice }
+
+// FamilyFor is the vision family deciding the image rows of a conversation whose recording
+// names model ("": none).
+func (o *Offline) FamilyFor(model string) imagerows.Family {
+	f, _ := o.choice.For(model)
+	return f
+}
 
 // RowOptions are the image token limits in use.
 func (o *Offline) RowOptions() imagerows.RowOptions { return o.rows }
@@ -113,8 +123,14 @@ func (o *Offline) Render(msgs []corpora.Message, tools []corpora.ToolDef) (strin
 func (o *Offline) CountText(text string) int { return o.counter.Tokenizer().Count(text) }
 
 // Count renders the messages with the chat template, counts the text with the tokenizer and
-// each picture with the vision family.
+// each picture with the vision family of a conversation that names no model.
 func (o *Offline) Count(ctx context.Context, msgs []corpora.Message, tools []corpora.ToolDef) (Count, error) {
+	return o.CountFor(ctx, "", msgs, tools)
+}
+
+// CountFor is Count for a conversation whose recording names model: its pictures are counted
+// with FamilyFor(model).
+func (o *Offline) CountFor(ctx context.Context, model string, msgs []corpora.Message, tools []corpora.ToolDef) (Count, error) {
 	if err := ctx.Err(); err != nil {
 		return Count{}, err
 	}
@@ -123,7 +139,7 @@ func (o *Offline) Count(ctx context.Context, msgs []corpora.Message, tools []cor
 		return Count{}, err
 	}
 	c := Count{TextTokens: tc.Tokens, TextSource: "tokenizer"}
-	opts := o.rows
+	fam, opts := o.FamilyFor(model), o.rows
 	for i, img := range tc.Images {
 		w, h := img.Width, img.Height
 		if w == 0 || h == 0 {
@@ -138,7 +154,7 @@ func (o *Offline) Count(ctx context.Context, msgs []corpora.Message, tools []cor
 		if i < len(tc.ImageStarts) {
 			opts.Position = tc.ImageStarts[i] + c.ImageRows
 		}
-		rows, err := imagerows.ImageRows(o.family, w, h, opts)
+		rows, err := imagerows.ImageRows(fam, w, h, opts)
 		if err != nil {
 			return Count{}, err
 		}

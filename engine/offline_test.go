@@ -8,6 +8,7 @@ import (
 	"github.com/strata-eval/strata-eval/corpora"
 	"github.com/strata-eval/strata-eval/internal/testkit/testimages"
 	"github.com/strata-eval/strata-eval/internal/testkit/tinyproj"
+	"github.com/strata-eval/strata-eval/measure/imagerows"
 )
 
 // TestOfflineDeepseek4vRowsFollowPosition: replay counts a deepseek4v picture with the lead pads
@@ -74,5 +75,59 @@ func TestOfflineDeepseek4vRowsFollowPosition(t *testing.T) {
 	}
 	if len(seen) != 4 {
 		t.Errorf("the pictures sat at %d of the 4 positions mod 4", len(seen))
+	}
+}
+
+// TestOfflineCountForRecordedModel: with imagerows.RecordedVision a conversation's pictures are
+// counted with the hosted family its model id implies, the default family's for an id that
+// implies none (and for Count, which names no model); the text is counted alike.
+func TestOfflineCountForRecordedModel(t *testing.T) {
+	off, err := NewOffline(OfflineConfig{Tokenizer: "o200k_base", Vision: imagerows.RecordedVision})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := []corpora.Message{{Role: corpora.RoleUser, Parts: []corpora.Part{{Kind: corpora.PartText, Text: "what is this?"},
+		{Kind: corpora.PartImage, Image: &corpora.Image{Data: testimages.PNG(1024, 768, 3), Width: 1024, Height: 768}}}}}
+	fallback, err := imagerows.FamilyByName(imagerows.DefaultFamily)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hosted, ok := imagerows.FamilyForModel("claude-sonnet-4-5-20250929")
+	if !ok {
+		t.Fatal("claude-sonnet-4-5 implies no hosted family")
+	}
+	var text int
+	for _, c := range []struct {
+		model string
+		fam   imagerows.Family
+	}{{"claude-sonnet-4-5-20250929", hosted}, {"qwen2.5-vl-7b-instruct", fallback}, {"", fallback}} {
+		if got := off.FamilyFor(c.model); got.Name != c.fam.Name {
+			t.Errorf("FamilyFor(%q) = %s, want %s", c.model, got.Name, c.fam.Name)
+		}
+		got, err := off.CountFor(context.Background(), c.model, msgs, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := imagerows.ImageRows(c.fam, 1024, 768, imagerows.RowOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got.Images) != 1 || got.ImageRows != want.Total {
+			t.Errorf("%q: %d image rows, the %s family counts %d", c.model, got.ImageRows, c.fam.Name, want.Total)
+		}
+		if text != 0 && got.TextTokens != text {
+			t.Errorf("%q: %d text tokens, another model's %d", c.model, got.TextTokens, text)
+		}
+		text = got.TextTokens
+	}
+	if hosted.Name == fallback.Name {
+		t.Fatalf("the hosted family is the fallback %s", hosted.Name)
+	}
+	plain, err := off.Count(context.Background(), msgs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fb, _ := off.CountFor(context.Background(), "", msgs, nil); plain.ImageRows != fb.ImageRows {
+		t.Errorf("Count: %d image rows, CountFor with no model %d", plain.ImageRows, fb.ImageRows)
 	}
 }

@@ -42,7 +42,7 @@ type chartCase struct {
 
 // htmlPage is what the template renders.
 type htmlPage struct {
-	Header   string
+	Header   []string // HeaderLines
 	Summary  Table
 	Pictures []htmlPicture
 	// Thumbnails are every thumbnail once (the rows' pictures copy theirs); Missing counts the
@@ -75,7 +75,7 @@ type htmlThumbnail struct {
 // before/after chart of prompt tokens and image rows per arm and per case (log scale when the
 // bars of a chart differ by 100× or more), and every picture with its outcome.
 func WriteHTML(w io.Writer, r *Report) error {
-	page := htmlPage{Header: Header(r), Summary: SummaryTable(r), Problems: r.Problems,
+	page := htmlPage{Header: HeaderLines(r), Summary: SummaryTable(r), Problems: r.Problems,
 		Data:   chartData{Arms: []chartBar{}, Cases: []chartCase{}}, // [] not null: a run of no case still draws
 		Budget: ByteSize(records.ThumbnailBudget)}
 	set := PageThumbnails(r.Cases, r.Thumbnails)

@@ -62,6 +62,7 @@ func Merge(reports []*Report) (*Report, error) {
 		return nil, err
 	}
 	out.Config.Inputs = inputs
+	out.Config.VisionModels = mergeVisionModels(reports)
 
 	seen := map[string]bool{}
 	for _, r := range reports {
@@ -121,6 +122,23 @@ func armNames(c RunConfig) string {
 		names[i] = a.Name
 	}
 	return strings.Join(names, ",")
+}
+
+// mergeVisionModels unites the model ids of the reports (each shard names those of its own
+// cases), by id.
+func mergeVisionModels(reports []*Report) []VisionModel {
+	var out []VisionModel
+	seen := map[string]bool{}
+	for _, r := range reports {
+		for _, m := range r.Config.VisionModels {
+			if !seen[m.Model] {
+				seen[m.Model] = true
+				out = append(out, m)
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Model < out[j].Model })
+	return out
 }
 
 // mergeInputs unites the inputs by path, in order of first appearance.

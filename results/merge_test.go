@@ -181,3 +181,22 @@ func TestMergeMissingShards(t *testing.T) {
 		t.Errorf("mixed shard counts: %v", err)
 	}
 }
+
+// TestMergeVisionModels: shards of a --vision recorded run each name the models of their own
+// cases; the merged report names every one once, by id.
+func TestMergeVisionModels(t *testing.T) {
+	gpt := VisionModel{Model: "gpt-4.1", Family: "openai/gpt-4.1-high", Rule: "openai/gpt-4.1-high (tiles)"}
+	claude := VisionModel{Model: "claude-sonnet-4-5", Family: "anthropic/claude-legacy", Rule: "anthropic/claude-legacy (resize)"}
+	qwen := VisionModel{Model: "qwen3-vl", Family: "llamacpp/qwen3vl", Rule: "llamacpp/qwen3vl", Fallback: true}
+	a := singleRun([]Case{mergeCase("a@2", 0, 500, 300, "")}, nil, "0/2")
+	b := singleRun([]Case{mergeCase("b@2", 1, 600, 300, "")}, nil, "1/2")
+	a.Config.VisionModels = []VisionModel{gpt, qwen}
+	b.Config.VisionModels = []VisionModel{claude, gpt}
+	merged, err := Merge([]*Report{a, b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []VisionModel{claude, gpt, qwen}; !reflect.DeepEqual(merged.Config.VisionModels, want) {
+		t.Errorf("merged vision models %+v, want %+v", merged.Config.VisionModels, want)
+	}
+}

@@ -36,8 +36,11 @@ type RunConfig struct {
 	Tokenizer   string  `json:"tokenizer"`
 	Template    string  `json:"template"`
 	// TemplateDate is the date the template wrote as today's (llama3, mistral, date_string).
-	TemplateDate string            `json:"template_date,omitempty"`
-	Vision       string            `json:"vision"`
+	TemplateDate string `json:"template_date,omitempty"`
+	Vision       string `json:"vision"`
+	// VisionModels are the model ids the recordings name, each with the family that counted
+	// its cases' pictures, when each case's recorded model chose it (vision "recorded (else …)").
+	VisionModels []VisionModel     `json:"vision_models,omitempty"`
 	Context      int               `json:"context"`
 	Turns        string            `json:"turns"`
 	MCPDelivery  string            `json:"mcp_delivery,omitempty"`
@@ -59,6 +62,16 @@ type RunConfig struct {
 	// answers (a context larger than the server's, a tokenizer that is not the server's, a
 	// server that takes no pictures, a verbatim arm without its reference arm).
 	Warnings []string `json:"warnings,omitempty"`
+}
+
+// VisionModel is a model id recordings name, with the family that counted its pictures.
+type VisionModel struct {
+	Model  string `json:"model"`
+	Family string `json:"family"`
+	// Rule is the family with what it counts and the page it follows (imagerows.Family.Describe).
+	Rule string `json:"rule"`
+	// Fallback says the id implies no hosted family: the run's fallback family counted.
+	Fallback bool `json:"fallback,omitempty"`
 }
 
 // Input is one input file (or the embedded corpus) with its size and digest: BLAKE3 is the
@@ -105,8 +118,11 @@ type Case struct {
 	Conversation string `json:"conversation"`
 	Request      int    `json:"request"`
 	Messages     int    `json:"messages"`
-	Question     string `json:"question,omitempty"`
-	Expected     string `json:"expected,omitempty"`
+	// Model is the model id the recording names, when it chose the family that counted the
+	// case's pictures (vision recorded).
+	Model    string `json:"model,omitempty"`
+	Question string `json:"question,omitempty"`
+	Expected string `json:"expected,omitempty"`
 	// Scorer judges the answers against Expected (exact, normalized, contains, …).
 	Scorer string    `json:"scorer,omitempty"`
 	Arms   []ArmCase `json:"arms"`

@@ -34,6 +34,21 @@ func Header(r *Report) string {
 	return strings.Join(parts, " · ")
 }
 
+// HeaderLines are the header line and, when each case's recorded model chose its vision
+// family, a line per model id the recordings name: "model gpt-4.1 → openai/gpt-4.1-high (what
+// it counts; the page it follows)", or the fallback family for an id that implies none.
+func HeaderLines(r *Report) []string {
+	lines := []string{Header(r)}
+	for _, m := range r.Config.VisionModels {
+		line := "model " + m.Model + " → " + m.Rule
+		if m.Fallback {
+			line += " (no hosted family for this id: the fallback)"
+		}
+		lines = append(lines, line)
+	}
+	return lines
+}
+
 func orDash(s string) string {
 	if s == "" {
 		return "-"
@@ -73,9 +88,10 @@ func TextTables(r *Report, o WriteOptions, markdown bool) []Table {
 // writeText writes the header and the tables; terminal tables are fitted to the width, their
 // text columns wrapped.
 func writeText(w io.Writer, r *Report, o WriteOptions, markdown bool) error {
-	header := Header(r)
+	lines := HeaderLines(r)
+	header := strings.Join(lines, "\n")
 	if markdown {
-		header = "_" + header + "_"
+		header = "_" + strings.Join(lines, "_\n\n_") + "_"
 	}
 	if _, err := fmt.Fprintf(w, "%s\n\n", header); err != nil {
 		return err

@@ -36,7 +36,6 @@ type meter struct {
 	visionName    string
 	context       int
 	engine        engine.Engine
-	family        imagerows.Family
 	rowOpts       imagerows.RowOptions
 	// offline computes the counts a live engine's counts are compared with.
 	offline *engine.Offline
@@ -83,7 +82,7 @@ func newMeter(ctx context.Context, cfg *Config) (*meter, error) {
 		return nil, usageErrorf("run: no offline counter configured")
 	}
 	m := &meter{tokenizerName: cfg.Tokenizer, context: cfg.Context, offline: off, engine: cfg.Engine,
-		family: off.Family(), rowOpts: off.RowOptions(), live: &liveState{notes: cfg.Notes},
+		rowOpts: off.RowOptions(), live: &liveState{notes: cfg.Notes},
 		chars: strmemo.New[int](minCharsMemo, maxCharsEntries, maxCharsBytes)}
 	if m.engine == nil {
 		m.engine = off
@@ -108,7 +107,7 @@ func newMeter(ctx context.Context, cfg *Config) (*meter, error) {
 			m.context = desc.Context
 		}
 	}
-	m.templateName, m.visionName = off.TemplateName(), off.Family().Name
+	m.templateName, m.visionName = off.TemplateName(), off.Choice().Name()
 	if m.context == 0 {
 		m.context = DefaultContext
 		if strings.HasSuffix(strings.ToLower(cfg.Tokenizer), ".gguf") {
@@ -120,13 +119,14 @@ func newMeter(ctx context.Context, cfg *Config) (*meter, error) {
 	return m, nil
 }
 
-// measure counts the request an arm produced and assembles the arm's figures. With a live
-// engine the server's counts win (source "server") and the computed ones are kept beside them;
-// with --answer the model answers, and a refusal by the server is the verdict.
-func (m *meter) measure(ctx context.Context, arm replay.Arm, res *replay.Result, tools []corpora.ToolDef) (results.ArmCase, error) {
+// measure counts the request an arm produced and assembles the arm's figures, its pictures
+// counted with the family of model (the case's recorded model, caseModel). With a live engine
+// the server's counts win (source "server") and the computed ones are kept beside them; with
+// --answer the model answers, and a refusal by the server is the verdict.
+func (m *meter) measure(ctx context.Context, arm replay.Arm, res *replay.Result, tools []corpora.ToolDef, model string) (results.ArmCase, error) {
 	ac := results.ArmCase{Arm: res.Arm, Context: m.context, Gate: res.Gate}
 	req := armRequest(arm, res, tools)
-	count, err := m.offline.Count(ctx, res.Messages, tools)
+	count, err := m.offline.CountFor(ctx, model, res.Messages, tools)
 	if err != nil {
 		return ac, err
 	}
@@ -193,9 +193,10 @@ func (m *meter) measure(ctx context.Context, arm replay.Arm, res *replay.Result,
 		ac.Verdict = ""
 	}
 	ac.ToolMessages, ac.ToolChars, ac.ToolPictures = trailingToolMessages(res.Messages, m.chars)
-	placed := placedRows(m.family, res.Pictures, count.Images)
+	fam := m.offline.FamilyFor(model)
+	placed := placedRows(fam, res.Pictures, count.Images)
 	for i, p := range res.Pictures {
-		ac.Pictures = append(ac.Pictures, m.picture(&ac, p, placed[i], lacking))
+		ac.Pictures = append(ac.Pictures, m.picture(&ac, fam, p, placed[i], lacking))
 	}
 	return ac, nil
 }
@@ -213,10 +214,10 @@ func setRefused(ac *results.ArmCase, refused *engine.RefusedError) {
 }
 
 // picture is the arm's figures of one picture of its request: the rows it costs the model's
-// family when the model sees it (placed, when the count gave them where the picture sits; else
+// family fam when the model sees it (placed, when the count gave them where the picture sits; else
 // those of a picture at the start), then the arm sees a picture when its request fits, unless
 // the model is blind or the server takes no pictures (lacking).
-func (m *meter) picture(ac *results.ArmCase, p replay.PictureRecord, placed *imagerows.Rows, lacking error) results.Picture {
+func (m *meter) picture(ac *results.ArmCase, fam imagerows.Family, p replay.PictureRecord, placed *imagerows.Rows, lacking error) results.Picture {
 	pic := results.Picture{PictureRecord: p}
 	if !p.SeenByModel {
 		return pic
@@ -226,9 +227,9 @@ func (m *meter) picture(ac *results.ArmCase, p replay.PictureRecord, placed *ima
 		w, h = p.Resized.ToWidth, p.Resized.ToHeight
 	}
 	if placed != nil {
-		pic.Rows, pic.Markers, pic.Family = placed.Rows, placed.Markers, m.family.Name
-	} else if rows, err := imagerows.ImageRows(m.family, w, h, m.rowOpts); err == nil {
-		pic.Rows, pic.Markers, pic.Family = rows.Rows, rows.Markers, m.family.Name
+		pic.Rows, pic.Markers, pic.Family = placed.Rows, placed.Markers, fam.Name
+	} else if rows, err := imagerows.ImageRows(fam, w, h, m.rowOpts); err == nil {
+		pic.Rows, pic.Markers, pic.Family = rows.Rows, rows.Markers, fam.Name
 	}
 	ac.SeesPicture = ac.Fits
 	if m.blind != "" {
@@ -261,6 +262,33 @@ func placedRows(fam imagerows.Family, pictures []records.PictureRecord, counted 
 	for k, i := range seen {
 		out[i] = &counted[k].Rows
 	}
+	return out
+}
+
+// caseModel is the model id a case's pictures are counted by: the one its recording names
+// when each case's recorded model chooses its family (--vision recorded), else "" (the one
+// family of the run).
+func (m *meter) caseModel(recorded string) string {
+	if !m.offline.Choice().ByModel {
+		return ""
+	}
+	return strings.TrimSpace(recorded)
+}
+
+// visionModels are the distinct model ids the cases name (caseModel), each with the family
+// that counted its pictures, by id.
+func (m *meter) visionModels(cases []results.Case) []results.VisionModel {
+	seen := map[string]bool{}
+	var out []results.VisionModel
+	for _, c := range cases {
+		if c.Model == "" || seen[c.Model] {
+			continue
+		}
+		seen[c.Model] = true
+		f, byModel := m.offline.Choice().For(c.Model)
+		out = append(out, results.VisionModel{Model: c.Model, Family: f.Name, Rule: f.Describe(), Fallback: !byModel})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Model < out[j].Model })
 	return out
 }
 

@@ -461,7 +461,7 @@ func (r *runner) replayCase(ctx context.Context, j caseJob) indexedCase {
 	req := j.req
 	conv := req.Conversation
 	c := results.Case{ID: req.ID(), File: conv.Source.File, Format: string(conv.Format), Conversation: conv.ID,
-		Request: req.Index, Messages: len(req.Messages)}
+		Request: req.Index, Messages: len(req.Messages), Model: r.meter.caseModel(conv.Model)}
 	if conv.Expect != nil {
 		c.Question, c.Expected = conv.Expect.Question, conv.Expect.Answer
 	}
@@ -480,7 +480,7 @@ func (r *runner) replayCase(ctx context.Context, j caseJob) indexedCase {
 		}
 		nameTools(res)
 		r.thumbs.take(res.Pictures, ic.thumbs)
-		ac, err := r.meter.measure(ctx, arm, res, conv.Tools)
+		ac, err := r.meter.measure(ctx, arm, res, conv.Tools, c.Model)
 		if engine.IsServerFault(err) && ctx.Err() == nil {
 			// the server failed, not the case: --resume measures the case again
 			r.meter.live.serverFailed(err)
@@ -616,6 +616,7 @@ func (r *runner) report(load *LoadResult, wall time.Duration) *results.Report {
 		load.Problems = append(load.Problems, caseProblems(ic.c, ic.serverArms)...)
 	}
 	rep.Summary = results.Summarize(rep.Cases, names)
+	rep.Config.VisionModels = r.meter.visionModels(rep.Cases)
 	r.thumbs.report(rep)
 	for _, p := range load.Problems {
 		rep.Problems = append(rep.Problems, ProblemOf(p))

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/spf13/cobra"
@@ -222,7 +223,7 @@ func writeCountTable(w io.Writer, doc countDoc, o results.WriteOptions) error {
 			results.Thousands(int64(tc.Tokens)), results.Thousands(int64(tc.Chars)), tc.Tokenizer, tc.Template, results.Thousands(int64(tc.AsUserMessage)))
 		return err
 	}
-	t := results.Table{Title: results.Header(doc.report),
+	t := results.Table{Title: strings.Join(results.HeaderLines(doc.report), "\n"),
 		Header: []string{"request", "arm", "messages", "text tokens", "image rows", "pictures seen", "prompt tokens", "fits"},
 		Right:  []bool{false, false, true, true, true, true, true, false}}
 	recorded := false

@@ -153,7 +153,7 @@ func addCounterFlags(f *pflag.FlagSet, c *CounterFlags, ctxHelp string) {
 	f.StringVar(&c.Tokenizer, "tokenizer", "o200k_base", "tokenizer: o200k_base, cl100k_base, a .gguf model file or a tokenizer.json")
 	f.StringVar(&c.Template, "template", "", "chat template: qwen, chatml, llama3, gemma, mistral, or a file holding a Jinja chat template (.gguf, tokenizer_config.json, .jinja); default: the --tokenizer file's own template, else qwen")
 	f.StringVar(&c.MMProj, "mmproj", "", "projector GGUF (mmproj) that decides image rows")
-	f.StringVar(&c.Vision, "vision", imagerows.DefaultFamily, "vision family that decides image rows when no --mmproj is given")
+	f.StringVar(&c.Vision, "vision", imagerows.DefaultFamily, "vision family that decides image rows when no --mmproj is given; "+imagerows.RecordedVision+": the hosted family each recording's model id implies (claude-…, gpt-…, o…, gemini-…), else "+imagerows.DefaultFamily)
 	f.IntVar(&c.MinTokens, "image-min-tokens", 0, "llama-server --image-min-tokens (0: the projector's default)")
 	f.IntVar(&c.MaxTokens, "image-max-tokens", 0, "llama-server --image-max-tokens (0: the projector's default)")
 	f.IntVar(&c.Context, "ctx", 0, ctxHelp)

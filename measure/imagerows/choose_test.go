@@ -31,3 +31,39 @@ func TestChooseFamily(t *testing.T) {
 		t.Errorf("an unknown name: %v, want an UnknownFamilyError", err)
 	}
 }
+
+// TestChooseRecorded: RecordedVision counts each case with the hosted family its model id
+// implies, the default family for an id that implies none (and for a single-family caller),
+// and refuses a projector file beside it.
+func TestChooseRecorded(t *testing.T) {
+	c, err := Choose("", RecordedVision)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.ByModel || c.Fallback.Name != DefaultFamily || c.Name() != "recorded (else "+DefaultFamily+")" {
+		t.Errorf("Choose(recorded) = %+v named %q", c, c.Name())
+	}
+	hosted, _ := FamilyForModel("gpt-4.1")
+	if f, ok := c.For("gpt-4.1"); !ok || f.Name != hosted.Name || f.Name != "openai/gpt-4.1-high" {
+		t.Errorf("For(gpt-4.1) = %s %v, want openai/gpt-4.1-high", f.Name, ok)
+	}
+	for _, model := range []string{"", "qwen2.5-vl-7b-instruct"} {
+		if f, ok := c.For(model); ok || f.Name != DefaultFamily {
+			t.Errorf("For(%q) = %s %v, want the fallback %s", model, f.Name, ok, DefaultFamily)
+		}
+	}
+	one, err := Choose("", "llamacpp/gemma3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f, ok := one.For("gpt-4.1"); ok || f.Name != "llamacpp/gemma3" || one.Name() != "llamacpp/gemma3" {
+		t.Errorf("a named family counts every case: For(gpt-4.1) = %s %v, Name %q", f.Name, ok, one.Name())
+	}
+	if f, err := ChooseFamily("", RecordedVision); err != nil || f.Name != DefaultFamily {
+		t.Errorf("ChooseFamily(recorded) = %s, %v; want %s", f.Name, err, DefaultFamily)
+	}
+	proj := writeMMProj(t, "kimi", mmprojKVs("clip.projector_type", "kimivl", 448, 14))
+	if _, err := Choose(proj, RecordedVision); !errors.Is(err, ErrRecordedWithProjector) {
+		t.Errorf("recorded with a projector: %v, want ErrRecordedWithProjector", err)
+	}
+}
