@@ -297,3 +297,24 @@ func TestGeminiNoteWeighsWhatIsNotRecorded(t *testing.T) {
 	tokens("system.txt", system.String(), 6100)
 	tokens("tools.json", string(body.Tools), 3200)
 }
+
+// TestReplayAgentFamilyFromModel: --agent counts pictures with the hosted family the session's
+// model id implies, named under the header; --vision still wins.
+func TestReplayAgentFamilyFromModel(t *testing.T) {
+	spill := filepath.Join(agentCases, "claude-code-spill", "sessions")
+	code, out, errOut := runCLI(t, "replay", "--agent", "claude-code", "--summary", "--arms", "before", spill)
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	header, _, _ := strings.Cut(out, "\n\n")
+	if !strings.Contains(header, "vision recorded") || !strings.Contains(header, "→ anthropic/") {
+		t.Errorf("the header does not name the session's model and its family:\n%s", header)
+	}
+	code, out, errOut = runCLI(t, "replay", "--agent", "claude-code", "--summary", "--arms", "before", "--vision", "llamacpp/qwen3vl", spill)
+	if code != ExitOK {
+		t.Fatalf("--vision: exit %d\n%s", code, errOut)
+	}
+	if header, _, _ := strings.Cut(out, "\n\n"); strings.Contains(header, "→") || !strings.Contains(header, "vision llamacpp/qwen3vl") {
+		t.Errorf("--vision llamacpp/qwen3vl does not win over the session's model:\n%s", header)
+	}
+}

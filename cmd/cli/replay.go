@@ -64,6 +64,8 @@ type ReplayOptions struct {
 	MemProfile string
 	// flags records every flag as given, for the results' config block.
 	flags map[string]string
+	// visionGiven says whether --vision was given (else --agent counts with the recorded models).
+	visionGiven bool
 	// now is the clock (tests inject a fixed one).
 	now func() time.Time
 }
@@ -90,6 +92,7 @@ PATH - reads a recording from stdin.
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Paths = args
 			opts.flags = flagValues(cmd.Flags())
+			opts.visionGiven = cmd.Flags().Changed("vision")
 			return runReplay(cmd.Context(), opts)
 		},
 	}
@@ -201,10 +204,9 @@ func runReplay(ctx context.Context, opts *ReplayOptions) error {
 			return err
 		}
 		opts.Paths, opts.InputFormat = paths, string(format)
-		// HOOK (model id → hosted vision family): each session's conversations carry the model
-		// the agent used (corpora.Conversation.Model: claude-opus-5-5, gpt-5.5, gemini-3.8-flash);
-		// with measure/imagerows' hosted-family table, --agent without --vision or --mmproj picks
-		// the family from it here, the flags still winning.
+		if !opts.visionGiven && opts.MMProj == "" {
+			opts.Vision = imagerows.RecordedVision // the session's model decides the family
+		}
 	} else if opts.Since != "" || opts.Project != "" {
 		return usageErrorf("--since and --project select an agent's sessions: name it with --agent")
 	}
