@@ -31,17 +31,9 @@ func (p *apiParse) geminiContent(c jwNode) *ReadError {
 	if err != nil {
 		return asReadError(c, err)
 	}
-	role, rerr := f.str("role")
+	origin, r, rerr := geminiRole(f)
 	if rerr != nil {
 		return rerr
-	}
-	origin, r := OriginUser, RoleUser
-	switch role {
-	case "user", "":
-	case "model":
-		origin, r = OriginAssistant, RoleAssistant
-	default:
-		return f.get("role").errorf("unknown content role %q", role)
 	}
 	cur := &Message{Role: r, Loc: c.loc}
 	var tool *Message // the tool message the inlineData parts join
@@ -168,4 +160,19 @@ func (p *apiParse) geminiResponse(n jwNode) (Message, *ReadError) {
 	res := &ToolResult{CallID: id, Name: name, Parts: []Part{{Kind: PartText, Text: text, Loc: resp.loc}}}
 	return Message{Role: RoleTool, Name: name, ToolCallID: id, Loc: n.loc,
 		Parts: []Part{{Kind: PartToolResult, ToolResult: res, Loc: n.loc}}}, nil
+}
+
+// geminiRole is the role of a content (user when absent) and the origin of its pictures.
+func geminiRole(f jwFields) (Origin, Role, *ReadError) {
+	role, rerr := f.str("role")
+	if rerr != nil {
+		return "", "", rerr
+	}
+	switch role {
+	case "user", "":
+		return OriginUser, RoleUser, nil
+	case "model":
+		return OriginAssistant, RoleAssistant, nil
+	}
+	return "", "", f.get("role").errorf("unknown content role %q", role)
 }

@@ -239,21 +239,8 @@ func writeAgentSummary(w io.Writer, r *results.Report, width int) error {
 		}
 		for _, p := range a.Pictures {
 			s.pictures++
-			if p.Tool == "" {
-				continue
-			}
-			t := tools[p.Tool]
-			if t == nil {
-				t = &toolCost{tool: p.Tool, sessions: map[string]bool{}, requests: map[string]bool{}}
-				tools[p.Tool] = t
-			}
-			t.sessions[c.File], t.requests[c.ID] = true, true
-			t.pictures++
-			t.rows += p.PromptRows()
-			if p.SeenByModel {
-				t.seen++
-			} else {
-				t.textChars += p.Length
+			if p.Tool != "" {
+				addToolPicture(tools, p, c.File, c.ID)
 			}
 		}
 	}
@@ -272,6 +259,35 @@ func writeAgentSummary(w io.Writer, r *results.Report, width int) error {
 		}
 		st.Rows = append(st.Rows, []string{filepath.Base(f), strconv.Itoa(s.requests), strconv.Itoa(s.pictures), results.Thousands(s.prompt), provider})
 	}
+	tt := toolCostTable(tools, arm)
+	tables := []results.Table{results.FitTable(st, width, results.TextColumns(st))}
+	if len(tt.Rows) > 0 {
+		tables = append(tables, results.FitTable(tt, width, results.TextColumns(tt)))
+	}
+	return results.WriteTables(w, tables, false)
+}
+
+// addToolPicture adds a picture of the tool's result, sent in request id of the session file,
+// to what the tool costs.
+func addToolPicture(tools map[string]*toolCost, p results.Picture, file, id string) {
+	t := tools[p.Tool]
+	if t == nil {
+		t = &toolCost{tool: p.Tool, sessions: map[string]bool{}, requests: map[string]bool{}}
+		tools[p.Tool] = t
+	}
+	t.sessions[file], t.requests[id] = true, true
+	t.pictures++
+	t.rows += p.PromptRows()
+	if p.SeenByModel {
+		t.seen++
+	} else {
+		t.textChars += p.Length
+	}
+}
+
+// toolCostTable is the table of what each tool's pictures cost in the arm, costliest first
+// (an image row weighing four base64 characters left as text).
+func toolCostTable(tools map[string]*toolCost, arm string) results.Table {
 	var costs []*toolCost
 	for _, t := range tools {
 		costs = append(costs, t)
@@ -289,9 +305,5 @@ func writeAgentSummary(w io.Writer, r *results.Report, width int) error {
 		tt.Rows = append(tt.Rows, []string{t.tool, strconv.Itoa(len(t.sessions)), strconv.Itoa(len(t.requests)), strconv.Itoa(t.pictures),
 			strconv.Itoa(t.seen), results.Thousands(int64(t.rows)), results.Thousands(int64(t.textChars))})
 	}
-	tables := []results.Table{results.FitTable(st, width, results.TextColumns(st))}
-	if len(tt.Rows) > 0 {
-		tables = append(tables, results.FitTable(tt, width, results.TextColumns(tt)))
-	}
-	return results.WriteTables(w, tables, false)
+	return tt
 }

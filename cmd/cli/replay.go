@@ -198,17 +198,8 @@ func runReplay(ctx context.Context, opts *ReplayOptions) error {
 	if opts.MemProfile != "" {
 		defer writeHeapProfile(opts.MemProfile, opts.IO.ErrOut)
 	}
-	if opts.Agent != "" {
-		paths, format, err := opts.agentSessions(opts.Paths, opts.now())
-		if err != nil {
-			return err
-		}
-		opts.Paths, opts.InputFormat = paths, string(format)
-		if !opts.visionGiven && opts.MMProj == "" {
-			opts.Vision = imagerows.RecordedVision // the session's model decides the family
-		}
-	} else if opts.Since != "" || opts.Project != "" {
-		return usageErrorf("--since and --project select an agent's sessions: name it with --agent")
+	if err := opts.selectAgentSessions(); err != nil {
+		return err
 	}
 	cfg, err := opts.runConfig()
 	if err != nil {
@@ -219,24 +210,7 @@ func runReplay(ctx context.Context, opts *ReplayOptions) error {
 		return usageErrorf("--resume needs --out")
 	}
 	if opts.Out != "" {
-		if err := fsutil.MkdirAll(opts.Out); err != nil {
-			return err
-		}
-		casesPath := filepath.Join(opts.Out, "cases.jsonl")
-		flags := os.O_CREATE | os.O_WRONLY | os.O_TRUNC
-		if opts.Resume {
-			var failed int
-			if cfg.Previous, failed, err = run.ResumeCases(casesPath); err != nil {
-				return err
-			}
-			flags = os.O_CREATE | os.O_WRONLY | os.O_APPEND
-			fmt.Fprintf(opts.IO.ErrOut, "strata-eval: resuming: %d case(s) already in %s", len(cfg.Previous), casesPath)
-			if failed > 0 {
-				fmt.Fprintf(opts.IO.ErrOut, "; %d failed case(s) replayed again", failed)
-			}
-			fmt.Fprintln(opts.IO.ErrOut)
-		}
-		f, err := os.OpenFile(casesPath, flags, fsutil.FileMode)
+		f, err := opts.openCasesOut(&cfg)
 		if err != nil {
 			return err
 		}
@@ -406,4 +380,49 @@ func startCPUProfile(path string) (stop func(), err error) {
 		pprof.StopCPUProfile()
 		f.Close()
 	}, nil
+}
+
+// selectAgentSessions puts the sessions of --agent (its folder, or the paths given, selected
+// by --since and --project) in the paths to read; without --vision or --mmproj, the session's
+// model decides the family.
+func (o *ReplayOptions) selectAgentSessions() error {
+	if o.Agent == "" {
+		if o.Since != "" || o.Project != "" {
+			return usageErrorf("--since and --project select an agent's sessions: name it with --agent")
+		}
+		return nil
+	}
+	paths, format, err := o.agentSessions(o.Paths, o.now())
+	if err != nil {
+		return err
+	}
+	o.Paths, o.InputFormat = paths, string(format)
+	if !o.visionGiven && o.MMProj == "" {
+		o.Vision = imagerows.RecordedVision
+	}
+	return nil
+}
+
+// openCasesOut opens --out's cases.jsonl, streamed case by case: anew, or with --resume for
+// appending after the cases it already holds (which cfg.Previous then skips).
+func (o *ReplayOptions) openCasesOut(cfg *run.Config) (*os.File, error) {
+	if err := fsutil.MkdirAll(o.Out); err != nil {
+		return nil, err
+	}
+	casesPath := filepath.Join(o.Out, "cases.jsonl")
+	flags := os.O_CREATE | os.O_WRONLY | os.O_TRUNC
+	if o.Resume {
+		var failed int
+		var err error
+		if cfg.Previous, failed, err = run.ResumeCases(casesPath); err != nil {
+			return nil, err
+		}
+		flags = os.O_CREATE | os.O_WRONLY | os.O_APPEND
+		fmt.Fprintf(o.IO.ErrOut, "strata-eval: resuming: %d case(s) already in %s", len(cfg.Previous), casesPath)
+		if failed > 0 {
+			fmt.Fprintf(o.IO.ErrOut, "; %d failed case(s) replayed again", failed)
+		}
+		fmt.Fprintln(o.IO.ErrOut)
+	}
+	return os.OpenFile(casesPath, flags, fsutil.FileMode)
 }
