@@ -212,6 +212,9 @@ type ArmCase struct {
 	Timings *ServerTimings `json:"server_timings,omitempty"`
 	// RefusedBy is "server" when the server refused the prompt (Verdict holds its message).
 	RefusedBy string `json:"refused_by,omitempty"`
+	// NotSent says why a live engine was not asked: the chat template renders nothing of the
+	// request (no user turn), which a server refuses; the arm keeps its computed counts.
+	NotSent string `json:"not_sent,omitempty"`
 	// Answer is the model's reply; AnswerKey its response-cache key; Cached whether it came
 	// from the cache; Correct the scorer's verdict (nil when not scored) and Extracted what
 	// the scorer judged.

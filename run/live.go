@@ -26,6 +26,8 @@ type liveState struct {
 	lacking map[error]*lack
 	// truncatedArms counts the arms whose prompt the server cut to its context (Ollama).
 	truncatedArms int
+	// notSentArms counts the arms whose request the chat template renders as nothing.
+	notSentArms int
 	// refusals counts, per kind, the arms whose request the server refused while it answered
 	// others (engine.RequestRefusedError), in the order first met.
 	refusals     map[string]int
@@ -100,6 +102,17 @@ func (s *liveState) refused(r *engine.RequestRefusedError) {
 	s.refusals[kind]++
 }
 
+// notSent records an arm whose request the chat template renders as nothing: the first is said
+// at once on stderr, the report says how many.
+func (s *liveState) notSent() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.notSentArms == 0 {
+		fmt.Fprintf(s.notes, "strata-eval: the chat template renders nothing of some requests (they hold no user turn): they are not sent, their arms keep the computed counts\n")
+	}
+	s.notSentArms++
+}
+
 // truncated records an arm whose prompt the server cut to its context.
 func (s *liveState) truncated() {
 	s.mu.Lock()
@@ -154,6 +167,9 @@ func (s *liveState) report() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := append([]string(nil), s.warnings...)
+	if s.notSentArms > 0 {
+		out = append(out, fmt.Sprintf("%d arm(s) not sent: the chat template renders nothing of their request (no user turn), which the server would refuse; they keep the computed counts", s.notSentArms))
+	}
 	if s.truncatedArms > 0 {
 		out = append(out, fmt.Sprintf("%d arm(s) longer than the server's context were truncated by the server (its count is of what was left): their verdict says so and they are left out of server − computed (Ollama: a larger --ctx is sent as num_ctx, up to the model's trained context)", s.truncatedArms))
 	}

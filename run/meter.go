@@ -139,7 +139,10 @@ func (m *meter) measure(ctx context.Context, arm replay.Arm, res *replay.Result,
 	if a, ok := m.engine.(engine.TemplateApplier); ok && len(count.Images) == 0 && !req.Verbatim && !m.templateChecked.Load() {
 		m.checkTemplate(ctx, a, req)
 	}
-	if m.isLive() {
+	if m.isLive() && m.rendersNothing(count, res.Messages, tools) {
+		ac.NotSent = "the chat template renders nothing of this request (it holds no user turn): nothing to send"
+		m.live.notSent()
+	} else if m.isLive() {
 		computed := &results.ComputedCount{TextTokens: count.TextTokens, ImageRows: count.ImageRows,
 			PromptTokens: count.PromptTokens, RowsSource: count.RowsSource}
 		if err := m.serverCount(ctx, req, &ac); err != nil {
@@ -477,4 +480,14 @@ func describeInput(path string) results.Input {
 // armRequest is the request an arm's result makes for an engine.
 func armRequest(arm replay.Arm, res *replay.Result, tools []corpora.ToolDef) engine.Request {
 	return engine.Request{Messages: res.Messages, Tools: tools, Verbatim: arm.Settings.Server == replay.ServerVerbatim}
+}
+
+// rendersNothing says whether the chat template renders no text of the request (nor a picture):
+// a server given it refuses it ("no input provided"), so it is not sent.
+func (m *meter) rendersNothing(count engine.Count, msgs []corpora.Message, tools []corpora.ToolDef) bool {
+	if count.TextTokens > 2 || len(count.Images) > 0 {
+		return false
+	}
+	prompt, err := m.offline.Render(msgs, tools)
+	return err == nil && strings.TrimSpace(prompt) == ""
 }

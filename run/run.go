@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -266,6 +267,9 @@ type indexedCase struct {
 	// once the run stopped): neither reported nor written, so that --resume measures it.
 	serverArms  map[string]bool
 	notMeasured bool
+	// refusedArms are the arms whose request a server refused while it answered others: their
+	// errors are in the case, said once per kind of refusal, not problems of the inputs.
+	refusedArms map[string]bool
 	// thumbs are the digests of the thumbnails its worker made.
 	thumbs map[string]bool
 }
@@ -485,10 +489,7 @@ func (r *runner) replayCase(ctx context.Context, j caseJob) indexedCase {
 			// the server failed, not the case: --resume measures the case again
 			r.meter.live.serverFailed(err)
 			c.AddError(arm.Name, err.Error())
-			if ic.serverArms == nil {
-				ic.serverArms = map[string]bool{}
-			}
-			ic.serverArms[arm.Name] = true
+			ic.serverArms = setAdd(ic.serverArms, arm.Name)
 			if r.meter.live.stopped() {
 				break
 			}
@@ -496,6 +497,9 @@ func (r *runner) replayCase(ctx context.Context, j caseJob) indexedCase {
 		}
 		if err != nil {
 			c.AddError(arm.Name, err.Error())
+			if refused := (*engine.RequestRefusedError)(nil); errors.As(err, &refused) {
+				ic.refusedArms = setAdd(ic.refusedArms, arm.Name)
+			}
 			continue
 		}
 		if ac.Mismatch != nil {
@@ -563,8 +567,9 @@ func dumpArm(dir, caseID string, eng engine.Engine, res *replay.Result, tools []
 // caseProblems are the problems a measured case reports: the located diagnostic of every
 // picture an arm did not attach because it failed the picture check (docs/pipeline.md §4.6; the
 // case is measured all the same), and every error an arm met, except those of the arms a server
-// failed (serverArms: the run's error says them).
-func caseProblems(c results.Case, serverArms map[string]bool) []*corpora.ReadError {
+// failed (serverArms: the run's error says them) or refused while answering others (refusedArms:
+// said once per kind).
+func caseProblems(c results.Case, serverArms, refusedArms map[string]bool) []*corpora.ReadError {
 	var out []*corpora.ReadError
 	for _, ac := range c.Arms {
 		for _, p := range ac.Pictures {
@@ -574,7 +579,7 @@ func caseProblems(c results.Case, serverArms map[string]bool) []*corpora.ReadErr
 		}
 	}
 	for _, e := range c.Errors {
-		if e.Arm != "" && serverArms[e.Arm] {
+		if e.Arm != "" && (serverArms[e.Arm] || refusedArms[e.Arm]) {
 			continue
 		}
 		msg := e.Message
@@ -613,7 +618,7 @@ func (r *runner) report(load *LoadResult, wall time.Duration) *results.Report {
 		}
 		rep.Cases = append(rep.Cases, ic.c)
 		timings = append(timings, ic.timing...)
-		load.Problems = append(load.Problems, caseProblems(ic.c, ic.serverArms)...)
+		load.Problems = append(load.Problems, caseProblems(ic.c, ic.serverArms, ic.refusedArms)...)
 	}
 	rep.Summary = results.Summarize(rep.Cases, names)
 	rep.Config.VisionModels = r.meter.visionModels(rep.Cases)
@@ -650,4 +655,13 @@ func describeEngine(c *results.RunConfig, e engine.Engine) {
 // ProblemOf is a located read problem as a report lists it, its message without credentials.
 func ProblemOf(e *corpora.ReadError) results.Problem {
 	return results.Problem{Where: e.Loc.String(), Message: corpora.RedactText(e.Err.Error())}
+}
+
+// setAdd adds name to the set m, made when nil.
+func setAdd(m map[string]bool, name string) map[string]bool {
+	if m == nil {
+		m = map[string]bool{}
+	}
+	m[name] = true
+	return m
 }
