@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -147,6 +148,9 @@ func (f AgentFlags) agentSessions(paths []string, now time.Time) ([]string, corp
 			all = append(all, found{path, info.ModTime()})
 			return nil
 		})
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, "", withExitCode(ExitInputs, fmt.Errorf("--agent %s: no folder %s: give the sessions' folder as PATH%s", ag.name, root, ag.envHint()))
+		}
 		if err != nil {
 			return nil, "", withExitCode(ExitInputs, fmt.Errorf("--agent %s: %w", ag.name, err))
 		}
@@ -306,4 +310,12 @@ func toolCostTable(tools map[string]*toolCost, arm string) results.Table {
 			strconv.Itoa(t.seen), results.Thousands(int64(t.rows)), results.Thousands(int64(t.textChars))})
 	}
 	return tt
+}
+
+// envHint names the variable that moves the agent's folder, where it has one.
+func (a codingAgent) envHint() string {
+	if a.env == "" {
+		return ""
+	}
+	return ", or set " + a.env + " to the agent's folder"
 }

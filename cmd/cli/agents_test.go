@@ -318,3 +318,13 @@ func TestReplayAgentFamilyFromModel(t *testing.T) {
 		t.Errorf("--vision llamacpp/qwen3vl does not win over the session's model:\n%s", header)
 	}
 }
+
+// TestReplayAgentWithoutItsFolder: an agent whose folder does not exist is one line naming the
+// folder and the fix, exit 3.
+func TestReplayAgentWithoutItsFolder(t *testing.T) {
+	t.Setenv("CLAUDE_CONFIG_DIR", filepath.Join(t.TempDir(), "none"))
+	code, out, errOut := runCLI(t, "replay", "--agent", "claude-code")
+	if code != ExitInputs || out != "" || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, "no folder") || !strings.Contains(errOut, "CLAUDE_CONFIG_DIR") {
+		t.Errorf("exit %d, stdout %q, stderr %q: want exit %d and one line naming the folder and the fix", code, out, errOut, ExitInputs)
+	}
+}
