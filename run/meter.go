@@ -197,7 +197,7 @@ func (m *meter) measure(ctx context.Context, arm replay.Arm, res *replay.Result,
 	}
 	ac.ToolMessages, ac.ToolChars, ac.ToolPictures = trailingToolMessages(res.Messages, m.chars)
 	fam := m.offline.FamilyFor(model)
-	placed := placedRows(fam, res.Pictures, count.Images)
+	placed := placedRows(res.Pictures, count.Images)
 	for i, p := range res.Pictures {
 		ac.Pictures = append(ac.Pictures, m.picture(&ac, fam, p, placed[i], lacking))
 	}
@@ -244,14 +244,11 @@ func (m *meter) picture(ac *results.ArmCase, fam imagerows.Family, p replay.Pict
 	return pic
 }
 
-// placedRows are, for a family whose rows depend on the picture's prompt position, the rows
-// the count gave each picture where it sits, by index in pictures: the pictures the model sees
-// are the count's, in order, when there are as many (else none, and a picture's rows are those
-// of a picture at the start).
-func placedRows(fam imagerows.Family, pictures []records.PictureRecord, counted []engine.ImageCount) map[int]*imagerows.Rows {
-	if fam.PositionPeriod() == 0 {
-		return nil
-	}
+// placedRows are the rows the count gave each picture where it sits in the prompt, by index in
+// pictures, so that a picture is not counted twice and a position-dependent family's rows are
+// those of its position: the pictures the model sees are the count's, in order, when there are
+// as many (else none, and a picture's rows are counted from its size, as at the start).
+func placedRows(pictures []records.PictureRecord, counted []engine.ImageCount) map[int]*imagerows.Rows {
 	var seen []int
 	for i, p := range pictures {
 		if p.SeenByModel {
