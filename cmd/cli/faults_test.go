@@ -73,12 +73,19 @@ func errLines(stderr string) []string {
 	var out []string
 	for _, l := range strings.Split(strings.TrimSpace(stderr), "\n") {
 		// a server's lack of a capability is said once, like a warning, whenever the first
-		// request needing it is sent: before or after a fault, as the load has it
-		if l != "" && !strings.Contains(l, "warning:") && !strings.Contains(l, "their arms keep the computed counts") {
+		// request needing it is sent: before or after a fault, as the load has it; a note of a
+		// long wait is progress (one per WaitNote over the engine, as many as a loaded machine
+		// makes the healthy requests wait), not a line of the failure
+		if l != "" && !strings.Contains(l, "warning:") && !strings.Contains(l, "their arms keep the computed counts") && !isWaitNote(l) {
 			out = append(out, l)
 		}
 	}
 	return out
+}
+
+// isWaitNote reports whether l is the engine's note of a request that waits long.
+func isWaitNote(l string) bool {
+	return strings.HasPrefix(l, "strata-eval: waiting ") && strings.Contains(l, " for http")
 }
 
 // TestFaultyServer replays a few samples against a server that injects one fault after a few
