@@ -110,6 +110,11 @@ func runCase(ctx context.Context, c Case) error {
 		return fmt.Errorf("running %s: %w", c.Agent, err)
 	}
 	fmt.Fprintf(os.Stderr, "agentsim: %s exited %d\n%s", c.Agent, info.ExitCode, tail(stderr.String(), 2000))
+	if ag.export != nil {
+		if err := ag.export(ctx, dirs, c.Bin, cmd); err != nil {
+			return fmt.Errorf("%s: keeping its sessions: %w", c.Agent, err)
+		}
+	}
 
 	if err := os.RemoveAll(c.Out); err != nil {
 		return fmt.Errorf("clearing %s: %w", c.Out, err)
@@ -141,12 +146,15 @@ func agentVersion(ctx context.Context, bin string) string {
 // pathRewriter replaces the run's temporary paths in kept files and names.
 type pathRewriter struct{ old, new [][]byte }
 
-// rewriter maps the temporary home to neutralHome, in plain form and in Claude Code's form of
-// a path as a folder name (every / a -), and the rest of the temporary folder to /tmp/agentsim.
+// rewriter maps the temporary home to neutralHome, in plain form, in Claude Code's form of
+// a path as a folder name (every / a -) and in OpenCode's form without the leading /, and the
+// rest of the temporary folder to /tmp/agentsim.
 func rewriter(tmp, home string) *pathRewriter {
 	dash := func(p string) string { return strings.ReplaceAll(p, "/", "-") }
+	rel := func(p string) string { return strings.TrimPrefix(p, "/") }
 	r := &pathRewriter{}
-	for _, p := range [][2]string{{home, neutralHome}, {dash(home), dash(neutralHome)}, {tmp, "/tmp/agentsim"}, {dash(tmp), "-tmp-agentsim"}} {
+	for _, p := range [][2]string{{home, neutralHome}, {dash(home), dash(neutralHome)}, {tmp, "/tmp/agentsim"}, {dash(tmp), "-tmp-agentsim"},
+		{rel(home), rel(neutralHome)}, {rel(tmp), "tmp/agentsim"}} {
 		r.old, r.new = append(r.old, []byte(p[0])), append(r.new, []byte(p[1]))
 	}
 	return r
