@@ -19,10 +19,11 @@ const opencodeModel = "gpt-4.1"
 const opencodeExports = "opencode-export"
 
 // opencodeEnv turns off what OpenCode fetches or changes on its own: updates, the models.dev
-// list, sharing, plugins and LSP downloads, and the reading of Claude Code's files in the home.
+// list, sharing, plugins and LSP downloads, the reading of Claude Code's files in the home, and
+// the npm installs it starts in its config folder (npm offline: they fail at once).
 var opencodeEnv = []string{"OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_SHARE=1",
 	"OPENCODE_DISABLE_DEFAULT_PLUGINS=1", "OPENCODE_DISABLE_LSP_DOWNLOAD=1", "OPENCODE_DISABLE_CLAUDE_CODE=1",
-	"OPENCODE_DISABLE_EXTERNAL_SKILLS=1", "OPENCODE_PURE=1"}
+	"OPENCODE_DISABLE_EXTERNAL_SKILLS=1", "OPENCODE_PURE=1", "npm_config_offline=true"}
 
 // setupOpencode writes ~/.config/opencode/opencode.json (a provider of the Chat Completions API
 // at base through @ai-sdk/openai-compatible, with one model that takes pictures; the MCP server
