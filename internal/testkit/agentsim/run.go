@@ -116,22 +116,27 @@ func runCase(ctx context.Context, c Case) error {
 		}
 	}
 
-	if err := os.RemoveAll(c.Out); err != nil {
-		return fmt.Errorf("clearing %s: %w", c.Out, err)
+	return writeCase(c.Out, filepath.Join(dirs.home, ag.sessions), requests, stdout.Bytes(), rewriter(tmp, dirs.home), info)
+}
+
+// writeCase replaces the folder out with the case: the sessions and requests folders' files,
+// the agent's stdout and case.json, paths rewritten by rw.
+func writeCase(out, sessions, requests string, stdout []byte, rw *pathRewriter, info caseInfo) error {
+	if err := os.RemoveAll(out); err != nil {
+		return fmt.Errorf("clearing %s: %w", out, err)
 	}
-	rw := rewriter(tmp, dirs.home)
-	if err := copyTree(filepath.Join(dirs.home, ag.sessions), filepath.Join(c.Out, "sessions"), rw); err != nil {
+	if err := copyTree(sessions, filepath.Join(out, "sessions"), rw); err != nil {
 		return err
 	}
-	if err := copyTree(requests, filepath.Join(c.Out, "requests"), rw); err != nil {
+	if err := copyTree(requests, filepath.Join(out, "requests"), rw); err != nil {
 		return err
 	}
 	entries, _ := os.ReadDir(requests)
 	info.Requests = len(entries)
-	if err := os.WriteFile(filepath.Join(c.Out, "stdout.txt"), rw.Replace(stdout.Bytes()), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(out, "stdout.txt"), rw.Replace(stdout), 0o644); err != nil {
 		return fmt.Errorf("keeping stdout: %w", err)
 	}
-	return writeJSON(filepath.Join(c.Out, "case.json"), info)
+	return writeJSON(filepath.Join(out, "case.json"), info)
 }
 
 // agentVersion is what `bin --version` prints, trimmed ("" when it fails).
