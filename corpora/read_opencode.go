@@ -377,7 +377,7 @@ func (sc *opencodeScanner) chunk(b []byte) (*ReadError, error) {
 				return nil, err
 			}
 		}
-		if !sc.capturing && sc.inMessages && sc.depth == 2 && !sc.inStr && !bytes.ContainsRune([]byte(" \t\r\n,]"), rune(c)) {
+		if !sc.capturing && sc.inMessages && sc.depth == 2 && !sc.inStr && strings.IndexByte(" \t\r\n,]", c) < 0 {
 			sc.capturing, sc.scalar, sc.tooLong = true, c != '{' && c != '[', false
 			sc.elem, from = sc.elem[:0], i
 			sc.at = Location{File: sc.name, Line: sc.line, Pointer: fmt.Sprintf("/messages/%d", sc.index)}
