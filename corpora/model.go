@@ -26,6 +26,7 @@ const (
 	FormatClaudeCode       Format = "claude-code"        // Claude Code session (~/.claude/projects/<project>/<session>.jsonl)
 	FormatCodex            Format = "codex"              // Codex CLI rollout ($CODEX_HOME/sessions/…/rollout-*.jsonl)
 	FormatGeminiCLI        Format = "gemini-cli"         // Gemini CLI session (~/.gemini/tmp/<project>/chats/session-*.jsonl)
+	FormatOpencode         Format = "opencode"           // OpenCode session export (opencode export <sessionID>)
 )
 
 // Role is the author of a message.

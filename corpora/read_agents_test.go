@@ -93,6 +93,9 @@ func TestReadCodexRolloutGivesEachRequestWithWhatIsMissing(t *testing.T) {
 }
 
 func TestAgentReadersLocateBadLines(t *testing.T) {
+	// An OpenCode export's head and a message of it.
+	oc := "{\n  \"info\": {\"id\": \"ses_1\", \"projectID\": \"global\"},\n  \"messages\": [\n"
+	ocUser := "    {\"info\": {\"role\": \"user\"}, \"parts\": [{\"type\": \"text\", \"text\": \"hi\"}]}"
 	tests := []struct {
 		read       ReaderFunc
 		input, loc string
@@ -106,6 +109,13 @@ func TestAgentReadersLocateBadLines(t *testing.T) {
 		{readGeminiCLI, "{\"sessionId\":\"s\",\"projectHash\":\"h\"}\n{\"type\":\"user\",\"content\":7}\n", "s.jsonl:2 at /content"},
 		{readGeminiCLI, "{\"type\":\"user\",\"content\":[{\"text\":\"hi\"}]}\n{\"type\":\"gemini\",\"tokens\":{\"input\":\"x\"}}\n", "s.jsonl:2:"},
 		{readGeminiCLI, "{\"type\":\"user\",\"content\":[{\"inlineData\":{\"data\":\"@@\"}}]}\n{\"type\":\"gemini\",\"content\":\"ok\"}\n", "s.jsonl:2 at /contents/0/parts/0/inlineData/data"},
+		{readOpencode, oc + ocUser + ",\n    {\"info\": {\"role\": \"assistant\"},\n     \"parts\": [,]}\n  ]\n}\n", "s.jsonl:6:16 at /messages/1"},
+		{readOpencode, oc + "    {\"info\": {\"role\": 7}, \"parts\": []}\n  ]\n}\n", "s.jsonl:4:"},
+		{readOpencode, oc + "    {\"info\": {\"role\": \"system\"}, \"parts\": []}\n  ]\n}\n", "s.jsonl:4 at /messages/0/info/role"},
+		{readOpencode, oc + "    \"text\"\n  ]\n}\n", "s.jsonl:4 at /messages/0"},
+		{readOpencode, oc + ocUser + "\n  ]\n}\n}\n", "s.jsonl:7: unmatched"},
+		{readOpencode, oc + ocUser[:30], "s.jsonl:4:30 at /messages/0"},
+		{readOpencode, oc + ocUser + "\n  ]\n", "s.jsonl:6: the export ends"},
 	}
 	for _, tt := range tests {
 		c, err := apiRead(t, tt.read, "s.jsonl", tt.input)
@@ -276,6 +286,7 @@ func TestAgentReadersSurviveDamage(t *testing.T) {
 		{readClaudeCode, "claude-code", "*/*.jsonl"},
 		{readCodex, "codex", "*/*/*/rollout-*.jsonl"},
 		{readGeminiCLI, "gemini-cli", "*/chats/session-*.jsonl"},
+		{readOpencode, "opencode", "ses_*.json"},
 	} {
 		data, err := os.ReadFile(agentSession(t, tt.name, tt.pattern))
 		if err != nil {

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -21,6 +23,9 @@ type agent struct {
 	// sessions is the folder, relative to the home, under which the agent keeps its sessions;
 	// all of it is kept.
 	sessions string
+	// export, when set, runs after the agent to write its sessions under sessions (an agent
+	// that keeps them in a database); cmd is the agent's call.
+	export func(ctx context.Context, c *caseDirs, bin string, cmd *exec.Cmd) error
 }
 
 // agents is the table of agents, by the name -agent takes.
@@ -28,6 +33,7 @@ var agents = map[string]agent{
 	"claude-code": {setup: setupClaude, sessions: ".claude/projects"},
 	"codex":       {setup: setupCodex, sessions: ".codex/sessions"},
 	"gemini":      {setup: setupGemini, sessions: ".gemini/tmp"},
+	"opencode":    {setup: setupOpencode, sessions: opencodeExports, export: exportOpencode},
 }
 
 // agentList names the agents, comma-separated.

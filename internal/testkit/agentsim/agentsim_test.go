@@ -108,8 +108,8 @@ func TestModelServerKeepsBodiesAndAnswersEachProtocol(t *testing.T) {
 
 func TestRewriterNeutralisesTheHome(t *testing.T) {
 	rw := rewriter("/tmp/agentsim123", "/tmp/agentsim123/home")
-	in := `{"cwd":"/tmp/agentsim123/home/project","dir":"-tmp-agentsim123-home-project","tmp":"/tmp/agentsim123/x"}`
-	want := `{"cwd":"/home/user/project","dir":"-home-user-project","tmp":"/tmp/agentsim/x"}`
+	in := `{"cwd":"/tmp/agentsim123/home/project","dir":"-tmp-agentsim123-home-project","tmp":"/tmp/agentsim123/x","path":"tmp/agentsim123/home/project"}`
+	want := `{"cwd":"/home/user/project","dir":"-home-user-project","tmp":"/tmp/agentsim/x","path":"home/user/project"}`
 	if got := string(rw.Replace([]byte(in))); got != want {
 		t.Errorf("got %s\nwant %s", got, want)
 	}

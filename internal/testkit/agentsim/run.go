@@ -110,23 +110,33 @@ func runCase(ctx context.Context, c Case) error {
 		return fmt.Errorf("running %s: %w", c.Agent, err)
 	}
 	fmt.Fprintf(os.Stderr, "agentsim: %s exited %d\n%s", c.Agent, info.ExitCode, tail(stderr.String(), 2000))
-
-	if err := os.RemoveAll(c.Out); err != nil {
-		return fmt.Errorf("clearing %s: %w", c.Out, err)
+	if ag.export != nil {
+		if err := ag.export(ctx, dirs, c.Bin, cmd); err != nil {
+			return fmt.Errorf("%s: keeping its sessions: %w", c.Agent, err)
+		}
 	}
-	rw := rewriter(tmp, dirs.home)
-	if err := copyTree(filepath.Join(dirs.home, ag.sessions), filepath.Join(c.Out, "sessions"), rw); err != nil {
+
+	return writeCase(c.Out, filepath.Join(dirs.home, ag.sessions), requests, stdout.Bytes(), rewriter(tmp, dirs.home), info)
+}
+
+// writeCase replaces the folder out with the case: the sessions and requests folders' files,
+// the agent's stdout and case.json, paths rewritten by rw.
+func writeCase(out, sessions, requests string, stdout []byte, rw *pathRewriter, info caseInfo) error {
+	if err := os.RemoveAll(out); err != nil {
+		return fmt.Errorf("clearing %s: %w", out, err)
+	}
+	if err := copyTree(sessions, filepath.Join(out, "sessions"), rw); err != nil {
 		return err
 	}
-	if err := copyTree(requests, filepath.Join(c.Out, "requests"), rw); err != nil {
+	if err := copyTree(requests, filepath.Join(out, "requests"), rw); err != nil {
 		return err
 	}
 	entries, _ := os.ReadDir(requests)
 	info.Requests = len(entries)
-	if err := os.WriteFile(filepath.Join(c.Out, "stdout.txt"), rw.Replace(stdout.Bytes()), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(out, "stdout.txt"), rw.Replace(stdout), 0o644); err != nil {
 		return fmt.Errorf("keeping stdout: %w", err)
 	}
-	return writeJSON(filepath.Join(c.Out, "case.json"), info)
+	return writeJSON(filepath.Join(out, "case.json"), info)
 }
 
 // agentVersion is what `bin --version` prints, trimmed ("" when it fails).
@@ -141,12 +151,15 @@ func agentVersion(ctx context.Context, bin string) string {
 // pathRewriter replaces the run's temporary paths in kept files and names.
 type pathRewriter struct{ old, new [][]byte }
 
-// rewriter maps the temporary home to neutralHome, in plain form and in Claude Code's form of
-// a path as a folder name (every / a -), and the rest of the temporary folder to /tmp/agentsim.
+// rewriter maps the temporary home to neutralHome, in plain form, in Claude Code's form of
+// a path as a folder name (every / a -) and in OpenCode's form without the leading /, and the
+// rest of the temporary folder to /tmp/agentsim.
 func rewriter(tmp, home string) *pathRewriter {
 	dash := func(p string) string { return strings.ReplaceAll(p, "/", "-") }
+	rel := func(p string) string { return strings.TrimPrefix(p, "/") }
 	r := &pathRewriter{}
-	for _, p := range [][2]string{{home, neutralHome}, {dash(home), dash(neutralHome)}, {tmp, "/tmp/agentsim"}, {dash(tmp), "-tmp-agentsim"}} {
+	for _, p := range [][2]string{{home, neutralHome}, {dash(home), dash(neutralHome)}, {tmp, "/tmp/agentsim"}, {dash(tmp), "-tmp-agentsim"},
+		{rel(home), rel(neutralHome)}, {rel(tmp), "tmp/agentsim"}} {
 		r.old, r.new = append(r.old, []byte(p[0])), append(r.new, []byte(p[1]))
 	}
 	return r

@@ -82,6 +82,8 @@ func (s *modelServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.anthropic(w, body, n)
 	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/responses"):
 		s.responses(w, body, n)
+	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/chat/completions"):
+		s.chat(w, body, n)
 	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, ":streamGenerateContent"):
 		s.gemini(w, body, geminiModel(r.URL.Path), true)
 	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, ":generateContent"):

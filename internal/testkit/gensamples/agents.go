@@ -144,3 +144,47 @@ func geminiCLISession(p *pictures) (sampleFile, error) {
 		conversation{Title: "Gemini CLI: the MCP screenshot as JSON text and inlineData",
 			Expect: expectation{Question: "Which version does the logo show?", Scorer: "contains", Answer: "2.4"}})
 }
+
+// opencodeExport: an OpenCode session of two requests, exported as OpenCode 1.18.33's
+// `opencode export` writes it: the session's info, then each message with its parts (the
+// steps of an answer, a tool call with its output and attachments, the usage of each step). The
+// MCP result carries the screenshot as base64 inside JSON text and as an attachment, which
+// OpenCode sends to a Chat Completions provider in a user message after the tool's result.
+func opencodeExport(p *pictures) (sampleFile, error) {
+	g := &ids{state: 123}
+	session := "ses_" + g.alnum(26)
+	inText := picture(p.logoPNG, "base64-in-text", "tool", expectLift)
+	attached := picture(p.logoPNG, "data-url", "tool", expectNative)
+	const model = "gpt-4.1"
+	tokens := func(in int) obj {
+		return obj{{"total", in + 12}, {"input", in}, {"output", 12}, {"reasoning", 0}, {"cache", obj{{"write", 0}, {"read", 0}}}}
+	}
+	assistant := func(id string, in int, finish string, parts ...obj) obj {
+		all := arr{obj{{"type", "step-start"}, {"id", "prt_" + g.alnum(26)}}}
+		for _, part := range parts {
+			all = append(all, part)
+		}
+		all = append(all, obj{{"reason", finish}, {"type", "step-finish"}, {"tokens", tokens(in)}, {"cost", 0}})
+		return obj{{"info", obj{{"role", "assistant"}, {"modelID", model}, {"providerID", "openai"}, {"tokens", tokens(in)},
+			{"finish", finish}, {"id", id}, {"sessionID", session}}}, {"parts", all}}
+	}
+	callID := "call_" + g.alnum(24)
+	tool := obj{{"type", "tool"}, {"tool", "browser_screenshot"}, {"callID", callID}, {"state", obj{{"status", "completed"}, {"input", obj{}},
+		{"output", textBlob(`{"page":"http://localhost:5173/","screenshot":{"mimeType":"image/png","data":"`, inText, `"}}`)},
+		{"title", ""}, {"attachments", arr{obj{{"type", "file"}, {"mime", "image/png"}, {"url", textBlob("", attached, "")}}}}}}}
+	doc := obj{
+		{"info", obj{{"id", session}, {"slug", "quiet-harbor"}, {"projectID", "global"}, {"directory", "/home/user/app"},
+			{"title", "Logo version"}, {"version", "1.18.33"}, {"model", obj{{"id", model}, {"providerID", "openai"}}}}},
+		{"messages", arr{
+			obj{{"info", obj{{"role", "user"}, {"id", "msg_" + g.alnum(26)}, {"sessionID", session}}},
+				{"parts", arr{obj{{"type", "text"}, {"text", "Take a screenshot of the app and tell me which version its logo shows."}}}}},
+			assistant("msg_"+g.alnum(26), 3120, "tool-calls", tool),
+			assistant("msg_"+g.alnum(26), 4410, "stop", obj{{"type", "text"}, {"text", "The logo shows version 2.4."}}),
+		}},
+	}
+	return jsonFile(session+".json", "opencode", doc, pretty, true,
+		conversation{Title: "OpenCode: the first request",
+			Expect: expectation{Question: "Which tool do you call to see the app?", Scorer: "icontains", Answer: "screenshot"}},
+		conversation{Title: "OpenCode: the MCP screenshot as JSON text and an attachment",
+			Expect: expectation{Question: "Which version does the logo show?", Scorer: "contains", Answer: "2.4"}})
+}
