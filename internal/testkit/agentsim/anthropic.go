@@ -22,12 +22,6 @@ type anthropicRequest struct {
 // claudeTools are Claude Code's names of the tools the script calls.
 var claudeTools = toolNames{search: "ToolSearch", shot: "mcp__shots__" + shotTool, read: "Read"}
 
-// anthropicStep is the script's next step for a Messages request and the tool it calls.
-func anthropicStep(req anthropicRequest) (step, string) {
-	offered, called := anthropicTools(req)
-	return nextStep(claudeTools, offered, called)
-}
-
 // anthropicTools are the tools a Messages request offers and those its conversation called.
 func anthropicTools(req anthropicRequest) ([]string, map[string]bool) {
 	var offered []string
