@@ -21,6 +21,7 @@ func sniffClaudeCode(f fileHead) bool {
 type claudeRecord struct {
 	Type        string          `json:"type"`
 	IsSidechain bool            `json:"isSidechain"`
+	AgentID     string          `json:"agentId"` // the sub-agent whose record it is ("" for the main conversation)
 	IsMeta      bool            `json:"isMeta"`
 	Message     json.RawMessage `json:"message"`
 	RequestRef  string          `json:"requestRef"`
@@ -63,6 +64,15 @@ type claudeSession struct {
 	held       *Conversation // the last request, until its answer's usage is read
 	heldID     string
 	returned   map[string]spoolRef // tool results as recorded beside the messages (toolUseResult), by tool_use_id
+
+	// agent is the sub-agent whose conversation the file holds (the agentId of its first
+	// record; "" for the main conversation): a file under <session>/subagents/ holds one.
+	agent   string
+	started bool
+	// missing counts the pictures Claude Code resized whose original was not found, and says
+	// why for the first.
+	missing      int
+	firstMissing string
 }
 
 // readClaudeCode reads a Claude Code session. Where the session records the requests it sent
@@ -87,6 +97,9 @@ func readClaudeCode(ctx context.Context, name string, r io.Reader, e Emitter) er
 
 // record takes one record of the session.
 func (s *claudeSession) record(rec claudeRecord, loc Location) error {
+	if !s.started {
+		s.started, s.agent = true, rec.AgentID
+	}
 	switch rec.Type {
 	case "api-request-route":
 		s.provider = rec.Provider
@@ -106,12 +119,15 @@ func (s *claudeSession) record(rec claudeRecord, loc Location) error {
 			s.blobs[rec.Hash] = *m
 		}
 	case "api-request":
+		if rec.AgentID != s.agent {
+			return nil // another conversation's request (a sub-agent's, in its own file)
+		}
 		if err := s.flush(); err != nil {
 			return err
 		}
 		return s.request(rec, loc)
 	case "user", "assistant":
-		if rec.IsSidechain || rec.IsMeta || len(rec.Message) == 0 {
+		if rec.AgentID != s.agent || (s.agent == "" && rec.IsSidechain) || rec.IsMeta || len(rec.Message) == 0 {
 			return nil
 		}
 		m, rerr := s.keep(rec.Message, loc)
@@ -271,6 +287,9 @@ func (s *claudeSession) request(rec claudeRecord, loc Location) error {
 		return nil
 	}
 	conv.Notes = append(conv.Notes, fmt.Sprintf("Claude Code request %s rebuilt from the session's api-request records: %d messages; the billing line Claude Code puts first in the system prompt when sending is not recorded", rec.ID, len(msgs)))
+	if s.missing > 0 {
+		conv.Notes = append(conv.Notes, fmt.Sprintf("%d picture(s) Claude Code resized before sending, the before arm holds as sent: %s", s.missing, s.firstMissing))
+	}
 	returned, changed, err := s.returnedMessages(msgs)
 	if err != nil {
 		return err

@@ -34,7 +34,7 @@ func (s *claudeSession) keepReturned(rec claudeRecord) error {
 	if id == "" || !ok {
 		return nil
 	}
-	ref, err := s.spool.put(content)
+	ref, err := s.spool.put(s.withOriginals(content))
 	if err != nil {
 		return err
 	}
