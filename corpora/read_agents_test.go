@@ -73,6 +73,14 @@ func TestReadClaudeCodeSubagentFile(t *testing.T) {
 	if f, err := DetectFile(sub); err != nil || f != FormatClaudeCode {
 		t.Fatalf("DetectFile = %q, %v", f, err)
 	}
+	// Its metadata beside it is Claude Code's, not an Anthropic request (it names a model).
+	meta := strings.TrimSuffix(sub, ".jsonl") + ".meta.json"
+	if f, err := DetectFile(meta); err != nil || f != FormatClaudeCode {
+		t.Errorf("DetectFile(%s) = %q, %v", filepath.Base(meta), f, err)
+	}
+	if c := readAgentFile(t, meta); len(c.Conversations) != 0 {
+		t.Errorf("%s: %d conversations, want none", filepath.Base(meta), len(c.Conversations))
+	}
 	for _, tt := range []struct {
 		path     string
 		pictures int // in the last request: the sub-agent's MCP screenshot, the main conversation's file

@@ -8,11 +8,17 @@ import (
 	"io"
 	"path/filepath"
 	"sort"
+	"strings"
 )
 
 // sniffClaudeCode: a Claude Code session (~/.claude/projects/<project>/<session>.jsonl) is JSON
-// Lines whose records carry a sessionId and Claude Code's own keys.
+// Lines whose records carry a sessionId and Claude Code's own keys. The metadata of a sub-agent
+// beside its file (<session>/subagents/agent-*.meta.json) is Claude Code's too, and holds no
+// request.
 func sniffClaudeCode(f fileHead) bool {
+	if strings.HasPrefix(f.base, "agent-") && strings.HasSuffix(f.base, ".meta.json") && f.has(`"agentType"`) {
+		return true
+	}
 	return f.startsWith("{") && f.has(`"sessionId"`) &&
 		(f.has(`"type":"api-request`) || f.has(`"parentUuid"`) || f.has(`"isSidechain"`))
 }
