@@ -254,6 +254,32 @@ func TestReplayAgentFindsSessionsAndPrintsPerTool(t *testing.T) {
 	}
 }
 
+// TestReplayAgentReadsSubagentFiles: replay --agent claude-code reads a sub-agent's file
+// (<session>/subagents/agent-*.jsonl) as a session of its own, and its metadata beside it is no
+// problem.
+func TestReplayAgentReadsSubagentFiles(t *testing.T) {
+	sessions := filepath.Join(agentCases, "claude-code-subagent", "sessions")
+	code, out, errOut := runCLI(t, "replay", "--agent", "claude-code", "--summary", "--arms", "before", sessions)
+	if code != ExitOK || strings.Contains(out, "could not be read") {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	_, table, _ := strings.Cut(out, "sessions (arm before")
+	var rows []string
+	for _, line := range strings.Split(table, "\n") {
+		if strings.Contains(line, ".jsonl") {
+			rows = append(rows, strings.Join(strings.Fields(strings.ReplaceAll(line, "│", " ")), " "))
+		}
+	}
+	if len(rows) != 2 || (!strings.HasPrefix(rows[0], "agent-") && !strings.HasPrefix(rows[1], "agent-")) {
+		t.Fatalf("want the session and its sub-agent, each with its 3 requests:\n%s", out)
+	}
+	for _, r := range rows {
+		if f := strings.Fields(r); len(f) < 2 || f[1] != "3" {
+			t.Errorf("row %q: want 3 requests", r)
+		}
+	}
+}
+
 func TestParseSince(t *testing.T) {
 	now := time.Date(2026, 12, 7, 12, 0, 0, 0, time.UTC)
 	for _, tt := range []struct {
