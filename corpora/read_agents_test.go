@@ -101,19 +101,24 @@ func TestReadClaudeCodeSubagentFile(t *testing.T) {
 	}
 }
 
-// TestReadClaudeCodeResizedPictureKeepsTheOriginal: where Claude Code sent a picture resized,
-// the conversation holds the original it kept under tool-results/ (2560×1600) and Sent the
-// picture sent (2000×1250); read away from its folder, the session says the original is
-// missing and holds the resized one.
+// TestReadClaudeCodeResizedPictureKeepsTheOriginal: where Claude Code sent an MCP screenshot
+// resized, the conversation holds the original it kept under tool-results/ (2560×1600) and
+// Sent the picture sent (2000×1250); of a picture file Read resized the session keeps the
+// dimensions only: both hold it as sent, and a note says so. Read away from its folder, the
+// session holds the resized screenshot too.
 func TestReadClaudeCodeResizedPictureKeepsTheOriginal(t *testing.T) {
 	path := agentSession(t, "claude-code-resize", "*/*.jsonl")
 	c := readAgentFile(t, path)
 	last := c.Conversations[len(c.Conversations)-1]
-	if got, want := pictureSizes(t, last.Messages), "2560x1600 640x400"; got != want {
+	if got, want := pictureSizes(t, last.Messages), "2560x1600 2000x1250"; got != want {
 		t.Errorf("before: pictures %s, want %s", got, want)
 	}
-	if got, want := pictureSizes(t, last.Sent), "2000x1250 640x400"; got != want {
+	if got, want := pictureSizes(t, last.Sent), "2000x1250 2000x1250"; got != want {
 		t.Errorf("sent: pictures %s, want %s", got, want)
+	}
+	if notes := strings.Join(last.Notes, "\n"); !strings.Contains(notes, "1 picture(s) Claude Code resized before sending") ||
+		!strings.Contains(notes, "read at 2560x1600 and sent at 2000x1250") {
+		t.Errorf("notes %q, want the picture file Read resized", last.Notes)
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -124,7 +129,7 @@ func TestReadClaudeCodeResizedPictureKeepsTheOriginal(t *testing.T) {
 		t.Fatal(err)
 	}
 	last = away.Conversations[len(away.Conversations)-1]
-	if got := pictureSizes(t, last.Messages); got != "2000x1250 640x400" || !strings.Contains(strings.Join(last.Notes, "\n"), "resized before sending, the before arm holds as sent") {
+	if got := pictureSizes(t, last.Messages); got != "2000x1250 2000x1250" || !strings.Contains(strings.Join(last.Notes, "\n"), "2 picture(s) Claude Code resized before sending, the before arm holds as sent") {
 		t.Errorf("away from its folder: pictures %s, notes %q", got, last.Notes)
 	}
 }

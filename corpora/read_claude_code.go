@@ -133,7 +133,7 @@ func (s *claudeSession) record(rec claudeRecord, loc Location) error {
 		}
 		return s.request(rec, loc)
 	case "user", "assistant":
-		if rec.AgentID != s.agent || (s.agent == "" && rec.IsSidechain) || rec.IsMeta || len(rec.Message) == 0 {
+		if rec.AgentID != s.agent || (s.agent == "" && rec.IsSidechain) || len(rec.Message) == 0 {
 			return nil
 		}
 		m, rerr := s.keep(rec.Message, loc)
@@ -144,13 +144,17 @@ func (s *claudeSession) record(rec claudeRecord, loc Location) error {
 		if m == nil {
 			return nil
 		}
+		if rec.IsMeta {
+			_, err := s.merge(m, true) // sent as part of the user message before it, else not at all
+			return err
+		}
 		if rec.Type == "assistant" {
 			s.answered(rec, m.ref)
 		}
 		if err := s.keepReturned(rec); err != nil {
 			return err
 		}
-		if merged, err := s.merge(m); err != nil || merged {
+		if merged, err := s.merge(m, false); err != nil || merged {
 			return err
 		}
 		s.since = append(s.since, *m)
@@ -185,33 +189,33 @@ func (s *claudeSession) keep(raw json.RawMessage, loc Location) (*claudeMessage,
 	return &claudeMessage{ref: ref, role: m.Role, id: m.ID}, nil
 }
 
-// merge appends the blocks of an assistant record to the previous one when both are parts of
-// one message (the same id), and says whether it did.
-func (s *claudeSession) merge(m *claudeMessage) (bool, error) {
-	if m.role != "assistant" || m.id == "" || len(s.since) == 0 {
+// merge appends the blocks of a record to the previous message when Claude Code sends both as
+// one, and says whether it did: the parts of one assistant message (the same id), or a meta user
+// record (a note Claude Code adds after a tool's result, its string content one text block)
+// after a user message.
+func (s *claudeSession) merge(m *claudeMessage, meta bool) (bool, error) {
+	if len(s.since) == 0 {
 		return false, nil
 	}
 	last := &s.since[len(s.since)-1]
-	if last.role != "assistant" || last.id != m.id {
+	switch {
+	case meta && m.role == "user" && last.role == "user":
+	case !meta && m.role == "assistant" && m.id != "" && last.role == "assistant" && last.id == m.id:
+	default:
 		return false, nil
 	}
-	var a, b struct {
+	a, err := s.blocks(last.ref, meta)
+	if err != nil || a == nil {
+		return false, err
+	}
+	b, err := s.blocks(m.ref, meta)
+	if err != nil || b == nil {
+		return false, err
+	}
+	body, _ := json.Marshal(struct {
 		Role    string            `json:"role"`
 		Content []json.RawMessage `json:"content"`
-	}
-	ra, err := s.spool.get(last.ref)
-	if err != nil {
-		return false, err
-	}
-	rb, err := s.spool.get(m.ref)
-	if err != nil {
-		return false, err
-	}
-	if json.Unmarshal(ra, &a) != nil || json.Unmarshal(rb, &b) != nil {
-		return false, nil // a string content: kept as its own message
-	}
-	a.Content = append(a.Content, b.Content...)
-	body, _ := json.Marshal(a)
+	}{last.role, append(a, b...)})
 	ref, err := s.spool.put(body)
 	if err != nil {
 		return false, err
@@ -219,6 +223,31 @@ func (s *claudeSession) merge(m *claudeMessage) (bool, error) {
 	last.ref = ref
 	s.all[len(s.all)-1].ref = ref
 	return true, nil
+}
+
+// blocks are the content blocks of a spooled message; a string content is one text block
+// where asText, else nil (kept as its own message).
+func (s *claudeSession) blocks(ref spoolRef, asText bool) ([]json.RawMessage, error) {
+	raw, err := s.spool.get(ref)
+	if err != nil {
+		return nil, err
+	}
+	var m struct {
+		Content json.RawMessage `json:"content"`
+	}
+	if json.Unmarshal(raw, &m) != nil {
+		return nil, nil
+	}
+	var out []json.RawMessage
+	if json.Unmarshal(m.Content, &out) == nil {
+		return out, nil
+	}
+	var text string
+	if !asText || json.Unmarshal(m.Content, &text) != nil {
+		return nil, nil
+	}
+	block, _ := json.Marshal(map[string]string{"type": "text", "text": text})
+	return []json.RawMessage{block}, nil
 }
 
 // answered takes the usage of an assistant record into the request it answers.

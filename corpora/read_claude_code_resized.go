@@ -41,9 +41,7 @@ func (s *claudeSession) withOriginals(content json.RawMessage) json.RawMessage {
 		}
 		original, err := s.original(m[1])
 		if err != nil {
-			if s.missing++; s.missing == 1 {
-				s.firstMissing = err.Error()
-			}
+			s.noOriginal(err.Error())
 			out = append(out, b)
 			continue
 		}
@@ -95,4 +93,37 @@ func (s *claudeSession) original(noted string) ([]byte, error) {
 // plainName says whether a path element names a file or folder in its folder (not ., .. or /).
 func plainName(s string) bool {
 	return s != "." && s != ".." && s != "/" && s != ""
+}
+
+// noOriginal counts a picture Claude Code resized whose original the before arm cannot hold,
+// and keeps why for the first.
+func (s *claudeSession) noOriginal(why string) {
+	if s.missing++; s.missing == 1 {
+		s.firstMissing = why
+	}
+}
+
+// noteResizedRead counts a picture file Claude Code's Read resized before sending: the session
+// records the picture sent and the original's dimensions (toolUseResult.file.dimensions), not
+// the original.
+func (s *claudeSession) noteResizedRead(raw json.RawMessage) {
+	var r struct {
+		Type string `json:"type"`
+		File struct {
+			Dimensions *struct {
+				OriginalWidth  int `json:"originalWidth"`
+				OriginalHeight int `json:"originalHeight"`
+				DisplayWidth   int `json:"displayWidth"`
+				DisplayHeight  int `json:"displayHeight"`
+			} `json:"dimensions"`
+		} `json:"file"`
+	}
+	if json.Unmarshal(raw, &r) != nil || r.Type != "image" || r.File.Dimensions == nil {
+		return
+	}
+	d := r.File.Dimensions
+	if d.OriginalWidth != d.DisplayWidth || d.OriginalHeight != d.DisplayHeight {
+		s.noOriginal(fmt.Sprintf("a picture file read at %dx%d and sent at %dx%d, of which the session keeps the dimensions only",
+			d.OriginalWidth, d.OriginalHeight, d.DisplayWidth, d.DisplayHeight))
+	}
 }

@@ -12,6 +12,7 @@ func (s *claudeSession) keepReturned(rec claudeRecord) error {
 	if len(rec.ToolUseResult) == 0 {
 		return nil
 	}
+	s.noteResizedRead(rec.ToolUseResult)
 	var m struct {
 		Content []struct {
 			Type      string `json:"type"`

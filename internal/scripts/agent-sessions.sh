@@ -49,8 +49,9 @@ run claude-code-spill -agent claude-code -bin "$claude" -shot-bytes 150000
 # The model hands the screenshot to a sub-agent (Claude Code's Agent tool): the sub-agent's
 # requests go to their own file, <session>/subagents/agent-*.jsonl.
 run claude-code-subagent -agent claude-code -bin "$claude" -subagent
-# A screenshot 2560 pixels wide, over the 2000 Claude Code sends: it sends the picture resized
-# and keeps the original under the session's tool-results/ folder.
-run claude-code-resize -agent claude-code -bin "$claude" -shot-width 2560 -shot-bytes 22000
+# A screenshot and a picture file 2560 pixels wide, over the 2000 Claude Code sends: it sends
+# both resized, keeps the screenshot's original under the session's tool-results/ folder and
+# records the file's original dimensions only.
+run claude-code-resize -agent claude-code -bin "$claude" -shot-width 2560 -shot-bytes 22000 -file-width 2560
 run codex -agent codex -bin "$codex"
 run gemini-cli -agent gemini -bin "$gemini"

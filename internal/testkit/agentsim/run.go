@@ -32,6 +32,7 @@ type Case struct {
 	ShotBytes int           // the size of the MCP screenshot
 	ShotWidth int           // the least width of the MCP screenshot
 	Subagent  bool          // the model hands the screenshot to a sub-agent
+	FileWidth int           // the least width of the picture file the agent reads
 	Timeout   time.Duration // how long the agent may run
 	Self      string        // agentsim's own executable (the MCP server)
 	KeepTemp  bool          // leave the temporary home in place (to look at what the agent wrote)
@@ -46,6 +47,7 @@ type caseInfo struct {
 	ShotBytes    int      `json:"mcp_screenshot_bytes"`
 	ShotWidth    int      `json:"mcp_screenshot_width,omitempty"`
 	Subagent     bool     `json:"subagent,omitempty"`
+	FileWidth    int      `json:"picture_width,omitempty"`
 	PictureBytes int      `json:"picture_bytes"`
 	ExitCode     int      `json:"exit_code"`
 	Requests     int      `json:"requests"`
@@ -74,7 +76,7 @@ func runCase(ctx context.Context, c Case) error {
 		}
 	}
 	picture := filepath.Join(dirs.project, "screen.png")
-	png, err := screenshot(pictureBytes, 0, 7)
+	png, err := screenshot(pictureBytes, c.FileWidth, 7)
 	if err != nil {
 		return err
 	}
@@ -94,7 +96,7 @@ func runCase(ctx context.Context, c Case) error {
 	if err != nil {
 		return err
 	}
-	info := caseInfo{Agent: c.Agent, Prompt: prompt, ShotBytes: c.ShotBytes, ShotWidth: c.ShotWidth, Subagent: c.Subagent, PictureBytes: len(png)}
+	info := caseInfo{Agent: c.Agent, Prompt: prompt, ShotBytes: c.ShotBytes, ShotWidth: c.ShotWidth, Subagent: c.Subagent, FileWidth: c.FileWidth, PictureBytes: len(png)}
 	info.Version = agentVersion(ctx, c.Bin)
 	info.Args = args
 	runCtx, cancel := context.WithTimeout(ctx, c.Timeout)
