@@ -372,6 +372,7 @@ func TestAgentReadersSurviveDamage(t *testing.T) {
 	}{
 		{readClaudeCode, "claude-code", "*/*.jsonl"},
 		{readClaudeCode, "claude-code-subagent", "*/*/subagents/agent-*.jsonl"},
+		{readClaudeCode, "claude-code-resize", "*/*.jsonl"},
 		{readCodex, "codex", "*/*/*/rollout-*.jsonl"},
 		{readGeminiCLI, "gemini-cli", "*/chats/session-*.jsonl"},
 	} {
