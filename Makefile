@@ -65,7 +65,8 @@ rows-oracle: test-deps llama-server
 
 ## agent-sessions: installs Claude Code 2.1.337, Codex CLI 0.171.0, Gemini CLI 0.61.0 and OpenCode 1.18.33 from npm into $(CACHE)/agents/,
 ## runs each offline against internal/testkit/agentsim's scripted model and MCP servers, and writes their
-## session files and the request bodies they sent to corpora/testdata/agents/. Not part of `make test`.
+## session files and the request bodies they sent to corpora/testdata/agents/ (Claude Code also with a spilled
+## result, a sub-agent and a resized picture). Not part of `make test`.
 agent-sessions:
 	@sh internal/scripts/agent-sessions.sh $(CACHE)
 

@@ -1,8 +1,11 @@
 package corpora
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"image"
+	_ "image/png"
 	"os"
 	"path/filepath"
 	"strings"
@@ -61,6 +64,100 @@ func TestReadClaudeCodeSessionRebuildsEachRequest(t *testing.T) {
 	if pictures != 2 {
 		t.Errorf("the last request holds %d pictures, want the MCP screenshot and the file read", pictures)
 	}
+}
+
+// TestReadClaudeCodeSubagentFile: a sub-agent's file (<session>/subagents/agent-*.jsonl, every
+// record of it a sidechain's) gives the sub-agent's requests, and the session file its own.
+func TestReadClaudeCodeSubagentFile(t *testing.T) {
+	sub := agentSession(t, "claude-code-subagent", "*/*/subagents/agent-*.jsonl")
+	if f, err := DetectFile(sub); err != nil || f != FormatClaudeCode {
+		t.Fatalf("DetectFile = %q, %v", f, err)
+	}
+	// Its metadata beside it is Claude Code's, not an Anthropic request (it names a model).
+	meta := strings.TrimSuffix(sub, ".jsonl") + ".meta.json"
+	if f, err := DetectFile(meta); err != nil || f != FormatClaudeCode {
+		t.Errorf("DetectFile(%s) = %q, %v", filepath.Base(meta), f, err)
+	}
+	if c := readAgentFile(t, meta); len(c.Conversations) != 0 {
+		t.Errorf("%s: %d conversations, want none", filepath.Base(meta), len(c.Conversations))
+	}
+	for _, tt := range []struct {
+		path     string
+		pictures int // in the last request: the sub-agent's MCP screenshot, the main conversation's file
+	}{{sub, 1}, {agentSession(t, "claude-code-subagent", "*/*.jsonl"), 1}} {
+		c := readAgentFile(t, tt.path)
+		if len(c.Conversations) != 3 {
+			t.Fatalf("%s: %d conversations, want the 3 requests it sent", filepath.Base(tt.path), len(c.Conversations))
+		}
+		for i, conv := range c.Conversations {
+			if !strings.HasPrefix(conv.ID, filepath.Base(tt.path)+"#") || conv.ServerUsage == nil ||
+				!strings.Contains(strings.Join(conv.Notes, "\n"), "rebuilt from the session's api-request records") {
+				t.Errorf("%s request %d: id %s, usage %v, notes %q", filepath.Base(tt.path), i+1, conv.ID, conv.ServerUsage, conv.Notes)
+			}
+		}
+		if n := CountImageParts(c.Conversations[2].Messages); n != tt.pictures {
+			t.Errorf("%s: the last request holds %d pictures, want %d", filepath.Base(tt.path), n, tt.pictures)
+		}
+	}
+}
+
+// TestReadClaudeCodeResizedPictureKeepsTheOriginal: where Claude Code sent an MCP screenshot
+// resized, the conversation holds the original it kept under tool-results/ (2560×1600) and
+// Sent the picture sent (2000×1250); of a picture file Read resized the session keeps the
+// dimensions only: both hold it as sent, and a note says so. Read away from its folder, the
+// session holds the resized screenshot too.
+func TestReadClaudeCodeResizedPictureKeepsTheOriginal(t *testing.T) {
+	path := agentSession(t, "claude-code-resize", "*/*.jsonl")
+	c := readAgentFile(t, path)
+	last := c.Conversations[len(c.Conversations)-1]
+	if got, want := pictureSizes(t, last.Messages), "2560x1600 2000x1250"; got != want {
+		t.Errorf("before: pictures %s, want %s", got, want)
+	}
+	if got, want := pictureSizes(t, last.Sent), "2000x1250 2000x1250"; got != want {
+		t.Errorf("sent: pictures %s, want %s", got, want)
+	}
+	if notes := strings.Join(last.Notes, "\n"); !strings.Contains(notes, "1 picture(s) Claude Code resized before sending") ||
+		!strings.Contains(notes, "read at 2560x1600 and sent at 2000x1250") {
+		t.Errorf("notes %q, want the picture file Read resized", last.Notes)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	away, err := apiRead(t, readClaudeCode, filepath.Join(t.TempDir(), "s.jsonl"), string(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	last = away.Conversations[len(away.Conversations)-1]
+	if got := pictureSizes(t, last.Messages); got != "2000x1250 2000x1250" || !strings.Contains(strings.Join(last.Notes, "\n"), "2 picture(s) Claude Code resized before sending, the before arm holds as sent") {
+		t.Errorf("away from its folder: pictures %s, notes %q", got, last.Notes)
+	}
+}
+
+// pictureSizes lists the dimensions of the pictures in msgs, in order.
+func pictureSizes(t *testing.T, msgs []Message) string {
+	t.Helper()
+	var out []string
+	var walk func(ps []Part)
+	walk = func(ps []Part) {
+		for _, p := range ps {
+			if p.ToolResult != nil {
+				walk(p.ToolResult.Parts)
+			}
+			if p.Image == nil {
+				continue
+			}
+			cfg, _, err := image.DecodeConfig(bytes.NewReader(p.Image.Data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, fmt.Sprintf("%dx%d", cfg.Width, cfg.Height))
+		}
+	}
+	for _, m := range msgs {
+		walk(m.Parts)
+	}
+	return strings.Join(out, " ")
 }
 
 func TestReadCodexRolloutGivesEachRequestWithWhatIsMissing(t *testing.T) {
@@ -284,6 +381,8 @@ func TestAgentReadersSurviveDamage(t *testing.T) {
 		name, pattern string
 	}{
 		{readClaudeCode, "claude-code", "*/*.jsonl"},
+		{readClaudeCode, "claude-code-subagent", "*/*/subagents/agent-*.jsonl"},
+		{readClaudeCode, "claude-code-resize", "*/*.jsonl"},
 		{readCodex, "codex", "*/*/*/rollout-*.jsonl"},
 		{readGeminiCLI, "gemini-cli", "*/chats/session-*.jsonl"},
 		{readOpencode, "opencode", "ses_*.json"},

@@ -8,11 +8,17 @@ import (
 	"io"
 	"path/filepath"
 	"sort"
+	"strings"
 )
 
 // sniffClaudeCode: a Claude Code session (~/.claude/projects/<project>/<session>.jsonl) is JSON
-// Lines whose records carry a sessionId and Claude Code's own keys.
+// Lines whose records carry a sessionId and Claude Code's own keys. The metadata of a sub-agent
+// beside its file (<session>/subagents/agent-*.meta.json) is Claude Code's too, and holds no
+// request.
 func sniffClaudeCode(f fileHead) bool {
+	if strings.HasPrefix(f.base, "agent-") && strings.HasSuffix(f.base, ".meta.json") && f.has(`"agentType"`) {
+		return true
+	}
 	return f.startsWith("{") && f.has(`"sessionId"`) &&
 		(f.has(`"type":"api-request`) || f.has(`"parentUuid"`) || f.has(`"isSidechain"`))
 }
@@ -21,6 +27,7 @@ func sniffClaudeCode(f fileHead) bool {
 type claudeRecord struct {
 	Type        string          `json:"type"`
 	IsSidechain bool            `json:"isSidechain"`
+	AgentID     string          `json:"agentId"` // the sub-agent whose record it is ("" for the main conversation)
 	IsMeta      bool            `json:"isMeta"`
 	Message     json.RawMessage `json:"message"`
 	RequestRef  string          `json:"requestRef"`
@@ -63,6 +70,15 @@ type claudeSession struct {
 	held       *Conversation // the last request, until its answer's usage is read
 	heldID     string
 	returned   map[string]spoolRef // tool results as recorded beside the messages (toolUseResult), by tool_use_id
+
+	// agent is the sub-agent whose conversation the file holds (the agentId of its first
+	// record; "" for the main conversation): a file under <session>/subagents/ holds one.
+	agent   string
+	started bool
+	// missing counts the pictures Claude Code resized whose original was not found, and says
+	// why for the first.
+	missing      int
+	firstMissing string
 }
 
 // readClaudeCode reads a Claude Code session. Where the session records the requests it sent
@@ -87,6 +103,9 @@ func readClaudeCode(ctx context.Context, name string, r io.Reader, e Emitter) er
 
 // record takes one record of the session.
 func (s *claudeSession) record(rec claudeRecord, loc Location) error {
+	if !s.started {
+		s.started, s.agent = true, rec.AgentID
+	}
 	switch rec.Type {
 	case "api-request-route":
 		s.provider = rec.Provider
@@ -106,12 +125,15 @@ func (s *claudeSession) record(rec claudeRecord, loc Location) error {
 			s.blobs[rec.Hash] = *m
 		}
 	case "api-request":
+		if rec.AgentID != s.agent {
+			return nil // another conversation's request (a sub-agent's, in its own file)
+		}
 		if err := s.flush(); err != nil {
 			return err
 		}
 		return s.request(rec, loc)
 	case "user", "assistant":
-		if rec.IsSidechain || rec.IsMeta || len(rec.Message) == 0 {
+		if rec.AgentID != s.agent || (s.agent == "" && rec.IsSidechain) || len(rec.Message) == 0 {
 			return nil
 		}
 		m, rerr := s.keep(rec.Message, loc)
@@ -122,13 +144,17 @@ func (s *claudeSession) record(rec claudeRecord, loc Location) error {
 		if m == nil {
 			return nil
 		}
+		if rec.IsMeta {
+			_, err := s.merge(m, true) // sent as part of the user message before it, else not at all
+			return err
+		}
 		if rec.Type == "assistant" {
 			s.answered(rec, m.ref)
 		}
 		if err := s.keepReturned(rec); err != nil {
 			return err
 		}
-		if merged, err := s.merge(m); err != nil || merged {
+		if merged, err := s.merge(m, false); err != nil || merged {
 			return err
 		}
 		s.since = append(s.since, *m)
@@ -163,33 +189,33 @@ func (s *claudeSession) keep(raw json.RawMessage, loc Location) (*claudeMessage,
 	return &claudeMessage{ref: ref, role: m.Role, id: m.ID}, nil
 }
 
-// merge appends the blocks of an assistant record to the previous one when both are parts of
-// one message (the same id), and says whether it did.
-func (s *claudeSession) merge(m *claudeMessage) (bool, error) {
-	if m.role != "assistant" || m.id == "" || len(s.since) == 0 {
+// merge appends the blocks of a record to the previous message when Claude Code sends both as
+// one, and says whether it did: the parts of one assistant message (the same id), or a meta user
+// record (a note Claude Code adds after a tool's result, its string content one text block)
+// after a user message.
+func (s *claudeSession) merge(m *claudeMessage, meta bool) (bool, error) {
+	if len(s.since) == 0 {
 		return false, nil
 	}
 	last := &s.since[len(s.since)-1]
-	if last.role != "assistant" || last.id != m.id {
+	switch {
+	case meta && m.role == "user" && last.role == "user":
+	case !meta && m.role == "assistant" && m.id != "" && last.role == "assistant" && last.id == m.id:
+	default:
 		return false, nil
 	}
-	var a, b struct {
+	a, err := s.blocks(last.ref, meta)
+	if err != nil || a == nil {
+		return false, err
+	}
+	b, err := s.blocks(m.ref, meta)
+	if err != nil || b == nil {
+		return false, err
+	}
+	body, _ := json.Marshal(struct {
 		Role    string            `json:"role"`
 		Content []json.RawMessage `json:"content"`
-	}
-	ra, err := s.spool.get(last.ref)
-	if err != nil {
-		return false, err
-	}
-	rb, err := s.spool.get(m.ref)
-	if err != nil {
-		return false, err
-	}
-	if json.Unmarshal(ra, &a) != nil || json.Unmarshal(rb, &b) != nil {
-		return false, nil // a string content: kept as its own message
-	}
-	a.Content = append(a.Content, b.Content...)
-	body, _ := json.Marshal(a)
+	}{last.role, append(a, b...)})
 	ref, err := s.spool.put(body)
 	if err != nil {
 		return false, err
@@ -197,6 +223,31 @@ func (s *claudeSession) merge(m *claudeMessage) (bool, error) {
 	last.ref = ref
 	s.all[len(s.all)-1].ref = ref
 	return true, nil
+}
+
+// blocks are the content blocks of a spooled message; a string content is one text block
+// where asText, else nil (kept as its own message).
+func (s *claudeSession) blocks(ref spoolRef, asText bool) ([]json.RawMessage, error) {
+	raw, err := s.spool.get(ref)
+	if err != nil {
+		return nil, err
+	}
+	var m struct {
+		Content json.RawMessage `json:"content"`
+	}
+	if json.Unmarshal(raw, &m) != nil {
+		return nil, nil
+	}
+	var out []json.RawMessage
+	if json.Unmarshal(m.Content, &out) == nil {
+		return out, nil
+	}
+	var text string
+	if !asText || json.Unmarshal(m.Content, &text) != nil {
+		return nil, nil
+	}
+	block, _ := json.Marshal(map[string]string{"type": "text", "text": text})
+	return []json.RawMessage{block}, nil
 }
 
 // answered takes the usage of an assistant record into the request it answers.
@@ -271,6 +322,9 @@ func (s *claudeSession) request(rec claudeRecord, loc Location) error {
 		return nil
 	}
 	conv.Notes = append(conv.Notes, fmt.Sprintf("Claude Code request %s rebuilt from the session's api-request records: %d messages; the billing line Claude Code puts first in the system prompt when sending is not recorded", rec.ID, len(msgs)))
+	if s.missing > 0 {
+		conv.Notes = append(conv.Notes, fmt.Sprintf("%d picture(s) Claude Code resized before sending, the before arm holds as sent: %s", s.missing, s.firstMissing))
+	}
 	returned, changed, err := s.returnedMessages(msgs)
 	if err != nil {
 		return err

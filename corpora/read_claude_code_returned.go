@@ -12,6 +12,7 @@ func (s *claudeSession) keepReturned(rec claudeRecord) error {
 	if len(rec.ToolUseResult) == 0 {
 		return nil
 	}
+	s.noteResizedRead(rec.ToolUseResult)
 	var m struct {
 		Content []struct {
 			Type      string `json:"type"`
@@ -34,7 +35,7 @@ func (s *claudeSession) keepReturned(rec claudeRecord) error {
 	if id == "" || !ok {
 		return nil
 	}
-	ref, err := s.spool.put(content)
+	ref, err := s.spool.put(s.withOriginals(content))
 	if err != nil {
 		return err
 	}

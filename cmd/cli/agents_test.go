@@ -29,14 +29,14 @@ func countRows(t *testing.T, file string, flags ...string) []countRow {
 
 // wireRequests lists the Messages request bodies a Claude Code case sent, in order (its
 // count_tokens calls left out), each without the billing line Claude Code puts first in the
-// system prompt when sending and does not record in the session, written to dir.
-func wireRequests(t *testing.T, caseDir, dir string) []string {
+// system prompt when sending and does not record in the session, written to dir: those of the
+// main conversation, then those of its sub-agents (the billing line says cc_is_subagent=true).
+func wireRequests(t *testing.T, caseDir, dir string) (main, sub []string) {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join(caseDir, "requests", "*-v1-messages.json"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no requests in %s (%v)", caseDir, err)
 	}
-	var out []string
 	for _, f := range files {
 		raw, err := os.ReadFile(f)
 		if err != nil {
@@ -50,7 +50,8 @@ func wireRequests(t *testing.T, caseDir, dir string) []string {
 		if err := json.Unmarshal(body["system"], &system); err != nil || len(system) == 0 {
 			t.Fatalf("%s: no system blocks (%v)", f, err)
 		}
-		if text, _ := system[0]["text"].(string); !strings.HasPrefix(text, "x-anthropic-billing-header:") {
+		text, _ := system[0]["text"].(string)
+		if !strings.HasPrefix(text, "x-anthropic-billing-header:") {
 			t.Fatalf("%s: the first system block is %q, not the billing line", f, text)
 		}
 		body["system"], _ = json.Marshal(system[1:])
@@ -59,42 +60,61 @@ func wireRequests(t *testing.T, caseDir, dir string) []string {
 		if err := os.WriteFile(to, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		out = append(out, to)
+		if strings.Contains(text, "cc_is_subagent=true") {
+			sub = append(sub, to)
+		} else {
+			main = append(main, to)
+		}
 	}
-	return out
+	return main, sub
 }
 
-// TestClaudeCodeRequestsCountAsSent: every request rebuilt from a Claude Code session counts in
-// the recorded arm, with the same flags, exactly as the body the agent sent (less the
-// unrecorded billing line).
+// TestClaudeCodeRequestsCountAsSent: every request rebuilt from a Claude Code session, and from
+// the file of its sub-agent, counts in the recorded arm, with the same flags, exactly as the
+// body the agent sent (less the unrecorded billing line).
 func TestClaudeCodeRequestsCountAsSent(t *testing.T) {
-	for _, name := range []string{"claude-code", "claude-code-spill"} {
+	for _, name := range []string{"claude-code", "claude-code-spill", "claude-code-subagent", "claude-code-resize"} {
 		t.Run(name, func(t *testing.T) {
 			caseDir := filepath.Join(agentCases, name)
 			sessions, _ := filepath.Glob(filepath.Join(caseDir, "sessions", "*", "*.jsonl"))
-			if len(sessions) != 1 {
-				t.Fatalf("%d sessions in %s, want 1", len(sessions), caseDir)
+			subagents, _ := filepath.Glob(filepath.Join(caseDir, "sessions", "*", "*", "subagents", "agent-*.jsonl"))
+			if len(sessions) != 1 || len(subagents) > 1 {
+				t.Fatalf("%d sessions and %d sub-agents in %s, want 1 and at most 1", len(sessions), len(subagents), caseDir)
 			}
-			rebuilt := countRows(t, sessions[0], "--arm", "recorded")
-			wire := wireRequests(t, caseDir, t.TempDir())
-			if len(rebuilt) != len(wire) {
-				t.Fatalf("%d requests rebuilt, %d sent", len(rebuilt), len(wire))
+			main, sub := wireRequests(t, caseDir, t.TempDir())
+			if (name == "claude-code-subagent") != (len(subagents) == 1 && len(sub) > 0) {
+				t.Fatalf("%d sub-agent files, %d sub-agent requests sent", len(subagents), len(sub))
 			}
-			pictures := 0
-			for i, f := range wire {
-				rows := countRows(t, f, "--arm", "recorded")
-				got, want := rebuilt[i], rows[len(rows)-1]
-				if got.Messages != want.Messages || got.TextTokens != want.TextTokens || got.ImageRows != want.ImageRows ||
-					got.Pictures != want.Pictures || got.PromptTokens != want.PromptTokens {
-					t.Errorf("request %d: rebuilt %+v, sent %+v", i+1, got, want)
-				}
-				pictures += got.Pictures
+			pictures := countAsSent(t, sessions[0], main)
+			if len(subagents) == 1 {
+				pictures += countAsSent(t, subagents[0], sub)
 			}
 			if pictures == 0 {
 				t.Error("no picture in any request: the case does not test pictures")
 			}
 		})
 	}
+}
+
+// countAsSent checks that each request rebuilt from a session file counts in the recorded arm
+// exactly as the body sent (wire, in order), and returns how many pictures they hold.
+func countAsSent(t *testing.T, session string, wire []string) int {
+	t.Helper()
+	rebuilt := countRows(t, session, "--arm", "recorded")
+	if len(rebuilt) != len(wire) {
+		t.Fatalf("%s: %d requests rebuilt, %d sent", filepath.Base(session), len(rebuilt), len(wire))
+	}
+	pictures := 0
+	for i, f := range wire {
+		rows := countRows(t, f, "--arm", "recorded")
+		got, want := rebuilt[i], rows[len(rows)-1]
+		if got.Messages != want.Messages || got.TextTokens != want.TextTokens || got.ImageRows != want.ImageRows ||
+			got.Pictures != want.Pictures || got.PromptTokens != want.PromptTokens {
+			t.Errorf("%s request %d: rebuilt %+v, sent %+v", filepath.Base(session), i+1, got, want)
+		}
+		pictures += got.Pictures
+	}
+	return pictures
 }
 
 // TestCountShowsTheProviderUsageBesideTheComputedCount: each request of an agent's session is
@@ -153,12 +173,13 @@ func TestCodexRequestsCountAllButTheToolSchemas(t *testing.T) {
 
 // TestRecordedArmDiffersWhereTheAgentSpilled: the recorded arm (what Claude Code sent) is the
 // before arm (the tool results as the session recorded them) where Claude Code sent the results
-// as they were, and far below it where it spilled an MCP result to a file.
+// as they were, far below it where it spilled an MCP result to a file, and has fewer image rows
+// where it resized a picture (the before arm holds the original it kept under tool-results/).
 func TestRecordedArmDiffersWhereTheAgentSpilled(t *testing.T) {
 	for _, tt := range []struct {
-		name    string
-		spilled bool
-	}{{"claude-code", false}, {"claude-code-spill", true}} {
+		name             string
+		spilled, resized bool
+	}{{"claude-code", false, false}, {"claude-code-spill", true, false}, {"claude-code-resize", false, true}} {
 		sessions, _ := filepath.Glob(filepath.Join(agentCases, tt.name, "sessions", "*", "*.jsonl"))
 		if len(sessions) != 1 {
 			t.Fatalf("%s: %d sessions", tt.name, len(sessions))
@@ -173,6 +194,9 @@ func TestRecordedArmDiffersWhereTheAgentSpilled(t *testing.T) {
 			t.Fatalf("%s: arms %s, %s", tt.name, before.Arm, recorded.Arm)
 		}
 		switch {
+		case tt.resized && (recorded.Pictures != before.Pictures || recorded.ImageRows >= before.ImageRows):
+			t.Errorf("%s: before %d, recorded %d image rows; Claude Code sent the 2560-pixel screenshot at 2000", tt.name, before.ImageRows, recorded.ImageRows)
+		case tt.resized:
 		case !tt.spilled && before.PromptTokens != recorded.PromptTokens:
 			t.Errorf("%s: before %d, recorded %d prompt tokens; Claude Code sent the results as they were", tt.name, before.PromptTokens, recorded.PromptTokens)
 		case tt.spilled && recorded.PromptTokens*4 > before.PromptTokens:
@@ -226,6 +250,32 @@ func TestReplayAgentFindsSessionsAndPrintsPerTool(t *testing.T) {
 	} {
 		if code, _, errOut := runCLI(t, append([]string{"replay"}, args...)...); code != ExitUsage {
 			t.Errorf("%v: exit %d, want a usage error:\n%s", args, code, errOut)
+		}
+	}
+}
+
+// TestReplayAgentReadsSubagentFiles: replay --agent claude-code reads a sub-agent's file
+// (<session>/subagents/agent-*.jsonl) as a session of its own, and its metadata beside it is no
+// problem.
+func TestReplayAgentReadsSubagentFiles(t *testing.T) {
+	sessions := filepath.Join(agentCases, "claude-code-subagent", "sessions")
+	code, out, errOut := runCLI(t, "replay", "--agent", "claude-code", "--summary", "--arms", "before", sessions)
+	if code != ExitOK || strings.Contains(out, "could not be read") {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	_, table, _ := strings.Cut(out, "sessions (arm before")
+	var rows []string
+	for _, line := range strings.Split(table, "\n") {
+		if strings.Contains(line, ".jsonl") {
+			rows = append(rows, strings.Join(strings.Fields(strings.ReplaceAll(line, "│", " ")), " "))
+		}
+	}
+	if len(rows) != 2 || (!strings.HasPrefix(rows[0], "agent-") && !strings.HasPrefix(rows[1], "agent-")) {
+		t.Fatalf("want the session and its sub-agent, each with its 3 requests:\n%s", out)
+	}
+	for _, r := range rows {
+		if f := strings.Fields(r); len(f) < 2 || f[1] != "3" {
+			t.Errorf("row %q: want 3 requests", r)
 		}
 	}
 }

@@ -46,6 +46,13 @@ run claude-code -agent claude-code -bin "$claude"
 # A screenshot of 150 kB: its base64 text is over what Claude Code lets an MCP result put in
 # the conversation, so Claude Code saves it under the session's tool-results/ folder.
 run claude-code-spill -agent claude-code -bin "$claude" -shot-bytes 150000
+# The model hands the screenshot to a sub-agent (Claude Code's Agent tool): the sub-agent's
+# requests go to their own file, <session>/subagents/agent-*.jsonl.
+run claude-code-subagent -agent claude-code -bin "$claude" -subagent
+# A screenshot and a picture file 2560 pixels wide, over the 2000 Claude Code sends: it sends
+# both resized, keeps the screenshot's original under the session's tool-results/ folder and
+# records the file's original dimensions only.
+run claude-code-resize -agent claude-code -bin "$claude" -shot-width 2560 -shot-bytes 22000 -file-width 2560
 run codex -agent codex -bin "$codex"
 run gemini-cli -agent gemini -bin "$gemini"
 . "$root/internal/scripts/agent-sessions-opencode.sh"

@@ -121,7 +121,7 @@ func TestRewriterNeutralisesTheHome(t *testing.T) {
 
 func TestScreenshotHasTheAskedSize(t *testing.T) {
 	for _, size := range []int{24 << 10, 150000} {
-		png, err := screenshot(size, 34)
+		png, err := screenshot(size, 0, 34)
 		if err != nil || len(png) != size {
 			t.Errorf("screenshot(%d): %d bytes, %v", size, len(png), err)
 		}
@@ -144,5 +144,35 @@ func TestGeminiScriptAndSideQueries(t *testing.T) {
 	got, _ := json.Marshal(schemaExample(schema))
 	if string(got) != `{"complexity_score":1,"lane":"flash","why":"agentsim"}` {
 		t.Errorf("schemaExample = %s", got)
+	}
+}
+
+func TestClaudeSubagentScript(t *testing.T) {
+	s := &modelServer{subagent: true}
+	req := func(body string) anthropicRequest {
+		var r anthropicRequest
+		if err := json.Unmarshal([]byte(body), &r); err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	tools := `"tools":[{"name":"Agent"},{"name":"Read"},{"name":"ToolSearch"}]`
+	call := func(name string) string {
+		return `{"role":"assistant","content":[{"type":"tool_use","name":"` + name + `","id":"x","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"x","content":"ok"}]}`
+	}
+	for _, tt := range []struct {
+		body string
+		want step
+	}{
+		{`{` + tools + `,"messages":[{"role":"user","content":"go"}]}`, stepAgent},
+		{`{` + tools + `,"messages":[{"role":"user","content":"go"},` + call("Agent") + `]}`, stepRead},
+		{`{` + tools + `,"messages":[{"role":"user","content":"go"},` + call("Agent") + `,` + call("Read") + `]}`, stepAnswer},
+		{`{` + tools + `,"messages":[{"role":"user","content":"` + subagentMarker + ` shoot"}]}`, stepSearch},
+		{`{` + tools + `,"messages":[{"role":"user","content":"` + subagentMarker + ` shoot"},` + call("ToolSearch") + `,` + call(claudeTools.shot) + `]}`, stepAnswer},
+		{`{"messages":[{"role":"user","content":"a title, please"}]}`, stepAnswer},
+	} {
+		if got, _ := s.claudeStep(req(tt.body)); got != tt.want {
+			t.Errorf("%s: step %d, want %d", tt.body, got, tt.want)
+		}
 	}
 }

@@ -22,8 +22,8 @@ type anthropicRequest struct {
 // claudeTools are Claude Code's names of the tools the script calls.
 var claudeTools = toolNames{search: "ToolSearch", shot: "mcp__shots__" + shotTool, read: "Read"}
 
-// anthropicStep is the script's next step for a Messages request and the tool it calls.
-func anthropicStep(req anthropicRequest) (step, string) {
+// anthropicTools are the tools a Messages request offers and those its conversation called.
+func anthropicTools(req anthropicRequest) ([]string, map[string]bool) {
 	var offered []string
 	for _, t := range req.Tools {
 		offered = append(offered, t.Name)
@@ -43,7 +43,7 @@ func anthropicStep(req anthropicRequest) (step, string) {
 			}
 		}
 	}
-	return nextStep(claudeTools, offered, called)
+	return offered, called
 }
 
 // anthropic answers a Messages request: streamed as server-sent events when asked, else as one
@@ -54,7 +54,7 @@ func (s *modelServer) anthropic(w http.ResponseWriter, body []byte, n int) {
 		http.Error(w, "agentsim: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	st, tool := anthropicStep(req)
+	st, tool := s.claudeStep(req)
 	var block map[string]any
 	input := map[string]any{}
 	stop := "tool_use"
@@ -67,6 +67,9 @@ func (s *modelServer) anthropic(w http.ResponseWriter, body []byte, n int) {
 	case stepRead:
 		input = map[string]any{"file_path": s.picture}
 		block = map[string]any{"type": "tool_use", "id": "toolu_read", "name": tool, "input": map[string]any{}}
+	case stepAgent:
+		input = subagentInput()
+		block = map[string]any{"type": "tool_use", "id": "toolu_agent", "name": tool, "input": map[string]any{}}
 	default:
 		block = map[string]any{"type": "text", "text": ""}
 		stop = "end_turn"

@@ -48,6 +48,9 @@ func runCmd(ctx context.Context, args []string) error {
 	fs.StringVar(&c.Bin, "bin", "", "the agent's executable")
 	fs.StringVar(&c.Out, "out", "", "the folder to write the case to (replaced)")
 	fs.IntVar(&c.ShotBytes, "shot-bytes", 24<<10, "size of the MCP tool's screenshot PNG")
+	fs.IntVar(&c.ShotWidth, "shot-width", 0, "least width of the MCP tool's screenshot PNG")
+	fs.BoolVar(&c.Subagent, "subagent", false, "the model has a sub-agent take the screenshot (Claude Code)")
+	fs.IntVar(&c.FileWidth, "file-width", 0, "least width of the picture file the agent reads")
 	fs.DurationVar(&c.Timeout, "timeout", 3*time.Minute, "how long the agent may run")
 	fs.BoolVar(&c.KeepTemp, "keep-temp", false, "leave the temporary home in place")
 	if err := fs.Parse(args); err != nil {

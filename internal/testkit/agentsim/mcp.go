@@ -21,10 +21,11 @@ const shotTool = "screenshot"
 func serveMCP(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
 	shotBytes := fs.Int("shot-bytes", 24<<10, "size of the screenshot PNG")
+	shotWidth := fs.Int("shot-width", 0, "least width of the screenshot PNG")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	png, err := screenshot(*shotBytes, 34)
+	png, err := screenshot(*shotBytes, *shotWidth, 34)
 	if err != nil {
 		return err
 	}
@@ -44,10 +45,13 @@ func serveMCP(ctx context.Context, args []string) error {
 }
 
 // screenshot is the PNG the tool returns: a screenshot of exactly size bytes, of the smallest
-// of a few sizes (640×400 doubled) that reaches it.
-func screenshot(size int, seed int64) ([]byte, error) {
-	var err error
+// of a few sizes (640×400 doubled) at least minWidth wide that reaches it.
+func screenshot(size, minWidth int, seed int64) ([]byte, error) {
+	err := fmt.Errorf("no size is %d pixels wide", minWidth)
 	for w, h := 640, 400; w <= 5120; w, h = w*2, h*2 {
+		if w < minWidth {
+			continue
+		}
 		var png []byte
 		if png, err = testimages.ScreenshotPNG(w, h, seed, size, testimages.WithText("strata-eval")); err == nil {
 			return png, nil

@@ -30,6 +30,9 @@ type Case struct {
 	Bin       string        // the agent's executable
 	Out       string        // the folder the case is written to
 	ShotBytes int           // the size of the MCP screenshot
+	ShotWidth int           // the least width of the MCP screenshot
+	Subagent  bool          // the model hands the screenshot to a sub-agent
+	FileWidth int           // the least width of the picture file the agent reads
 	Timeout   time.Duration // how long the agent may run
 	Self      string        // agentsim's own executable (the MCP server)
 	KeepTemp  bool          // leave the temporary home in place (to look at what the agent wrote)
@@ -42,6 +45,9 @@ type caseInfo struct {
 	Prompt       string   `json:"prompt"`
 	Args         []string `json:"args"`
 	ShotBytes    int      `json:"mcp_screenshot_bytes"`
+	ShotWidth    int      `json:"mcp_screenshot_width,omitempty"`
+	Subagent     bool     `json:"subagent,omitempty"`
+	FileWidth    int      `json:"picture_width,omitempty"`
 	PictureBytes int      `json:"picture_bytes"`
 	ExitCode     int      `json:"exit_code"`
 	Requests     int      `json:"requests"`
@@ -62,7 +68,7 @@ func runCase(ctx context.Context, c Case) error {
 		defer os.RemoveAll(tmp)
 	}
 	dirs := &caseDirs{home: filepath.Join(tmp, "home"), project: filepath.Join(tmp, "home", "project"),
-		mcp: []string{c.Self, "mcp", "-shot-bytes", strconv.Itoa(c.ShotBytes)}}
+		mcp: []string{c.Self, "mcp", "-shot-bytes", strconv.Itoa(c.ShotBytes), "-shot-width", strconv.Itoa(c.ShotWidth)}}
 	requests := filepath.Join(tmp, "requests")
 	for _, d := range []string{dirs.project, requests} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
@@ -70,7 +76,7 @@ func runCase(ctx context.Context, c Case) error {
 		}
 	}
 	picture := filepath.Join(dirs.project, "screen.png")
-	png, err := screenshot(pictureBytes, 7)
+	png, err := screenshot(pictureBytes, c.FileWidth, 7)
 	if err != nil {
 		return err
 	}
@@ -81,7 +87,7 @@ func runCase(ctx context.Context, c Case) error {
 	if err != nil {
 		return fmt.Errorf("model server: %w", err)
 	}
-	srv := &http.Server{Handler: &modelServer{dir: requests, picture: picture, log: os.Stderr}}
+	srv := &http.Server{Handler: &modelServer{dir: requests, picture: picture, subagent: c.Subagent, log: os.Stderr}}
 	go func() { _ = srv.Serve(ln) }()
 	defer srv.Close()
 	base := "http://" + ln.Addr().String()
@@ -90,7 +96,7 @@ func runCase(ctx context.Context, c Case) error {
 	if err != nil {
 		return err
 	}
-	info := caseInfo{Agent: c.Agent, Prompt: prompt, ShotBytes: c.ShotBytes, PictureBytes: len(png)}
+	info := caseInfo{Agent: c.Agent, Prompt: prompt, ShotBytes: c.ShotBytes, ShotWidth: c.ShotWidth, Subagent: c.Subagent, FileWidth: c.FileWidth, PictureBytes: len(png)}
 	info.Version = agentVersion(ctx, c.Bin)
 	info.Args = args
 	runCtx, cancel := context.WithTimeout(ctx, c.Timeout)

@@ -19,6 +19,7 @@ const (
 	stepShot               // call the MCP server's screenshot tool
 	stepRead               // read the picture file with the agent's own tool
 	stepAnswer             // answer in text and end the turn
+	stepAgent              // hand the screenshot to a sub-agent (Claude Code's Agent tool)
 )
 
 // toolNames are an agent's names of the tools the script calls.
@@ -57,11 +58,12 @@ const answerText = "The screenshot shows the strata-eval page; the file shows th
 // modelServer is the scripted model server: it keeps every request body it receives, in
 // order, and answers each with the script's next step in the protocol its path names.
 type modelServer struct {
-	dir     string // where request bodies are written
-	picture string // the picture file the script reads, as an absolute path
-	mu      sync.Mutex
-	n       int
-	log     io.Writer
+	dir      string // where request bodies are written
+	picture  string // the picture file the script reads, as an absolute path
+	subagent bool   // the main conversation hands the screenshot to a sub-agent
+	mu       sync.Mutex
+	n        int
+	log      io.Writer
 }
 
 // ServeHTTP keeps the body, then answers it.
