@@ -72,6 +72,23 @@ type hfComponent struct {
 	Invert         bool            `json:"invert"`
 }
 
+// loadHFFile loads a Hugging Face tokenizer.json: a byte-fallback BPE model as a
+// CharBPETokenizer, any other as LoadHFTokenizer does.
+func loadHFFile(path string) (Tokenizer, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("load tokenizer: %w", err)
+	}
+	var f hfTokenizerFile
+	if err := json.Unmarshal(data, &f); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, jsonpos.ErrorAt(data, err))
+	}
+	if isCharBPE(&f) {
+		return newCharBPETokenizer(path, &f)
+	}
+	return asTokenizer(buildHFByteLevel(path, &f))
+}
+
 // LoadHFTokenizer loads a Hugging Face tokenizer.json of a byte-level BPE model (Qwen2/2.5/3,
 // Llama 3, GPT-2 style): model type BPE, a ByteLevel pre-tokenizer (alone, or after a Split
 // whose regular expression is one this package implements), an optional NFC normaliser, and
@@ -89,6 +106,11 @@ func parseHFTokenizer(name string, data []byte) (*BPETokenizer, error) {
 	if err := json.Unmarshal(data, &f); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, jsonpos.ErrorAt(data, err))
 	}
+	return buildHFByteLevel(name, &f)
+}
+
+// buildHFByteLevel builds the tokenizer of a byte-level BPE tokenizer.json.
+func buildHFByteLevel(name string, f *hfTokenizerFile) (*BPETokenizer, error) {
 	if f.Model.Type != "BPE" {
 		return nil, fmt.Errorf("%s at /model/type: model type %q is not supported (%v)", name, f.Model.Type, errNotByteLevel)
 	}
