@@ -46,7 +46,7 @@ function texts() {
   return out.concat(toolResults());
 }
 
-// toolResults are texts shaped like the tool results of the corpora: base64 pictures in JSON,
+// toolResults are edge cases of the pre-tokenizers and texts shaped like the tool results of the corpora: base64 pictures in JSON,
 // a build log, a directory listing, mixed scripts. The bytes come from a fixed generator.
 function toolResults() {
   let s = 12345;
@@ -60,6 +60,10 @@ function toolResults() {
     { name: "tool#json_pretty", text: JSON.stringify({ files: [{ path: "src/main.go", size: 1024, mode: "0644" }, { path: "docs/README.md", size: 20480, modified: "2026-12-07T20:51:00Z" }], truncated: false, "ünïcödé": "日本語のテキスト", emoji: "👍🏽 ✨" }, null, 2) },
     { name: "tool#build_log", text: "$ go test ./...\nok  \tgithub.com/example/pkg\t0.012s\n--- FAIL: TestParse (0.00s)\n    parse_test.go:42: got \"a\\tb\", want \"a b\"\nFAIL\nexit status 1\n\t\t    \r\n" },
     { name: "tool#listing", text: "total 48\ndrwxr-xr-x  2 user user  4096 Dec  7 20:51 .\n-rw-r--r--  1 user user 12345 Dec  7 20:51 photo_001.JPG\n-rw-r--r--  1 user user   987 Dec  7 20:51 notes — draft (v2).txt\n" },
+    { name: "edge#digits_cjk", text: "abc123def4567 ８９ 日本語のテキストabc한국어 カタカナ123ひらがな" },
+    { name: "edge#punct_letters", text: ".abc _x ,Über ...Go's 'quoted' \"x\" --flag=value #tag @user $HOME" },
+    { name: "edge#spaces", text: "a  b   \n\n  c \t\n x  \r\n\r\n   " },
+    { name: "edge#others", text: "\u0001abc \u200bword \ufeffbom e\u0301 \u0301x 👍🏽✨ ½ ⅧⅨ" },
     { name: "tool#html", text: "<table><tr><td>Cửa Việt</td><td>  Привет, мир!  </td></tr></table>\n<!-- 1234567890 -->\n<script>var x = {\"a\":1};</script>" },
   ];
 }

