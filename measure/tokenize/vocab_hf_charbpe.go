@@ -1,9 +1,9 @@
 package tokenize
 
 import (
-	"container/heap"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -24,6 +24,13 @@ type CharBPETokenizer struct {
 	byteOf       []int16 // id → the byte of a <0xXX> token, else -1
 	prepend      string  // the normaliser's Prepend ("▁" for Llama 2), or ""
 	ignoreMerges bool
+	// cutAtSpace says a word may be merged in parts, cut before each "▁" that follows a
+	// character of no merged token holding that character then "▁" (the same ids, in small
+	// merge queues): no merge takes a <0xXX> token, and noCutAfter lists those characters.
+	cutAtSpace bool
+	noCutAfter map[rune]bool
+	// ascii holds the token of each ASCII character, or -1.
+	ascii [128]int32
 	// user holds the non-special added tokens (found in ordinary text too, as Hugging Face
 	// finds every added token), special all of them (found in framing).
 	user, special *specialSet
@@ -35,7 +42,15 @@ type charBPEScratch struct {
 	syms []charBPESymbol
 	heap charBPEHeap
 	buf  strings.Builder
+	// parts remembers the ids of the short parts of words met before (" the", " and", …).
+	parts map[string][]uint32
 }
+
+// Bounds of charBPEScratch.parts: the longest part kept, and how many before it is cleared.
+const (
+	charBPEPartMax   = 32
+	charBPEPartsKept = 1 << 14
+)
 
 // charBPESymbol is one piece of the word being merged, linked to its neighbours (-1 at the
 // ends); id is -1 once merged into its left neighbour.
@@ -51,19 +66,38 @@ type charBPEPair struct {
 	lid, rid, to int32
 }
 
+// charBPEHeap is the merge queue: the lowest rank first, then the leftmost.
 type charBPEHeap []charBPEPair
 
-func (h charBPEHeap) Len() int { return len(h) }
-func (h charBPEHeap) Less(a, b int) bool {
+func (h charBPEHeap) before(a, b int) bool {
 	return h[a].rank < h[b].rank || h[a].rank == h[b].rank && h[a].left < h[b].left
 }
-func (h charBPEHeap) Swap(a, b int) { h[a], h[b] = h[b], h[a] }
-func (h *charBPEHeap) Push(x any)   { *h = append(*h, x.(charBPEPair)) }
-func (h *charBPEHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+
+func (h *charBPEHeap) push(x charBPEPair) {
+	*h = append(*h, x)
+	q := *h
+	for i := len(q) - 1; i > 0 && q.before(i, (i-1)/2); i = (i - 1) / 2 {
+		q[i], q[(i-1)/2] = q[(i-1)/2], q[i]
+	}
+}
+
+func (h *charBPEHeap) pop() charBPEPair {
+	q := *h
+	top, last := q[0], len(q)-1
+	q[0], q = q[last], q[:last]
+	for i := 0; ; {
+		c := 2*i + 1
+		if c+1 < len(q) && q.before(c+1, c) {
+			c++
+		}
+		if c >= len(q) || !q.before(c, i) {
+			break
+		}
+		q[i], q[c] = q[c], q[i]
+		i = c
+	}
+	*h = q
+	return top
 }
 
 // isCharBPE says whether a tokenizer.json is a byte-fallback BPE model rather than a
@@ -114,11 +148,56 @@ func newCharBPETokenizer(name string, f *hfTokenizerFile) (*CharBPETokenizer, er
 	if err != nil {
 		return nil, fmt.Errorf("%s at /model/merges: %w", name, err)
 	}
+	t.cutAtSpace, t.noCutAfter = t.spaceCuts(pairs)
+	for c := range t.ascii {
+		t.ascii[c] = -1
+		if id, ok := t.ids[string(rune(c))]; ok {
+			t.ascii[c] = id
+		}
+	}
 	if t.merges, err = buildMerges(pairs, f.Model.Vocab, func(i int) string { return fmt.Sprintf("%s at /model/merges/%d", name, i) }); err != nil {
 		return nil, err
 	}
 	t.scratch.New = func() any { return new(charBPEScratch) }
 	return t, nil
+}
+
+// spaceCuts finds whether words may be cut before a "▁", and the characters after which not.
+func (t *CharBPETokenizer) spaceCuts(pairs [][2]string) (bool, map[rune]bool) {
+	if t.ignoreMerges {
+		return false, nil
+	}
+	noCut := map[rune]bool{}
+	for _, p := range pairs {
+		for _, side := range p {
+			if id, ok := t.ids[side]; ok && t.byteOf[id] >= 0 {
+				return false, nil
+			}
+		}
+		prev := '▁'
+		for _, r := range p[0] + p[1] {
+			if r == '▁' && prev != '▁' {
+				noCut[prev] = true
+			}
+			prev = r
+		}
+	}
+	return true, noCut
+}
+
+// nextCut returns where the first part of word ends: before the first "▁" after its start
+// that may be cut before, else the end.
+func (t *CharBPETokenizer) nextCut(word string) int {
+	for i := 0; ; {
+		j := strings.Index(word[i+1:], "▁")
+		if j < 0 {
+			return len(word)
+		}
+		i += 1 + j
+		if r, _ := utf8.DecodeLastRuneInString(word[:i]); r != '▁' && !t.noCutAfter[r] {
+			return i
+		}
+	}
 }
 
 // addTokens indexes the added tokens: every one is found in framing, the non-special ones in
@@ -249,6 +328,22 @@ func (t *CharBPETokenizer) encodeWith(text string, set *specialSet) []uint32 {
 
 // encodeChunk normalises one run of text between added tokens and encodes it as one word.
 func (t *CharBPETokenizer) encodeChunk(dst []uint32, chunk string, s *charBPEScratch) []uint32 {
+	word := t.normalize(chunk, s)
+	if id, ok := t.ids[word]; ok && t.ignoreMerges {
+		return append(dst, uint32(id))
+	}
+	if !t.cutAtSpace {
+		return t.encodeWord(dst, word, s)
+	}
+	for word != "" {
+		end := t.nextCut(word)
+		dst, word = t.encodePart(dst, word[:end], s), word[end:]
+	}
+	return dst
+}
+
+// normalize applies the normaliser: the Prepend, then every space written "▁".
+func (t *CharBPETokenizer) normalize(chunk string, s *charBPEScratch) string {
 	s.buf.Reset()
 	s.buf.WriteString(t.prepend)
 	for i := 0; i < len(chunk); {
@@ -261,20 +356,45 @@ func (t *CharBPETokenizer) encodeChunk(dst []uint32, chunk string, s *charBPEScr
 		s.buf.WriteString("▁")
 		i += j + 1
 	}
-	word := s.buf.String()
-	if id, ok := t.ids[word]; ok && t.ignoreMerges {
-		return append(dst, uint32(id))
+	return s.buf.String()
+}
+
+// encodePart encodes one part of a word, from the scratch's memory when short.
+func (t *CharBPETokenizer) encodePart(dst []uint32, part string, s *charBPEScratch) []uint32 {
+	if len(part) > charBPEPartMax {
+		return t.encodeWord(dst, part, s)
 	}
+	if ids, ok := s.parts[part]; ok {
+		return append(dst, ids...)
+	}
+	if s.parts == nil || len(s.parts) >= charBPEPartsKept {
+		s.parts = make(map[string][]uint32, 1024)
+	}
+	n := len(dst)
+	dst = t.encodeWord(dst, part, s)
+	s.parts[strings.Clone(part)] = slices.Clone(dst[n:])
+	return dst
+}
+
+// encodeWord splits a word into characters (or the <0xXX> tokens of their bytes) and merges
+// them.
+func (t *CharBPETokenizer) encodeWord(dst []uint32, word string, s *charBPEScratch) []uint32 {
 	s.syms = s.syms[:0]
-	for i, r := range word {
-		w := utf8.RuneLen(r)
-		if id, ok := t.ids[word[i:i+w]]; ok {
-			s.syms = append(s.syms, charBPESymbol{id: id})
+	for i := 0; i < len(word); {
+		if c := word[i]; c < utf8.RuneSelf && t.ascii[c] >= 0 {
+			s.syms = append(s.syms, charBPESymbol{id: t.ascii[c]})
+			i++
 			continue
 		}
-		for k := i; k < i+w; k++ {
-			s.syms = append(s.syms, charBPESymbol{id: t.byteID[word[k]]})
+		_, w := utf8.DecodeRuneInString(word[i:])
+		if id, ok := t.ids[word[i:i+w]]; ok {
+			s.syms = append(s.syms, charBPESymbol{id: id})
+		} else {
+			for k := i; k < i+w; k++ {
+				s.syms = append(s.syms, charBPESymbol{id: t.byteID[word[k]]})
+			}
 		}
+		i += w
 	}
 	return t.merge(dst, s)
 }
@@ -292,8 +412,8 @@ func (t *CharBPETokenizer) merge(dst []uint32, s *charBPEScratch) []uint32 {
 	for i := 0; i+1 < len(syms); i++ {
 		t.pushPair(s, int32(i), int32(i+1))
 	}
-	for s.heap.Len() > 0 {
-		p := heap.Pop(&s.heap).(charBPEPair)
+	for len(s.heap) > 0 {
+		p := s.heap.pop()
 		l := &syms[p.left]
 		if l.id != p.lid || l.next < 0 || syms[l.next].id != p.rid {
 			continue
@@ -319,7 +439,7 @@ func (t *CharBPETokenizer) merge(dst []uint32, s *charBPEScratch) []uint32 {
 func (t *CharBPETokenizer) pushPair(s *charBPEScratch, a, b int32) {
 	la, lb := s.syms[a].id, s.syms[b].id
 	if v, ok := t.merges.get(uint64(la)<<32 | uint64(lb)); ok {
-		heap.Push(&s.heap, charBPEPair{rank: int32(v >> 32), left: a, lid: la, rid: lb, to: int32(uint32(v))})
+		s.heap.push(charBPEPair{rank: int32(v >> 32), left: a, lid: la, rid: lb, to: int32(uint32(v))})
 	}
 }
 

