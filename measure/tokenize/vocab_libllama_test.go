@@ -122,7 +122,7 @@ func messageText(m corpora.Message) string {
 // TestLibllamaAgreesOnCorpora counts the texts of the corpora with libllama's own tokenizer
 // (each test vocabulary of the release loaded vocabulary-only; add_special and parse_special
 // false) and with this package: the vocabularies of llamaVocabExact must agree on every text.
-// The table (vocabulary × texts equal / of) is logged.
+// The table (vocabulary × texts equal / of) is logged. The vocabularies run in parallel.
 func TestLibllamaAgreesOnCorpora(t *testing.T) {
 	paths, _ := filepath.Glob(filepath.Join(tokentext.LlamaVocabDir(), "ggml-vocab-*.gguf"))
 	if len(paths) == 0 {
@@ -135,11 +135,16 @@ func TestLibllamaAgreesOnCorpora(t *testing.T) {
 	for _, s := range texts {
 		size += len(s)
 	}
-	var table []string
-	for _, path := range paths {
-		name := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(path), "ggml-vocab-"), ".gguf")
-		table = append(table, compareWithLibllama(t, name, path, texts))
-	}
+	table := make([]string, len(paths))
+	t.Run("vocabularies", func(t *testing.T) {
+		for i, path := range paths {
+			name := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(path), "ggml-vocab-"), ".gguf")
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				table[i] = compareWithLibllama(t, name, path, texts)
+			})
+		}
+	})
 	t.Logf("libllama against this package on %d texts of the corpora (%d bytes):\n%s", len(texts), size, strings.Join(table, "\n"))
 }
 
