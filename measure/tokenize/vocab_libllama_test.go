@@ -157,7 +157,7 @@ func compareWithLibllama(t *testing.T, name, path string, texts []string) string
 		if must {
 			t.Errorf("%s: %v", name, err)
 		}
-		return fmt.Sprintf("%-15s does not load here: %v", name, err)
+		return fmt.Sprintf("%-15s does not load here: %s", name, strings.ReplaceAll(err.Error(), path, filepath.Base(path)))
 	}
 	vocab, free := libllamaOracleVocab(t, path)
 	defer free()
