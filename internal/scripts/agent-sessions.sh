@@ -48,3 +48,4 @@ run claude-code -agent claude-code -bin "$claude"
 run claude-code-spill -agent claude-code -bin "$claude" -shot-bytes 150000
 run codex -agent codex -bin "$codex"
 run gemini-cli -agent gemini -bin "$gemini"
+sh "$root/internal/scripts/agent-sessions-cline.sh" "$cache" "$sim"

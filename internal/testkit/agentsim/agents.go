@@ -28,6 +28,7 @@ var agents = map[string]agent{
 	"claude-code": {setup: setupClaude, sessions: ".claude/projects"},
 	"codex":       {setup: setupCodex, sessions: ".codex/sessions"},
 	"gemini":      {setup: setupGemini, sessions: ".gemini/tmp"},
+	"cline":       {setup: setupCline, sessions: ".cline/data/sessions"},
 }
 
 // agentList names the agents, comma-separated.
