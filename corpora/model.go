@@ -26,6 +26,7 @@ const (
 	FormatClaudeCode       Format = "claude-code"        // Claude Code session (~/.claude/projects/<project>/<session>.jsonl)
 	FormatCodex            Format = "codex"              // Codex CLI rollout ($CODEX_HOME/sessions/…/rollout-*.jsonl)
 	FormatGeminiCLI        Format = "gemini-cli"         // Gemini CLI session (~/.gemini/tmp/<project>/chats/session-*.jsonl)
+	FormatCline            Format = "cline"              // Cline CLI session messages (~/.cline/data/sessions/<id>/<id>.messages.json)
 )
 
 // Role is the author of a message.

@@ -106,6 +106,9 @@ func TestAgentReadersLocateBadLines(t *testing.T) {
 		{readGeminiCLI, "{\"sessionId\":\"s\",\"projectHash\":\"h\"}\n{\"type\":\"user\",\"content\":7}\n", "s.jsonl:2 at /content"},
 		{readGeminiCLI, "{\"type\":\"user\",\"content\":[{\"text\":\"hi\"}]}\n{\"type\":\"gemini\",\"tokens\":{\"input\":\"x\"}}\n", "s.jsonl:2:"},
 		{readGeminiCLI, "{\"type\":\"user\",\"content\":[{\"inlineData\":{\"data\":\"@@\"}}]}\n{\"type\":\"gemini\",\"content\":\"ok\"}\n", "s.jsonl:2 at /contents/0/parts/0/inlineData/data"},
+		{readCline, "{\"sessionId\":\"s\",\n\"messages\":[\n{\"role\":\"user\",\"content\":\"hi\"},\n{\"role\":\"assistant\",,}]}", "s.jsonl:4:"},
+		{readCline, "{\"messages\":[\n{\"role\":\"user\",\"content\":7}]}", "s.jsonl:2 at /messages/0/content"},
+		{readCline, "{\"messages\":[\n{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\",\"content\":[1,}]}]}", "s.jsonl:2:"},
 	}
 	for _, tt := range tests {
 		c, err := apiRead(t, tt.read, "s.jsonl", tt.input)
@@ -276,6 +279,7 @@ func TestAgentReadersSurviveDamage(t *testing.T) {
 		{readClaudeCode, "claude-code", "*/*.jsonl"},
 		{readCodex, "codex", "*/*/*/rollout-*.jsonl"},
 		{readGeminiCLI, "gemini-cli", "*/chats/session-*.jsonl"},
+		{readCline, "cline", "*/*.messages.json"},
 	} {
 		data, err := os.ReadFile(agentSession(t, tt.name, tt.pattern))
 		if err != nil {
