@@ -63,7 +63,7 @@ rows-oracle: test-deps llama-server
 	@table=$$(mktemp) && ROWS_ORACLE_TABLE=$$table $(GO) test -count=1 -timeout 20m -run '^TestRowsOracle$$' ./measure/imagerows/ >$$table.log 2>&1; \
 	rc=$$?; cat $$table 2>/dev/null; [ $$rc -eq 0 ] || tail -40 $$table.log; rm -f $$table $$table.log; exit $$rc
 
-## agent-sessions: installs Claude Code 2.1.337, Codex CLI 0.171.0 and Gemini CLI 0.61.0 from npm into $(CACHE)/agents/,
+## agent-sessions: installs Claude Code 2.1.337, Codex CLI 0.171.0, Gemini CLI 0.61.0 and Cline 3.0.65 from npm into $(CACHE)/agents/,
 ## runs each offline against internal/testkit/agentsim's scripted model and MCP servers, and writes their
 ## session files and the request bodies they sent to corpora/testdata/agents/. Not part of `make test`.
 agent-sessions:

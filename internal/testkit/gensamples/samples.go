@@ -154,6 +154,7 @@ func buildSamples(ctx context.Context) ([]sampleFile, error) {
 		claudeCodeSession,
 		codexRollout,
 		geminiCLISession,
+		clineSession,
 	}
 	var files []sampleFile
 	for _, build := range builders {
