@@ -13,9 +13,11 @@ import (
 
 // sniffCline: a Cline CLI session's messages (~/.cline/data/sessions/<id>/<id>.messages.json)
 // are one JSON object that names its sessionId and agent before its messages; a request body
-// names neither.
+// names neither. The session's <id>.json beside them (its session_id, model and messages_path)
+// is Cline's too: it holds no request.
 func sniffCline(f fileHead) bool {
-	return f.startsWith("{") && f.has(`"sessionId"`) && f.has(`"agent"`) && f.has(`"messages"`)
+	return f.startsWith("{") && (f.has(`"sessionId"`) && f.has(`"agent"`) && f.has(`"messages"`) ||
+		f.has(`"session_id"`) && f.has(`"messages_path"`))
 }
 
 // clineMissing is the note every Cline request carries: what the session does not record.

@@ -90,6 +90,15 @@ func TestClineIsNotAnAnthropicRequest(t *testing.T) {
 	if f, err := Detect("003-v1-messages.json", body[:min(len(body), sniffSize)]); err != nil || f != FormatAnthropic {
 		t.Errorf("a request Cline sent is detected as %q, %v; want anthropic", f, err)
 	}
+	// The session's <id>.json beside its messages names an Anthropic model: it is Cline's, and
+	// holds no request.
+	meta := strings.TrimSuffix(agentSession(t, "cline", "*/*.messages.json"), ".messages.json") + ".json"
+	if f, err := DetectFile(meta); err != nil || f != FormatCline {
+		t.Errorf("the session's %s is detected as %q, %v; want cline", filepath.Base(meta), f, err)
+	}
+	if c := readAgentFile(t, meta); len(c.Conversations) != 0 {
+		t.Errorf("the session's metadata gave %d conversations", len(c.Conversations))
+	}
 }
 
 // resultTexts are the texts of the tool results of msgs (a result recorded as a string),
@@ -104,4 +113,9 @@ func resultTexts(msgs []Message) string {
 		}
 	}
 	return b.String()
+}
+
+func FuzzReadCline(f *testing.F) {
+	fuzzAgentSeeds(f, agentSession(f, "cline", "*/*.messages.json"))
+	fuzzAgentReader(f, readCline)
 }
