@@ -228,8 +228,7 @@ func (s *clineSession) emit(i int, req clineRequest) error {
 	if err := agentEmit(asSent, s.name, anthropicAPI(), body, req.loc, id, FormatCline, req.provider, req.usage, ""); err != nil || len(asSent.Conversations) != 1 {
 		return s.emitBody(req, id, s.returned[:req.cut], nil, notes)
 	}
-	notes = append(notes, fmt.Sprintf("%d tool result(s) differ from what Cline sent (it cuts a tool result's text to %d characters, "+
-		"the middle left out, and sends a picture a tool result holds as an image block after the result's JSON): "+
+	notes = append(notes, fmt.Sprintf("%d tool result(s) differ from what Cline sent, cut to %d characters (the middle left out): "+
 		"the conversation holds them as recorded, the recorded arm as sent", changed, clineMaxToolResultChars))
 	return s.emitBody(req, id, s.returned[:req.cut], asSent.Conversations[0].Messages, notes)
 }
