@@ -76,7 +76,7 @@ tokenizer-oracle: test-deps
 	@$(GO) test -count=1 -run '^(TestLenmlMatchesTransformersJS|TestLibllamaAgreesOnCorpora)$$' -v ./measure/tokenize/ | \
 	  sed -n '/--- FAIL/p; /--- /d; s/^    vocab_[a-z]*_test.go:[0-9]*: //p; s/^        //p; /^FAIL/p'
 
-## agent-sessions: installs Claude Code 2.1.337, Codex CLI 0.171.0, Gemini CLI 0.61.0 and OpenCode 1.18.33 from npm into $(CACHE)/agents/,
+## agent-sessions: installs Claude Code 2.1.337, Codex CLI 0.171.0, Gemini CLI 0.61.0, OpenCode 1.18.33 and Cline 3.0.65 from npm into $(CACHE)/agents/,
 ## runs each offline against internal/testkit/agentsim's scripted model and MCP servers, and writes their
 ## session files and the request bodies they sent to corpora/testdata/agents/ (Claude Code also with a spilled
 ## result, a sub-agent and a resized picture). Not part of `make test`.

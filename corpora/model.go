@@ -27,6 +27,7 @@ const (
 	FormatCodex            Format = "codex"              // Codex CLI rollout ($CODEX_HOME/sessions/…/rollout-*.jsonl)
 	FormatGeminiCLI        Format = "gemini-cli"         // Gemini CLI session (~/.gemini/tmp/<project>/chats/session-*.jsonl)
 	FormatOpencode         Format = "opencode"           // OpenCode session export (opencode export <sessionID>)
+	FormatCline            Format = "cline"              // Cline CLI session messages (~/.cline/data/sessions/<id>/<id>.messages.json)
 )
 
 // Role is the author of a message.

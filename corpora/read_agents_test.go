@@ -213,6 +213,9 @@ func TestAgentReadersLocateBadLines(t *testing.T) {
 		{readOpencode, oc + ocUser + "\n  ]\n}\n}\n", "s.jsonl:7: unmatched"},
 		{readOpencode, oc + ocUser[:30], "s.jsonl:4:30 at /messages/0"},
 		{readOpencode, oc + ocUser + "\n  ]\n", "s.jsonl:6: the export ends"},
+		{readCline, "{\"sessionId\":\"s\",\n\"messages\":[\n{\"role\":\"user\",\"content\":\"hi\"},\n{\"role\":\"assistant\",,}]}", "s.jsonl:4:"},
+		{readCline, "{\"messages\":[\n{\"role\":\"user\",\"content\":7}]}", "s.jsonl:2 at /messages/0/content"},
+		{readCline, "{\"messages\":[\n{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\",\"content\":[1,}]}]}", "s.jsonl:2:"},
 	}
 	for _, tt := range tests {
 		c, err := apiRead(t, tt.read, "s.jsonl", tt.input)
@@ -386,6 +389,7 @@ func TestAgentReadersSurviveDamage(t *testing.T) {
 		{readCodex, "codex", "*/*/*/rollout-*.jsonl"},
 		{readGeminiCLI, "gemini-cli", "*/chats/session-*.jsonl"},
 		{readOpencode, "opencode", "ses_*.json"},
+		{readCline, "cline", "*/*.messages.json"},
 	} {
 		data, err := os.ReadFile(agentSession(t, tt.name, tt.pattern))
 		if err != nil {

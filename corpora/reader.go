@@ -57,6 +57,7 @@ func formatTable() []formatSpec {
 		{format: FormatCodex, sniff: sniffCodex, read: readCodex},
 		{format: FormatGeminiCLI, sniff: sniffGeminiCLI, read: readGeminiCLI},
 		{format: FormatOpencode, sniff: sniffOpencode, read: readOpencode},
+		{format: FormatCline, sniff: sniffCline, read: readCline, stringifiesMCP: true},
 		{format: FormatMCPJSONL, sniff: sniffMCPJSONL, read: readMCPJSONL},
 		{format: FormatOpenAIResponses, sniff: sniffOpenAIResponses, read: readOpenAIResponses, sized: true, buffers: true},
 		{format: FormatAnthropic, sniff: sniffAnthropic, read: readAnthropic, sized: true, buffers: true},

@@ -103,10 +103,10 @@ func TestDocsListTheDetectionOrder(t *testing.T) {
 }
 
 // TestFormatProperties: the table says which formats' clients stringify MCP results (the
-// replay's auto delivery): Chatbox's alone.
+// replay's auto delivery): Chatbox's and Cline's.
 func TestFormatProperties(t *testing.T) {
 	for _, f := range Formats() {
-		if got, want := StringifiesMCP(f), f == FormatChatbox; got != want {
+		if got, want := StringifiesMCP(f), f == FormatChatbox || f == FormatCline; got != want {
 			t.Errorf("StringifiesMCP(%s) = %v", f, got)
 		}
 	}

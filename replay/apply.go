@@ -16,7 +16,7 @@ const (
 	// (ToolResult.Text, as a Vercel-AI-SDK client such as Chatbox does); docs/pipeline.md §4 applies to it.
 	MCPStringified = "stringified"
 	// MCPAuto: stringified for recordings of a client that stringifies MCP results
-	// (corpora.StringifiesMCP: Chatbox) and carry the string, structured otherwise.
+	// (corpora.StringifiesMCP: Chatbox, Cline) and carry the string, structured otherwise.
 	MCPAuto = "auto"
 )
 

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -37,6 +38,8 @@ type codingAgent struct {
 	env, home, sub string
 	// project returns the project folder of the session at path under root.
 	project func(root, path string) string
+	// suffix ends the name of a session file ("": .jsonl).
+	suffix string
 }
 
 // agentTable lists the agents --agent knows.
@@ -45,6 +48,7 @@ func agentTable() []codingAgent {
 		{name: "claude-code", format: corpora.FormatClaudeCode, env: "CLAUDE_CONFIG_DIR", home: ".claude", sub: "projects", project: firstFolder},
 		{name: "codex", format: corpora.FormatCodex, env: "CODEX_HOME", home: ".codex", sub: "sessions", project: codexProject},
 		{name: "gemini-cli", format: corpora.FormatGeminiCLI, home: ".gemini", sub: "tmp", project: firstFolder},
+		{name: "cline", format: corpora.FormatCline, env: "CLINE_DATA_DIR", home: ".cline/data", sub: "sessions", project: clineProject, suffix: ".messages.json"},
 	}
 }
 
@@ -83,6 +87,20 @@ func codexProject(_, path string) string {
 	}
 	_ = json.Unmarshal(line, &rec)
 	return rec.Payload.Cwd
+}
+
+// clineProject is the project folder of a Cline session: the cwd its <id>.json beside the
+// messages names.
+func clineProject(_, path string) string {
+	b, err := os.ReadFile(strings.TrimSuffix(path, ".messages.json") + ".json")
+	if err != nil {
+		return ""
+	}
+	var meta struct {
+		Cwd string `json:"cwd"`
+	}
+	_ = json.Unmarshal(b, &meta)
+	return meta.Cwd
 }
 
 // agentSessions finds the session files of --agent under the paths given, else under the
@@ -132,7 +150,7 @@ func (f AgentFlags) agentSessions(paths []string, now time.Time) ([]string, corp
 				}
 				return nil
 			}
-			if !strings.HasSuffix(d.Name(), ".jsonl") {
+			if suffix := cmp.Or(ag.suffix, ".jsonl"); !strings.HasSuffix(d.Name(), suffix) {
 				return nil
 			}
 			info, err := d.Info()

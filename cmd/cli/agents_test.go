@@ -244,7 +244,7 @@ func TestReplayAgentFindsSessionsAndPrintsPerTool(t *testing.T) {
 		}
 	}
 	for _, args := range [][]string{
-		{"--agent", "cline"},
+		{"--agent", "aider"},
 		{"--agent", "codex", "--since", "yesterday"},
 		{"--since", "7d"},
 	} {

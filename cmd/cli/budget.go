@@ -47,9 +47,9 @@ several are combined, e.g. shards; a folder, a run's --out, stands for its resul
 evaluates every budget of the budgets file:
 
   budgets:
-    prompt_tokens{arm:after}: sum <= 32194
+    prompt_tokens{arm:after}: sum <= 32488
     refused{arm:before}: sum == 2
-    pictures{arm:after,outcome:lifted}: sum == 11
+    pictures{arm:after,outcome:lifted}: sum == 13
     scan_over_read{payload:json_2MB}: p(50) < 2
     image_rows{arm:after}: delta <= 0          # against --baseline
 

@@ -56,3 +56,4 @@ run claude-code-resize -agent claude-code -bin "$claude" -shot-width 2560 -shot-
 run codex -agent codex -bin "$codex"
 run gemini-cli -agent gemini -bin "$gemini"
 . "$root/internal/scripts/agent-sessions-opencode.sh"
+sh "$root/internal/scripts/agent-sessions-cline.sh" "$cache" "$sim"

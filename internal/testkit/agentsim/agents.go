@@ -34,6 +34,7 @@ var agents = map[string]agent{
 	"codex":       {setup: setupCodex, sessions: ".codex/sessions"},
 	"gemini":      {setup: setupGemini, sessions: ".gemini/tmp"},
 	"opencode":    {setup: setupOpencode, sessions: opencodeExports, export: exportOpencode},
+	"cline":       {setup: setupCline, sessions: ".cline/data/sessions"},
 }
 
 // agentList names the agents, comma-separated.

@@ -65,7 +65,7 @@ func (s *modelServer) anthropic(w http.ResponseWriter, body []byte, n int) {
 	case stepShot:
 		block = map[string]any{"type": "tool_use", "id": "toolu_shot", "name": tool, "input": map[string]any{}}
 	case stepRead:
-		input = map[string]any{"file_path": s.picture}
+		input = readInput(tool, s.picture)
 		block = map[string]any{"type": "tool_use", "id": "toolu_read", "name": tool, "input": map[string]any{}}
 	case stepAgent:
 		input = subagentInput()

@@ -19,7 +19,7 @@ func subagentInput() map[string]any {
 		"prompt": subagentMarker + " take a screenshot with the shots MCP server and say in one sentence what it shows."}
 }
 
-// claudeStep is the script's next step for a Claude Code request and the tool it calls. With
+// claudeStep is the script's next step for a Messages request (Claude Code's or Cline's) and the tool it calls. With
 // a sub-agent, the main conversation calls the Agent tool first, then reads the picture file
 // and answers; the sub-agent takes the screenshot and answers.
 func (s *modelServer) claudeStep(req anthropicRequest) (step, string) {
@@ -34,7 +34,7 @@ func (s *modelServer) claudeStep(req anthropicRequest) (step, string) {
 			called[claudeTools.shot] = true // the sub-agent took it
 		}
 	}
-	return nextStep(claudeTools, offered, called)
+	return nextStep(agentToolNames(offered), offered, called)
 }
 
 // isSubagent says whether a request is the sub-agent's: one of its user messages holds the task

@@ -1,5 +1,5 @@
 // Command agentsim makes real session files of coding agents offline: it runs an agent
-// installed from npm (Claude Code, Codex CLI, Gemini CLI) against a scripted model server and an MCP
+// installed from npm (Claude Code, Codex CLI, Gemini CLI, Cline) against a scripted model server and an MCP
 // server of its own, then keeps the agent's session files (home paths rewritten to /home/user)
 // and the exact request bodies the model server received.
 //

@@ -155,6 +155,7 @@ func buildSamples(ctx context.Context) ([]sampleFile, error) {
 		codexRollout,
 		geminiCLISession,
 		opencodeExport,
+		clineSession,
 	}
 	var files []sampleFile
 	for _, build := range builders {
