@@ -37,6 +37,8 @@ type JinjaTemplate struct {
 	marker string
 	bos    string
 	eos    string
+	// format is llama-server's handler of the template's chat format (nil: none).
+	format *serverFormat
 	// noSystem and stringArgs are what llama-server's capability probe finds (see probe): the
 	// template shows no system message, or no arguments given as an object; typedContent and
 	// stringContent, whether it shows content given as a list of text parts, or as a string.
@@ -65,7 +67,7 @@ func NewJinjaTemplate(name, source, bos, eos string) (*JinjaTemplate, error) {
 			break
 		}
 	}
-	t := &JinjaTemplate{name: name, source: source, tmpl: tmpl, marker: marker, bos: bos, eos: eos, wire: newWireMemo()}
+	t := &JinjaTemplate{name: name, source: source, tmpl: tmpl, marker: marker, bos: bos, eos: eos, wire: newWireMemo(), format: formatOf(source)}
 	t.probe()
 	return t, nil
 }
@@ -147,12 +149,12 @@ func (t *JinjaTemplate) Render(msgs []corpora.Message, tools []corpora.ToolDef) 
 		req.msgs, contents = req.msgs[1:], contents[1:]
 	}
 	now := templateDate(t.date)
-	plain, err := t.tmpl.RenderValues(t.data(&req, contents, nil, now))
+	plain, err := t.tmpl.RenderValues(t.formatData(&req, contents, nil, now))
 	if err != nil {
 		return nil, fmt.Errorf("render chat template %s: %w", t.name, err)
 	}
 	mark := func(s string) string { return pm.mark(s) }
-	marked, err := t.tmpl.RenderValues(t.data(&req, contents, mark, now))
+	marked, err := t.tmpl.RenderValues(t.formatData(&req, contents, mark, now))
 	w := &segmentWriter{}
 	if err != nil || pm.unmark(marked) != plain {
 		if err := pm.emit(w, plain, false, t.marker); err != nil {
@@ -164,6 +166,17 @@ func (t *JinjaTemplate) Render(msgs []corpora.Message, tools []corpora.ToolDef) 
 		return nil, fmt.Errorf("render chat template %s: %w", t.name, err)
 	}
 	return w.segs, nil
+}
+
+// formatData is data with the messages as the server's handler of the template's chat format
+// changes them (the capability probe renders without: the server probes the template alone).
+func (t *JinjaTemplate) formatData(req *serverRequest, contents []string, mark func(string) string, now time.Time) map[string]jinja.Value {
+	data := t.data(req, contents, mark, now)
+	if t.format != nil {
+		msgs := data["messages"].AsList()
+		msgs.Items = t.format.adjust(req, msgs.Items)
+	}
+	return data
 }
 
 // data is the template's context as llama.cpp's server builds it (common/chat.cpp):
