@@ -1,9 +1,11 @@
 package prompt
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/ardanlabs/jinja"
+	"github.com/strata-eval/strata-eval/corpora"
 )
 
 // serverFormat is what llama-server's handler of a chat format (common/chat.cpp and
@@ -13,13 +15,36 @@ import (
 type serverFormat struct {
 	name   string
 	detect func(src string) bool
-	// adjust changes the template's messages (dicts built from req.msgs, in that order).
+	// adjust, when not nil, changes the template's messages (dicts built from req.msgs, in
+	// that order); suffix, when not nil, is framing the server adds after the rendering.
 	adjust func(req *serverRequest, msgs []jinja.Value) []jinja.Value
+	suffix func(prompt string) string
 }
 
-// serverFormats are the handlers that change messages, in the server's order of detection.
+// serverFormats are the release's handlers in its order of detection (the first that claims
+// a template renders it); those without adjust render the messages as they are.
 var serverFormats = []serverFormat{
+	{name: "ministral-3", detect: func(src string) bool {
+		return containsAll("[SYSTEM_PROMPT]", "[TOOL_CALLS]", "[ARGS]")(src) && !strings.Contains(src, "[CALL_ID]")
+	}, adjust: ministral3Messages},
 	{name: "gpt-oss", detect: containsAll("<|channel|>"), adjust: gptOSSMessages},
+	{name: "muse-glimmer", detect: containsAll("<atem:function_calls>", "<|eom|>")},
+	{name: "functionary-v3.2", detect: containsAll(">>>all", ">>>${recipient}")},
+	{name: "kimi-k2", detect: containsAll("<|tool_calls_section_begin|>", "<|tool_call_begin|>")},
+	{name: "kimi-k3", detect: containsAll("<|open|>", "<|close|>", "<|end_of_msg|>")},
+	{name: "ling-3", detect: containsAll("<role>ASSISTANT</role>", "<arg_key>")},
+	{name: "cohere2moe", detect: containsAll("<|START_TEXT|>", "<|START_ACTION|>")},
+	{name: "lfm2", detect: containsAll("<|tool_list_start|>", "<|tool_list_end|>"), adjust: thinkingMessages},
+	{name: "lfm2.5", detect: func(src string) bool {
+		return strings.Contains(src, "List of tools: [") && !strings.Contains(src, "<|tool_list_start|>")
+	}, adjust: thinkingMessages},
+	{name: "gigachat-v3", detect: func(src string) bool {
+		return containsAll("<|role_sep|>", "<|message_sep|>")(src) && !strings.Contains(src, "<|function_call|>")
+	}},
+	{name: "minimax-m3", detect: containsAll("]<]minimax[>[", "<tool_call>", "<invoke name=")},
+	{name: "deepseek-v3.2", detect: containsAll("dsml_token", "DSML", "function_calls")},
+	{name: "deepseek-v4", detect: containsAll("dsml_token", "DSML", "tool_calls"), adjust: deepseekV4Messages},
+	{name: "gemma4", detect: containsAll("'<|tool_call>call:'"), suffix: gemma4Suffix},
 }
 
 // formatOf is the handler llama-server picks for a template's source (nil: none).
@@ -42,6 +67,102 @@ func containsAll(subs ...string) func(string) bool {
 		}
 		return true
 	}
+}
+
+// thinkingMessages: LFM2's templates read reasoning as "thinking".
+func thinkingMessages(_ *serverRequest, msgs []jinja.Value) []jinja.Value {
+	for _, v := range msgs {
+		if reasoning, ok := v.AsDict().Get("reasoning_content"); ok {
+			v.AsDict().Set("thinking", reasoning)
+		}
+	}
+	return msgs
+}
+
+// ministral3Messages: a system or assistant message's content becomes a list of blocks, its
+// reasoning a {"type": "thinking"} block first, then its content as a {"type": "text"} block
+// (or its own blocks).
+func ministral3Messages(req *serverRequest, msgs []jinja.Value) []jinja.Value {
+	for i, v := range msgs {
+		if role := req.msgs[i].role; role != corpora.RoleSystem && role != corpora.RoleAssistant {
+			continue
+		}
+		d := v.AsDict()
+		var blocks []jinja.Value
+		if reasoning, ok := d.Get("reasoning_content"); ok {
+			blocks = append(blocks, block("thinking", "thinking", reasoning))
+			deleteKey(d, "reasoning_content")
+		}
+		switch content, ok := d.Get("content"); {
+		case !ok:
+		case content.IsString():
+			blocks = append(blocks, block("text", "text", content))
+		default:
+			blocks = append(blocks, content.AsList().Items...)
+		}
+		d.Set("content", jinja.NewList(blocks))
+	}
+	return msgs
+}
+
+// block is a content block {"type": kind, key: value}.
+func block(kind, key string, value jinja.Value) jinja.Value {
+	b := jinja.NewDict()
+	b.AsDict().Set("type", jinja.NewString(kind))
+	b.AsDict().Set(key, value)
+	return b
+}
+
+// deepseekV4Messages: DeepSeek V4 (the DSML template without "function_calls") renders a run
+// of user and tool messages as one user block with the tool results in the order of the calls
+// of the assistant message before (by call id; a result of no call sorts first), stably.
+func deepseekV4Messages(req *serverRequest, msgs []jinja.Value) []jinja.Value {
+	order := map[string]int{}
+	for i := 0; i < len(msgs); {
+		m := req.msgs[i]
+		if m.role == corpora.RoleAssistant && len(m.calls) > 0 {
+			order = map[string]int{}
+			for k, c := range m.calls {
+				if c.id != "" {
+					order[c.id] = k
+				}
+			}
+			i++
+			continue
+		}
+		if m.role != corpora.RoleUser && m.role != corpora.RoleTool {
+			i++
+			continue
+		}
+		var at []int
+		end := i
+		for ; end < len(msgs) && (req.msgs[end].role == corpora.RoleUser || req.msgs[end].role == corpora.RoleTool); end++ {
+			if req.msgs[end].role == corpora.RoleTool {
+				at = append(at, end)
+			}
+		}
+		if len(at) > 1 && len(order) > 0 {
+			sorted := slices.Clone(at)
+			slices.SortStableFunc(sorted, func(a, b int) int { return order[req.msgs[a].toolCallID] - order[req.msgs[b].toolCallID] })
+			results := make([]jinja.Value, len(sorted))
+			for k, j := range sorted {
+				results[k] = msgs[j]
+			}
+			for k, j := range at {
+				msgs[j] = results[k]
+			}
+		}
+		i = end
+	}
+	return msgs
+}
+
+// gemma4Suffix: when the rendering ends with a closed turn, the server opens the model's.
+func gemma4Suffix(prompt string) string {
+	if strings.HasSuffix(prompt, "<turn|>\n") {
+		return "<|turn>model\n"
+	}
+	return ""
 }
 
 // gptOSSMessages: gpt-oss's template reads reasoning as "thinking"; a message with reasoning

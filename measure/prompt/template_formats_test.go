@@ -1,12 +1,15 @@
 package prompt
 
 import (
+	"encoding/json"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/strata-eval/strata-eval/corpora"
 )
 
 // formatGoldens are requests that a chat format's handler in llama-server changes before the
@@ -17,6 +20,24 @@ import (
 var formatGoldens = []struct{ template, testCase string }{
 	{"openai-gpt-oss-120b", "reasoning_content in a tool loop"},
 	{"openai-gpt-oss-120b", "reasoning_content"},
+	{"LFM2.5-8B-A1B", "reasoning_content in a tool loop"},
+	{"LFM2-8B-A1B", "reasoning_content in a tool loop"},
+	{"mistralai-Ministral-3-14B-Reasoning-2512", "reasoning_content in a tool loop"},
+	{"deepseek-ai-DeepSeek-V4", "tool results out of call order"},
+}
+
+// formatCases are cases only the format goldens use.
+func formatCases() []templateCase {
+	weather := []corpora.ToolDef{{Name: "get_weather", Description: "Weather of a city.",
+		Parameters: json.RawMessage(`{"type":"object","properties":{"location":{"type":"string"}},"required":["location"]}`)}}
+	return []templateCase{
+		{name: "tool results out of call order", tools: weather, msgs: []corpora.Message{
+			msg(corpora.RoleUser, textPart("Weather in Oslo, Rome and Lima?")),
+			msg(corpora.RoleAssistant, call("c1", "get_weather", `{"location":"Oslo"}`), call("c2", "get_weather", `{"location":"Rome"}`),
+				call("c3", "get_weather", `{"location":"Lima"}`)),
+			toolMsg("c3", textPart("warm")), toolMsg("x9", textPart("stray")), toolMsg("c1", textPart("rain")), toolMsg("c2", textPart("sun")),
+		}},
+	}
 }
 
 // The tiny model's BOS and EOS texts, which the server hands the templates, and the date of the
@@ -36,7 +57,7 @@ func goldenPath(template, testCase string) string {
 // findCase is the case of templateCases with the name.
 func findCase(t *testing.T, name string) templateCase {
 	t.Helper()
-	for _, tc := range templateCases() {
+	for _, tc := range append(templateCases(), formatCases()...) {
 		if tc.name == name {
 			return tc
 		}

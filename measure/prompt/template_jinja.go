@@ -153,8 +153,14 @@ func (t *JinjaTemplate) Render(msgs []corpora.Message, tools []corpora.ToolDef) 
 	if err != nil {
 		return nil, fmt.Errorf("render chat template %s: %w", t.name, err)
 	}
+	if t.format != nil && t.format.suffix != nil {
+		plain += t.format.suffix(plain)
+	}
 	mark := func(s string) string { return pm.mark(s) }
 	marked, err := t.tmpl.RenderValues(t.formatData(&req, contents, mark, now))
+	if err == nil && t.format != nil && t.format.suffix != nil {
+		marked += t.format.suffix(pm.unmark(marked))
+	}
 	w := &segmentWriter{}
 	if err != nil || pm.unmark(marked) != plain {
 		if err := pm.emit(w, plain, false, t.marker); err != nil {
