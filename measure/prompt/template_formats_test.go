@@ -24,6 +24,7 @@ var formatGoldens = []struct{ template, testCase string }{
 	{"LFM2-8B-A1B", "reasoning_content in a tool loop"},
 	{"mistralai-Ministral-3-14B-Reasoning-2512", "reasoning_content in a tool loop"},
 	{"deepseek-ai-DeepSeek-V4", "tool results out of call order"},
+	{"meetkai-functionary-medium-v3.2", "tool result response"},
 }
 
 // formatCases are cases only the format goldens use.

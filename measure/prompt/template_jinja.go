@@ -178,7 +178,7 @@ func (t *JinjaTemplate) Render(msgs []corpora.Message, tools []corpora.ToolDef) 
 // changes them (the capability probe renders without: the server probes the template alone).
 func (t *JinjaTemplate) formatData(req *serverRequest, contents []string, mark func(string) string, now time.Time) map[string]jinja.Value {
 	data := t.data(req, contents, mark, now)
-	if t.format != nil {
+	if t.format != nil && t.format.adjust != nil {
 		msgs := data["messages"].AsList()
 		msgs.Items = t.format.adjust(req, msgs.Items)
 	}
