@@ -17,8 +17,17 @@ type serverFormat struct {
 	detect func(src string) bool
 	// adjust, when not nil, changes the template's messages (dicts built from req.msgs, in
 	// that order); suffix, when not nil, is framing the server adds after the rendering.
-	adjust func(req *serverRequest, msgs []jinja.Value) []jinja.Value
+	adjust func(in formatInput, msgs []jinja.Value) []jinja.Value
 	suffix func(prompt string) string
+}
+
+// formatInput is what a handler's adjust reads besides the messages.
+type formatInput struct {
+	src      string         // the template's source
+	req      *serverRequest // the request, one message per dict
+	contents []string       // each message's joined content, unmarked
+	// str makes a content string (bracketed by the content markers in the marked rendering).
+	str func(string) jinja.Value
 }
 
 // serverFormats are the release's handlers in its order of detection (the first that claims
@@ -44,7 +53,7 @@ var serverFormats = []serverFormat{
 	{name: "minimax-m3", detect: containsAll("]<]minimax[>[", "<tool_call>", "<invoke name=")},
 	{name: "deepseek-v3.2", detect: containsAll("dsml_token", "DSML", "function_calls")},
 	{name: "deepseek-v4", detect: containsAll("dsml_token", "DSML", "tool_calls"), adjust: deepseekV4Messages},
-	{name: "gemma4", detect: containsAll("'<|tool_call>call:'"), suffix: gemma4Suffix},
+	{name: "gemma4", detect: containsAll("'<|tool_call>call:'"), adjust: gemma4Messages, suffix: gemma4Suffix},
 }
 
 // formatOf is the handler llama-server picks for a template's source (nil: none).
@@ -70,7 +79,7 @@ func containsAll(subs ...string) func(string) bool {
 }
 
 // thinkingMessages: LFM2's templates read reasoning as "thinking".
-func thinkingMessages(_ *serverRequest, msgs []jinja.Value) []jinja.Value {
+func thinkingMessages(_ formatInput, msgs []jinja.Value) []jinja.Value {
 	for _, v := range msgs {
 		if reasoning, ok := v.AsDict().Get("reasoning_content"); ok {
 			v.AsDict().Set("thinking", reasoning)
@@ -82,9 +91,9 @@ func thinkingMessages(_ *serverRequest, msgs []jinja.Value) []jinja.Value {
 // ministral3Messages: a system or assistant message's content becomes a list of blocks, its
 // reasoning a {"type": "thinking"} block first, then its content as a {"type": "text"} block
 // (or its own blocks).
-func ministral3Messages(req *serverRequest, msgs []jinja.Value) []jinja.Value {
+func ministral3Messages(in formatInput, msgs []jinja.Value) []jinja.Value {
 	for i, v := range msgs {
-		if role := req.msgs[i].role; role != corpora.RoleSystem && role != corpora.RoleAssistant {
+		if role := in.req.msgs[i].role; role != corpora.RoleSystem && role != corpora.RoleAssistant {
 			continue
 		}
 		d := v.AsDict()
@@ -116,7 +125,8 @@ func block(kind, key string, value jinja.Value) jinja.Value {
 // deepseekV4Messages: DeepSeek V4 (the DSML template without "function_calls") renders a run
 // of user and tool messages as one user block with the tool results in the order of the calls
 // of the assistant message before (by call id; a result of no call sorts first), stably.
-func deepseekV4Messages(req *serverRequest, msgs []jinja.Value) []jinja.Value {
+func deepseekV4Messages(in formatInput, msgs []jinja.Value) []jinja.Value {
+	req := in.req
 	order := map[string]int{}
 	for i := 0; i < len(msgs); {
 		m := req.msgs[i]
@@ -157,6 +167,78 @@ func deepseekV4Messages(req *serverRequest, msgs []jinja.Value) []jinja.Value {
 	return msgs
 }
 
+// gemma4Messages: gemma4 templates older than the one that reads OpenAI's messages get each
+// assistant turn with tool calls as one message: its calls, the tool results after it as
+// tool_responses ({"name": the call's name, else the result's call id; "response": the
+// result's text parsed as JSON, else the text}), the content of the next assistant message when
+// it has content and no calls, and its own reasoning; its own content is dropped.
+func gemma4Messages(in formatInput, msgs []jinja.Value) []jinja.Value {
+	if strings.Contains(in.src, "{#- OpenAI Chat Completions:") {
+		return msgs
+	}
+	var out []jinja.Value
+	for i := 0; i < len(msgs); {
+		m, start := in.req.msgs[i], i
+		if m.role != corpora.RoleAssistant || len(m.calls) == 0 {
+			out = append(out, msgs[i])
+			i++
+			continue
+		}
+		turn := jinja.NewDict()
+		td := turn.AsDict()
+		td.Set("role", jinja.NewString("assistant"))
+		calls, _ := msgs[i].AsDict().Get("tool_calls")
+		td.Set("tool_calls", calls)
+		var responses []jinja.Value
+		for i++; i < len(msgs) && in.req.msgs[i].role == corpora.RoleTool; i++ {
+			responses = append(responses, gemma4Response(in, msgs[i], i, len(responses), m.calls))
+		}
+		if len(responses) > 0 {
+			td.Set("tool_responses", jinja.NewList(responses))
+		}
+		if i < len(msgs) && in.req.msgs[i].role == corpora.RoleAssistant && len(in.req.msgs[i].calls) == 0 {
+			if content, ok := msgs[i].AsDict().Get("content"); ok && hasContent(content) {
+				td.Set("content", content)
+				i++
+			}
+		}
+		if m.reasoning != "" {
+			reasoning, _ := msgs[start].AsDict().Get("reasoning_content")
+			td.Set("reasoning_content", reasoning)
+		}
+		out = append(out, turn)
+	}
+	return out
+}
+
+// gemma4Response is tool result msg (message i), the k-th after an assistant message with
+// calls: its text parsed as JSON, else its content as it is.
+func gemma4Response(in formatInput, msg jinja.Value, i, k int, calls []serverCall) jinja.Value {
+	name := in.req.msgs[i].toolCallID
+	if k < len(calls) && calls[k].name != "" {
+		name = calls[k].name
+	}
+	r := jinja.NewDict()
+	r.AsDict().Set("name", jinja.NewString(name))
+	content, _ := msg.AsDict().Get("content")
+	if n, err := parseServerJSON([]byte(in.contents[i])); err == nil && !content.IsList() {
+		content = jinjaNode(n, in.str)
+	}
+	r.AsDict().Set("response", content)
+	return r
+}
+
+// hasContent says whether a message's content is a non-empty string or list.
+func hasContent(v jinja.Value) bool {
+	switch {
+	case v.IsString():
+		return v.AsString() != ""
+	case v.IsList():
+		return v.AsList().Len() > 0
+	}
+	return false
+}
+
 // gemma4Suffix: when the rendering ends with a closed turn, the server opens the model's.
 func gemma4Suffix(prompt string) string {
 	if strings.HasSuffix(prompt, "<turn|>\n") {
@@ -167,14 +249,14 @@ func gemma4Suffix(prompt string) string {
 
 // gptOSSMessages: gpt-oss's template reads reasoning as "thinking"; a message with reasoning
 // and tool calls loses its content (the template refuses both).
-func gptOSSMessages(req *serverRequest, msgs []jinja.Value) []jinja.Value {
+func gptOSSMessages(in formatInput, msgs []jinja.Value) []jinja.Value {
 	for i, v := range msgs {
 		d := v.AsDict()
 		reasoning, ok := d.Get("reasoning_content")
 		if !ok {
 			continue
 		}
-		if len(req.msgs[i].calls) > 0 {
+		if len(in.req.msgs[i].calls) > 0 {
 			deleteKey(d, "content")
 		}
 		d.Set("thinking", reasoning)

@@ -25,6 +25,10 @@ var formatGoldens = []struct{ template, testCase string }{
 	{"mistralai-Ministral-3-14B-Reasoning-2512", "reasoning_content in a tool loop"},
 	{"deepseek-ai-DeepSeek-V4", "tool results out of call order"},
 	{"meetkai-functionary-medium-v3.2", "tool result response"},
+	{"google-gemma-4-31B-it-interleaved", "reasoning_content"},
+	{"google-gemma-4-31B-it-interleaved", "reasoning_content in a tool loop"},
+	{"google-gemma-4-31B-it", "tool result response"},
+	{"google-gemma-4-31B-it", "text and a call, then its result"},
 }
 
 // formatCases are cases only the format goldens use.
@@ -37,6 +41,11 @@ func formatCases() []templateCase {
 			msg(corpora.RoleAssistant, call("c1", "get_weather", `{"location":"Oslo"}`), call("c2", "get_weather", `{"location":"Rome"}`),
 				call("c3", "get_weather", `{"location":"Lima"}`)),
 			toolMsg("c3", textPart("warm")), toolMsg("x9", textPart("stray")), toolMsg("c1", textPart("rain")), toolMsg("c2", textPart("sun")),
+		}},
+		{name: "text and a call, then its result", tools: weather, msgs: []corpora.Message{
+			msg(corpora.RoleUser, textPart("Weather in Oslo?")),
+			msg(corpora.RoleAssistant, textPart("Checking."), call("c1", "get_weather", `{"location":"Oslo"}`)),
+			toolMsg("c1", textPart(`{"sky": "rain", "temp": 4}`)),
 		}},
 	}
 }

@@ -179,8 +179,12 @@ func (t *JinjaTemplate) Render(msgs []corpora.Message, tools []corpora.ToolDef) 
 func (t *JinjaTemplate) formatData(req *serverRequest, contents []string, mark func(string) string, now time.Time) map[string]jinja.Value {
 	data := t.data(req, contents, mark, now)
 	if t.format != nil && t.format.adjust != nil {
+		str := jinja.NewString
+		if mark != nil {
+			str = func(s string) jinja.Value { return jinja.NewString(mark(s)) }
+		}
 		msgs := data["messages"].AsList()
-		msgs.Items = t.format.adjust(req, msgs.Items)
+		msgs.Items = t.format.adjust(formatInput{src: t.source, req: req, contents: contents, str: str}, msgs.Items)
 	}
 	return data
 }
