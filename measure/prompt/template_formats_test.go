@@ -12,8 +12,9 @@ import (
 	"github.com/strata-eval/strata-eval/corpora"
 )
 
-// formatGoldens are requests that a chat format's handler in llama-server changes before the
-// template renders them: the release's template and a case of templateCases. Their prompts, as
+// formatGoldens are requests whose prompt depends on what llama-server does before the template
+// renders (its chat-format handlers, its probe of the template): the release's template and a
+// case of templateCases or formatCases. Their prompts, as
 // the release's llama-server renders them with the tiny model's BOS and EOS and a fixed date,
 // are in testdata/server-renders (TestLlamaServerFormatGoldens checks them against the server,
 // and writes them with STRATA_UPDATE_GOLDEN=1).
@@ -29,6 +30,8 @@ var formatGoldens = []struct{ template, testCase string }{
 	{"google-gemma-4-31B-it-interleaved", "reasoning_content in a tool loop"},
 	{"google-gemma-4-31B-it", "tool result response"},
 	{"google-gemma-4-31B-it", "text and a call, then its result"},
+	{"unsloth-Apriel-1.5", "tool result response"},
+	{"Reka-Edge", "tool result response"},
 }
 
 // formatCases are cases only the format goldens use.

@@ -79,7 +79,8 @@ func NewJinjaTemplate(name, source, bos, eos string) (*JinjaTemplate, error) {
 // text. The server asks whether the template read the value; the probe, whether the value
 // reached the output (a list or dict printed whole does not count).
 func (t *JinjaTemplate) probe() {
-	const sys, arg = "System message \U000F0000", "value \U000F0000"
+	// arg is ASCII: a template may write arguments with tojson(ensure_ascii=True).
+	const sys, arg = "System message \U000F0000", "value strata-probe-0f0000"
 	render := func(msgs []corpora.Message, tools []corpora.ToolDef) string {
 		req := newServerRequest(msgs, tools, nil)
 		contents := make([]string, len(req.msgs))
@@ -126,7 +127,7 @@ func (t *JinjaTemplate) probe() {
 		Parameters: json.RawMessage(`{"type":"object","properties":{"arg":{"type":"string","description":"Arg description"}},"required":["arg"]}`)}}
 	// Printing the object itself reads none of its members (the server then passes the text).
 	out := render(calls, tools)
-	used := strings.Contains(out, arg) && !strings.Contains(out, "{'arg': ")
+	used := strings.Contains(out, arg) && !strings.Contains(out, "{'arg': '"+arg)
 	t.stringArgs = out != "" && strings.Contains(out, "tool1") && !used
 }
 
