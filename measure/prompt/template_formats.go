@@ -277,3 +277,25 @@ func deleteKey(d *jinja.Dict, key string) {
 		}
 	}
 }
+
+// trimsContent says whether llama-server trims the white space around every message's content,
+// text parts and reasoning before the template renders (StepFun's templates, which it knows by
+// their tools preamble).
+func trimsContent(src string) bool {
+	return strings.Contains(src, "You have access to the following functions in JSONSchema format")
+}
+
+// trimContent trims the request's texts as the server does (C's isspace: space, \t, \n, \v,
+// \f, \r).
+func trimContent(req *serverRequest) {
+	const space = " \t\n\v\f\r"
+	for i := range req.msgs {
+		m := &req.msgs[i]
+		m.reasoning = strings.Trim(m.reasoning, space)
+		for j := range m.content {
+			if m.content[j].image == nil {
+				m.content[j].text = strings.Trim(m.content[j].text, space)
+			}
+		}
+	}
+}

@@ -32,6 +32,9 @@ var formatGoldens = []struct{ template, testCase string }{
 	{"google-gemma-4-31B-it", "text and a call, then its result"},
 	{"unsloth-Apriel-1.5", "tool result response"},
 	{"Reka-Edge", "tool result response"},
+	{"StepFun3.5-Flash", "reasoning_content"},
+	{"StepFun3.5-Flash", "system and chat"},
+	{"StepFun3.5-Flash", "text parts"},
 }
 
 // formatCases are cases only the format goldens use.

@@ -37,8 +37,10 @@ type JinjaTemplate struct {
 	marker string
 	bos    string
 	eos    string
-	// format is llama-server's handler of the template's chat format (nil: none).
+	// format is llama-server's handler of the template's chat format (nil: none); trim, whether
+	// the server trims the messages' texts first.
 	format *serverFormat
+	trim   bool
 	// noSystem and stringArgs are what llama-server's capability probe finds (see probe): the
 	// template shows no system message, or no arguments given as an object; typedContent and
 	// stringContent, whether it shows content given as a list of text parts, or as a string.
@@ -67,7 +69,8 @@ func NewJinjaTemplate(name, source, bos, eos string) (*JinjaTemplate, error) {
 			break
 		}
 	}
-	t := &JinjaTemplate{name: name, source: source, tmpl: tmpl, marker: marker, bos: bos, eos: eos, wire: newWireMemo(), format: formatOf(source)}
+	t := &JinjaTemplate{name: name, source: source, tmpl: tmpl, marker: marker, bos: bos, eos: eos, wire: newWireMemo(),
+		format: formatOf(source), trim: trimsContent(source)}
 	t.probe()
 	return t, nil
 }
@@ -137,6 +140,9 @@ func (t *JinjaTemplate) Name() string { return t.name }
 // Render renders the request with the add_generation_prompt flag set.
 func (t *JinjaTemplate) Render(msgs []corpora.Message, tools []corpora.ToolDef) ([]Segment, error) {
 	req := newServerRequest(msgs, tools, t.wire)
+	if t.trim {
+		trimContent(&req)
+	}
 	pm := newPromptMarkers(&req, t.source, t.bos, t.eos)
 	contents := make([]string, len(req.msgs))
 	for i, m := range req.msgs {
