@@ -178,3 +178,54 @@ func writeTemplateOracleTable(t *testing.T, path string, table []templateOracleR
 		t.Error(err)
 	}
 }
+
+// TestTemplateOracleTableInDocs: the table of docs/pipeline.md is the oracle's: a row for each
+// template of the release (when make test-deps has unpacked them), the templates short of
+// equal on some arm are those templateOracleShort lists, and the last row sums the others.
+func TestTemplateOracleTableInDocs(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("..", "..", "docs", "pipeline.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(raw), "#### The template oracle")
+	if !ok {
+		t.Fatal("docs/pipeline.md has no section \"The template oracle\"")
+	}
+	names := map[string]bool{}
+	var equal, of, allEqual int
+	for _, line := range strings.Split(section, "\n") {
+		cells := strings.Split(line, " | ")
+		if len(cells) < 3 || !strings.HasPrefix(line, "| ") || strings.HasPrefix(line, "| template ") || strings.HasPrefix(line, "| ---") {
+			continue
+		}
+		name := strings.TrimPrefix(cells[0], "| ")
+		var e, o int
+		if _, err := fmt.Sscanf(cells[1], "%d / %d", &e, &o); err != nil {
+			t.Fatalf("row %q: %v", line, err)
+		}
+		if strings.HasPrefix(name, "all: ") {
+			if e != equal || o != of || !strings.HasPrefix(name, fmt.Sprintf("all: %d of %d ", allEqual, len(names))) {
+				t.Errorf("last row %q, want %d of %d templates, %d / %d arms", line, allEqual, len(names), equal, of)
+			}
+			break
+		}
+		names[name] = true
+		equal, of = equal+e, of+o
+		if e == o {
+			allEqual++
+		}
+		if short := e != o; short != templateOracleShort[name] {
+			t.Errorf("%s: %d / %d in the docs, templateOracleShort says short %v", name, e, o, templateOracleShort[name])
+		}
+	}
+	root, _ := tinymodel.RepoRoot()
+	templates, _ := filepath.Glob(filepath.Join(root, ".cache", "llama-templates", "*.jinja"))
+	for _, tmpl := range templates {
+		if name := strings.TrimSuffix(filepath.Base(tmpl), ".jinja"); !names[name] {
+			t.Errorf("no row for %s", name)
+		}
+	}
+	if len(templates) > 0 && len(names) != len(templates) {
+		t.Errorf("%d rows for %d templates", len(names), len(templates))
+	}
+}
