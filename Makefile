@@ -6,7 +6,7 @@ FUZZTIME  ?= 10s
 BENCHTIME ?= 1s
 COUNT     ?= 1
 
-.PHONY: all build run test test-deps llama-libs llama-server test-llama-server ollama test-ollama unit ci-replay bench bench-scale bench-ab scale-same bench-hugeline bench-ratio rows-oracle lenml-ids tokenizer-oracle agent-sessions fuzz lint generate update-expected clean
+.PHONY: all build run test test-deps llama-libs llama-server test-llama-server ollama test-ollama unit ci-replay bench bench-scale bench-ab scale-same bench-hugeline bench-ratio rows-oracle lenml-ids tokenizer-oracle template-oracle agent-sessions fuzz lint generate update-expected clean
 
 all: build
 
@@ -75,6 +75,14 @@ lenml-ids:
 tokenizer-oracle: test-deps
 	@$(GO) test -count=1 -run '^(TestLenmlMatchesTransformersJS|TestLibllamaAgreesOnCorpora)$$' -v ./measure/tokenize/ | \
 	  sed -n '/--- FAIL/p; /--- /d; s/^    vocab_[a-z]*_test.go:[0-9]*: //p; s/^        //p; /^FAIL/p'
+
+## template-oracle: llama-server of the release (built by `make llama-server`) started with each of its
+## chat templates (--jinja --chat-template-file, the tiny model) against `replay --engine http --template
+## T --template-date today` over the sample corpus and the real recordings; prints the table of
+## docs/pipeline.md: per template, arms with server − computed = 0 of those compared, the first difference.
+template-oracle: test-deps llama-server
+	@table=$$(mktemp) && TEMPLATE_ORACLE_TABLE=$$table $(GO) test -count=1 -timeout 3h -run '^TestTemplateOracle$$' ./cmd/cli/ >$$table.log 2>&1; \
+	rc=$$?; cat $$table 2>/dev/null; [ $$rc -eq 0 ] || grep -E '^\s*(--- FAIL|\S+_test\.go:[0-9]+: .*(differ|failed|compared|every arm))' $$table.log | tail -80; rm -f $$table $$table.log; exit $$rc
 
 ## agent-sessions: installs Claude Code 2.1.337, Codex CLI 0.171.0, Gemini CLI 0.61.0, OpenCode 1.18.33 and Cline 3.0.65 from npm into $(CACHE)/agents/,
 ## runs each offline against internal/testkit/agentsim's scripted model and MCP servers, and writes their

@@ -37,6 +37,10 @@ type JinjaTemplate struct {
 	marker string
 	bos    string
 	eos    string
+	// format is llama-server's handler of the template's chat format (nil: none); trim, whether
+	// the server trims the messages' texts first.
+	format *serverFormat
+	trim   bool
 	// noSystem and stringArgs are what llama-server's capability probe finds (see probe): the
 	// template shows no system message, or no arguments given as an object; typedContent and
 	// stringContent, whether it shows content given as a list of text parts, or as a string.
@@ -65,7 +69,8 @@ func NewJinjaTemplate(name, source, bos, eos string) (*JinjaTemplate, error) {
 			break
 		}
 	}
-	t := &JinjaTemplate{name: name, source: source, tmpl: tmpl, marker: marker, bos: bos, eos: eos, wire: newWireMemo()}
+	t := &JinjaTemplate{name: name, source: source, tmpl: tmpl, marker: marker, bos: bos, eos: eos, wire: newWireMemo(),
+		format: formatOf(source), trim: trimsContent(source)}
 	t.probe()
 	return t, nil
 }
@@ -77,7 +82,8 @@ func NewJinjaTemplate(name, source, bos, eos string) (*JinjaTemplate, error) {
 // text. The server asks whether the template read the value; the probe, whether the value
 // reached the output (a list or dict printed whole does not count).
 func (t *JinjaTemplate) probe() {
-	const sys, arg = "System message \U000F0000", "value \U000F0000"
+	// arg is ASCII: a template may write arguments with tojson(ensure_ascii=True).
+	const sys, arg = "System message \U000F0000", "value strata-probe-0f0000"
 	render := func(msgs []corpora.Message, tools []corpora.ToolDef) string {
 		req := newServerRequest(msgs, tools, nil)
 		contents := make([]string, len(req.msgs))
@@ -124,7 +130,7 @@ func (t *JinjaTemplate) probe() {
 		Parameters: json.RawMessage(`{"type":"object","properties":{"arg":{"type":"string","description":"Arg description"}},"required":["arg"]}`)}}
 	// Printing the object itself reads none of its members (the server then passes the text).
 	out := render(calls, tools)
-	used := strings.Contains(out, arg) && !strings.Contains(out, "{'arg': ")
+	used := strings.Contains(out, arg) && !strings.Contains(out, "{'arg': '"+arg)
 	t.stringArgs = out != "" && strings.Contains(out, "tool1") && !used
 }
 
@@ -134,6 +140,9 @@ func (t *JinjaTemplate) Name() string { return t.name }
 // Render renders the request with the add_generation_prompt flag set.
 func (t *JinjaTemplate) Render(msgs []corpora.Message, tools []corpora.ToolDef) ([]Segment, error) {
 	req := newServerRequest(msgs, tools, t.wire)
+	if t.trim {
+		trimContent(&req)
+	}
 	pm := newPromptMarkers(&req, t.source, t.bos, t.eos)
 	contents := make([]string, len(req.msgs))
 	for i, m := range req.msgs {
@@ -147,12 +156,18 @@ func (t *JinjaTemplate) Render(msgs []corpora.Message, tools []corpora.ToolDef) 
 		req.msgs, contents = req.msgs[1:], contents[1:]
 	}
 	now := templateDate(t.date)
-	plain, err := t.tmpl.RenderValues(t.data(&req, contents, nil, now))
+	plain, err := t.tmpl.RenderValues(t.formatData(&req, contents, nil, now))
 	if err != nil {
 		return nil, fmt.Errorf("render chat template %s: %w", t.name, err)
 	}
+	if t.format != nil && t.format.suffix != nil {
+		plain += t.format.suffix(plain)
+	}
 	mark := func(s string) string { return pm.mark(s) }
-	marked, err := t.tmpl.RenderValues(t.data(&req, contents, mark, now))
+	marked, err := t.tmpl.RenderValues(t.formatData(&req, contents, mark, now))
+	if err == nil && t.format != nil && t.format.suffix != nil {
+		marked += t.format.suffix(pm.unmark(marked))
+	}
 	w := &segmentWriter{}
 	if err != nil || pm.unmark(marked) != plain {
 		if err := pm.emit(w, plain, false, t.marker); err != nil {
@@ -164,6 +179,21 @@ func (t *JinjaTemplate) Render(msgs []corpora.Message, tools []corpora.ToolDef) 
 		return nil, fmt.Errorf("render chat template %s: %w", t.name, err)
 	}
 	return w.segs, nil
+}
+
+// formatData is data with the messages as the server's handler of the template's chat format
+// changes them (the capability probe renders without: the server probes the template alone).
+func (t *JinjaTemplate) formatData(req *serverRequest, contents []string, mark func(string) string, now time.Time) map[string]jinja.Value {
+	data := t.data(req, contents, mark, now)
+	if t.format != nil && t.format.adjust != nil {
+		str := jinja.NewString
+		if mark != nil {
+			str = func(s string) jinja.Value { return jinja.NewString(mark(s)) }
+		}
+		msgs := data["messages"].AsList()
+		msgs.Items = t.format.adjust(formatInput{src: t.source, req: req, contents: contents, str: str}, msgs.Items)
+	}
+	return data
 }
 
 // data is the template's context as llama.cpp's server builds it (common/chat.cpp):
