@@ -27,6 +27,11 @@ type SPMTokenizer struct {
 	user, special *specialSet
 	bos           string
 	scratch       sync.Pool
+	// merges, when not nil, makes this the SentencePiece-shaped BPE of Gemma 4 (llama.cpp's
+	// "gemma4" model): adjacent symbols merge by the rank of their pair in the merge list
+	// (left id<<32|right id → rank<<32|merged id), lowest first, never across a newline; a
+	// run of newlines that is a token is that token; a byte without a <0xXX> token is dropped.
+	merges *u64Table
 }
 
 // spmSymbol is one piece of the text being merged: bytes [start, start+n) of the escaped
@@ -34,6 +39,7 @@ type SPMTokenizer struct {
 type spmSymbol struct {
 	start, n   int32
 	prev, next int32
+	id         int32 // the token the symbol is (-1: none), kept in merge-rank mode only
 }
 
 // spmBigram is a candidate merge of two adjacent symbols into a token of that score.
@@ -41,6 +47,7 @@ type spmBigram struct {
 	score       float32
 	left, right int32
 	size        int32
+	id          int32 // the merged token in merge-rank mode
 }
 
 type spmScratch struct {
@@ -62,6 +69,9 @@ type spmVocab struct {
 	// rstripSpecials makes every special token but <unk>, <s> and <|endoftext|> take the white
 	// space after it (llama.cpp does so for models named Phi-3).
 	rstripSpecials bool
+	// merges, when not nil, are the merge list of a merge-rank vocabulary (Gemma 4), each
+	// "left right".
+	merges []string
 }
 
 // llama.cpp token types beyond those of vocab_gguf.go.
@@ -109,15 +119,23 @@ func newSPMTokenizer(v spmVocab) (*SPMTokenizer, error) {
 	if v.unkID < 0 || int(v.unkID) >= n {
 		v.unkID = -1
 	}
+	if v.merges != nil {
+		if err := t.setMerges(v.merges); err != nil {
+			return nil, err
+		}
+	}
 	for b := range 256 {
 		id, ok := t.ids[fmt.Sprintf("<0x%02X>", b)]
-		if !ok {
+		if !ok && t.merges == nil {
 			id, ok = t.ids[string([]byte{byte(b)})]
 		}
-		if !ok {
-			if v.unkID < 0 {
-				return nil, fmt.Errorf("%s: byte 0x%02x has neither a <0x%02X> token nor an unknown token to fall back on", v.name, b, b)
-			}
+		switch {
+		case ok:
+		case t.merges != nil:
+			id = -1 // llama.cpp's BPE drops a byte it cannot spell
+		case v.unkID < 0:
+			return nil, fmt.Errorf("%s: byte 0x%02x has neither a <0x%02X> token nor an unknown token to fall back on", v.name, b, b)
+		default:
 			id = v.unkID
 		}
 		t.byteID[b] = id
@@ -231,36 +249,18 @@ var utf8SeqLen = [16]int32{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 3, 4}
 
 // encodeRun appends the ids of one run of ordinary text.
 func (t *SPMTokenizer) encodeRun(dst []uint32, text string, prefix bool, s *spmScratch) []uint32 {
-	const space = "\u2581"
-	b := s.buf[:0]
-	if prefix {
-		b = append(b, space...)
-	}
-	for {
-		i := strings.IndexByte(text, ' ')
-		if i < 0 {
-			b = append(b, text...)
-			break
-		}
-		b = append(append(b, text[:i]...), space...)
-		text = text[i+1:]
-	}
+	b := t.escape(s.buf[:0], text, prefix)
 	s.buf = b
 	if len(b) == 0 {
 		return dst
 	}
-	syms := s.syms[:0]
-	for off := int32(0); off < int32(len(b)); {
-		n := min(utf8SeqLen[b[off]>>4], int32(len(b))-off)
-		k := int32(len(syms))
-		syms = append(syms, spmSymbol{start: off, n: n, prev: k - 1, next: k + 1})
-		off += n
-	}
-	syms[len(syms)-1].next = -1
+	syms := t.symbols(s.syms[:0], b)
 	s.syms = syms
 	h := s.heap[:0]
 	for i := int32(1); i < int32(len(syms)); i++ {
-		h = t.tryMerge(h, syms, b, i-1, i)
+		if syms[i].prev == i-1 {
+			h = t.tryMerge(h, syms, b, i-1, i)
+		}
 	}
 	for len(h) > 0 {
 		var top spmBigram
@@ -270,6 +270,7 @@ func (t *SPMTokenizer) encodeRun(dst []uint32, text string, prefix bool, s *spmS
 			continue // one of the two was merged since
 		}
 		l.n += r.n
+		l.id = top.id
 		r.n = 0
 		l.next = r.next
 		if r.next >= 0 {
@@ -279,31 +280,136 @@ func (t *SPMTokenizer) encodeRun(dst []uint32, text string, prefix bool, s *spmS
 		h = t.tryMerge(h, syms, b, top.left, l.next)
 	}
 	s.heap = h
-	for i := int32(0); i != -1; i = syms[i].next {
-		sym := syms[i]
-		piece := b[sym.start : sym.start+sym.n]
-		if id, ok := t.ids[string(piece)]; ok {
+	for _, sym := range syms {
+		if sym.n == 0 {
+			continue
+		}
+		id, ok := sym.id, sym.id >= 0
+		if t.merges == nil {
+			id, ok = t.ids[string(b[sym.start:sym.start+sym.n])]
+		}
+		if ok {
 			dst = append(dst, uint32(id))
 			continue
 		}
-		for _, c := range piece {
-			dst = append(dst, uint32(t.byteID[c]))
+		for _, c := range b[sym.start : sym.start+sym.n] {
+			if id := t.byteID[c]; id >= 0 {
+				dst = append(dst, uint32(id))
+			}
 		}
 	}
 	return dst
 }
 
-// tryMerge queues the merge of symbols left and right when their text is a token.
+// escape appends text to b with its spaces as "▁", after a "▁" when prefix is set; in
+// merge-rank mode each byte of invalid UTF-8 becomes U+FFFD, as llama.cpp's BPE splitter
+// re-encodes the text.
+func (t *SPMTokenizer) escape(b []byte, text string, prefix bool) []byte {
+	const space = "\u2581"
+	if prefix {
+		b = append(b, space...)
+	}
+	if t.merges != nil {
+		text = InvalidBytesAsRune(text)
+	}
+	for {
+		i := strings.IndexByte(text, ' ')
+		if i < 0 {
+			return append(b, text...)
+		}
+		b = append(append(b, text[:i]...), space...)
+		text = text[i+1:]
+	}
+}
+
+// symbols splits the escaped text into its UTF-8 characters, linked in order. In merge-rank
+// mode the links break between a newline and any other character (llama.cpp's Gemma 4 splits
+// at `[^\n]+|[\n]+`), a run of newlines that is a token is one symbol, and each symbol knows its
+// token.
+func (t *SPMTokenizer) symbols(syms []spmSymbol, b []byte) []spmSymbol {
+	for off := int32(0); off < int32(len(b)); {
+		n := min(utf8SeqLen[b[off]>>4], int32(len(b))-off)
+		k := int32(len(syms))
+		sym := spmSymbol{start: off, n: n, prev: k - 1, next: k + 1, id: -1}
+		if t.merges != nil {
+			if k > 0 && (b[off] == '\n') != (b[off-1] == '\n') {
+				sym.prev, syms[k-1].next = -1, -1
+			}
+			if b[off] == '\n' && (off == 0 || b[off-1] != '\n') {
+				end := off
+				for end < int32(len(b)) && b[end] == '\n' {
+					end++
+				}
+				if _, ok := t.ids[string(b[off:end])]; ok {
+					sym.n = end - off
+				}
+			}
+			sym.id = t.idOf(b[off : off+sym.n])
+		}
+		syms = append(syms, sym)
+		off += sym.n
+	}
+	syms[len(syms)-1].next = -1
+	return syms
+}
+
+// idOf returns the id of the token b, or -1.
+func (t *SPMTokenizer) idOf(b []byte) int32 {
+	if id, ok := t.ids[string(b)]; ok {
+		return id
+	}
+	return -1
+}
+
+// tryMerge queues the merge of symbols left and right: in merge-rank mode when their pair is
+// in the merge list, else when their text is a token.
 func (t *SPMTokenizer) tryMerge(h []spmBigram, syms []spmSymbol, b []byte, left, right int32) []spmBigram {
 	if left < 0 || right < 0 {
 		return h
 	}
 	start, size := syms[left].start, syms[left].n+syms[right].n
+	if t.merges != nil {
+		l, r := syms[left].id, syms[right].id
+		if l < 0 || r < 0 {
+			return h
+		}
+		v, ok := t.merges.get(uint64(l)<<32 | uint64(r))
+		if !ok {
+			return h
+		}
+		// ranks are below 2^24, exact as float32: the lowest rank is the highest score
+		return spmPush(h, spmBigram{score: -float32(v >> 32), left: left, right: right, size: size, id: int32(uint32(v))})
+	}
 	id, ok := t.ids[string(b[start:start+size])]
 	if !ok {
 		return h
 	}
-	return spmPush(h, spmBigram{score: t.scores[id], left: left, right: right, size: size})
+	return spmPush(h, spmBigram{score: t.scores[id], left: left, right: right, size: size, id: -1})
+}
+
+// setMerges builds the merge table of a merge-rank vocabulary from its "left right" merges
+// (split at the first space after the first byte, as llama.cpp does).
+func (t *SPMTokenizer) setMerges(merges []string) error {
+	if len(merges) >= 1<<24 {
+		return fmt.Errorf("%s: %d merges, more than ranks as float32 hold", t.name, len(merges))
+	}
+	t.merges = newU64Table(len(merges))
+	for i, m := range merges {
+		cut := strings.IndexByte(m[min(1, len(m)):], ' ') + 1
+		if cut <= 0 {
+			return fmt.Errorf("%s: merge %d %q has no space", t.name, i, m)
+		}
+		l, okL := t.ids[m[:cut]]
+		r, okR := t.ids[m[cut+1:]]
+		id, okM := t.ids[m[:cut]+m[cut+1:]]
+		if !okL || !okR || !okM {
+			continue // a merge of no token never applies: llama.cpp's symbols are tokens or single characters
+		}
+		if _, seen := t.merges.get(uint64(l)<<32 | uint64(r)); !seen {
+			t.merges.put(uint64(l)<<32|uint64(r), uint64(i)<<32|uint64(uint32(id)))
+		}
+	}
+	return nil
 }
 
 // spmBefore orders the merge queue: the highest score first, then the leftmost.

@@ -57,6 +57,9 @@ var ggufModels = map[string]func(path string, kvs gguf.GGUFMetadataKVs) (Tokeniz
 		return asTokenizer(loadGGUFBPE(path, kvs))
 	},
 	"llama": func(path string, kvs gguf.GGUFMetadataKVs) (Tokenizer, error) { return asSPM(loadGGUFSPM(path, kvs)) },
+	"gemma4": func(path string, kvs gguf.GGUFMetadataKVs) (Tokenizer, error) {
+		return asSPM(loadGGUFGemma4(path, kvs))
+	},
 }
 
 // LoadGGUF loads the tokenizer stored in a model GGUF file, of any `tokenizer.ggml.model`
