@@ -2,9 +2,7 @@ package tokenize
 
 import (
 	"fmt"
-	"slices"
 	"strings"
-	"sync"
 )
 
 // SPMTokenizer is a SentencePiece vocabulary as llama.cpp runs it (`tokenizer.ggml.model`
@@ -13,20 +11,13 @@ import (
 // adjacent pieces whose merge is the token of highest score is merged first, and what forms no
 // token is spelt as its bytes' <0xXX> tokens. It is safe for concurrent use.
 type SPMTokenizer struct {
-	name   string
+	vocabFrame
 	ids    map[string]int32 // every token's text → id
 	scores []float32
-	texts  []string // id → text
-	types  []int32  // id → llama.cpp token type (nil: all normal)
 	// byteID is the token of each byte where no token spells a symbol: <0xXX>, else the byte
-	// itself, else the unknown token.
+	// itself, else the unknown token (-1: dropped).
 	byteID      [256]int32
 	spacePrefix bool
-	// user holds the user-defined tokens (found in ordinary text too), special every special
-	// token (control, user-defined and unknown: found in framing).
-	user, special *specialSet
-	bos           string
-	scratch       sync.Pool
 	// merges, when not nil, makes this the SentencePiece-shaped BPE of Gemma 4 (llama.cpp's
 	// "gemma4" model): adjacent symbols merge by the rank of their pair in the merge list
 	// (left id<<32|right id → rank<<32|merged id), lowest first, never across a newline; a
@@ -48,13 +39,6 @@ type spmBigram struct {
 	left, right int32
 	size        int32
 	id          int32 // the merged token in merge-rank mode
-}
-
-type spmScratch struct {
-	buf  []byte
-	syms []spmSymbol
-	heap []spmBigram
-	ids  []uint32
 }
 
 // spmVocab is what a vocabulary source hands to newSPMTokenizer.
@@ -85,37 +69,18 @@ func newSPMTokenizer(v spmVocab) (*SPMTokenizer, error) {
 	if len(v.scores) < n {
 		return nil, fmt.Errorf("%s: %d scores for %d tokens", v.name, len(v.scores), n)
 	}
-	t := &SPMTokenizer{name: v.name, ids: make(map[string]int32, n), scores: v.scores[:n],
-		texts: make([]string, n), types: v.types, spacePrefix: v.spacePrefix}
-	userIDs, specialIDs := map[string]int32{}, map[string]int32{}
-	strip := map[string]uint8{}
-	for id, text := range v.tokens {
-		if text == "" {
-			text = fmt.Sprintf("[EMPTY_%d]", id) // as llama.cpp names an empty token
-		}
-		t.ids[text], t.texts[id] = int32(id), text
-		if v.types == nil {
-			continue
-		}
-		switch v.types[id] {
-		case ggufTokenUserDefined:
-			userIDs[text] = int32(id)
-			specialIDs[text] = int32(id)
-		case ggufTokenControl, ggufTokenUnknown:
-			specialIDs[text] = int32(id)
-		default:
-			continue
-		}
-		if v.rstripSpecials && text != "<unk>" && text != "<s>" && text != "<|endoftext|>" {
-			strip[text] = stripRight
-		}
-	}
+	t := &SPMTokenizer{ids: make(map[string]int32, n), scores: v.scores[:n], spacePrefix: v.spacePrefix}
+	var rstrip func(string) bool
 	if v.rstripSpecials {
-		if _, ok := t.ids["</s>"]; ok {
-			strip["</s>"] = stripRight
-		}
+		rstrip = func(text string) bool { return text != "<unk>" && text != "<s>" && text != "<|endoftext|>" }
 	}
-	t.user, t.special = newSpecialSet(userIDs, strip), newSpecialSet(specialIDs, strip)
+	t.init(v.name, v.tokens, v.types, rstrip)
+	for id, text := range t.texts {
+		t.ids[text] = int32(id)
+	}
+	t.run = func(dst []uint32, text string, afterSpecial bool, s *runScratch) []uint32 {
+		return t.encodeRun(dst, text, t.spacePrefix && afterSpecial, s)
+	}
 	if v.unkID < 0 || int(v.unkID) >= n {
 		v.unkID = -1
 	}
@@ -146,101 +111,7 @@ func newSPMTokenizer(v spmVocab) (*SPMTokenizer, error) {
 		}
 		t.bos = t.texts[v.bosID]
 	}
-	t.scratch.New = func() any { return new(spmScratch) }
 	return t, nil
-}
-
-// Name identifies the vocabulary.
-func (t *SPMTokenizer) Name() string { return t.name }
-
-// AddedBOS returns the text of the BOS token the tokenizer adds in front of every prompt, and
-// whether it adds one.
-func (t *SPMTokenizer) AddedBOS() (string, bool) { return t.bos, t.bos != "" }
-
-// SpecialID returns the id of a control, user-defined or unknown token given by its text.
-func (t *SPMTokenizer) SpecialID(text string) (int, bool) {
-	id, ok := t.special.ids[text]
-	return int(id), ok
-}
-
-// Encode returns the token ids of ordinary text: user-defined tokens are recognised (as
-// llama.cpp does without parse_special), control tokens are not.
-func (t *SPMTokenizer) Encode(text string) []int { return widen(t.encodeWith(text, t.user, false)) }
-
-// Count returns len(Encode(text)).
-func (t *SPMTokenizer) Count(text string) int { return len(t.encodeWith(text, t.user, true)) }
-
-// EncodeFraming returns the token ids of framing text: every special token is recognised.
-func (t *SPMTokenizer) EncodeFraming(text string) []int {
-	return widen(t.encodeWith(text, t.special, false))
-}
-
-// CountFraming returns len(EncodeFraming(text)).
-func (t *SPMTokenizer) CountFraming(text string) int {
-	return len(t.encodeWith(text, t.special, true))
-}
-
-// encodeWith encodes text split at the special tokens of set; scratch says the ids may be
-// the pooled buffer's (only their number is read).
-func (t *SPMTokenizer) encodeWith(text string, set *specialSet, scratch bool) []uint32 {
-	s := t.scratch.Get().(*spmScratch)
-	defer t.scratch.Put(s)
-	ids := t.encode(s.ids[:0], text, set, s)
-	if scratch {
-		s.ids = ids
-		return ids
-	}
-	return slices.Clone(ids)
-}
-
-// SplitFraming splits framing text into ordinary runs and special tokens (the runs with the
-// white space a Phi-3 special token takes taken off), for callers that count the runs
-// between two special tokens as one text each.
-func (t *SPMTokenizer) SplitFraming(text string, fn func(chunk string, special bool)) {
-	t.special.partition(text, func(chunk string, _ int32, special bool) { fn(chunk, special) })
-}
-
-// Decode returns the bytes of a token sequence: "▁" as a space, <0xXX> as its byte, special
-// tokens as their text.
-func (t *SPMTokenizer) Decode(ids []int) ([]byte, error) {
-	var out []byte
-	for i, id := range ids {
-		if id < 0 || id >= len(t.texts) {
-			return out, fmt.Errorf("decode %s: token %d (at %d) is not in the vocabulary", t.name, id, i)
-		}
-		text := t.texts[id]
-		typ := int32(ggufTokenNormal)
-		if t.types != nil {
-			typ = t.types[id]
-		}
-		switch {
-		case typ == ggufTokenByte && len(text) == 6 && strings.HasPrefix(text, "<0x"):
-			var b byte
-			if _, err := fmt.Sscanf(text[3:5], "%02X", &b); err != nil {
-				return out, fmt.Errorf("decode %s: byte token %q: %w", t.name, text, err)
-			}
-			out = append(out, b)
-		case typ == ggufTokenNormal:
-			out = append(out, strings.ReplaceAll(text, "\u2581", " ")...)
-		default:
-			out = append(out, text...)
-		}
-	}
-	return out, nil
-}
-
-// encode appends the ids of text, split at the special tokens of set.
-func (t *SPMTokenizer) encode(dst []uint32, text string, set *specialSet, s *spmScratch) []uint32 {
-	prevSpecial := true
-	set.partition(text, func(chunk string, id int32, special bool) {
-		if special {
-			dst = append(dst, uint32(id))
-		} else {
-			dst = t.encodeRun(dst, chunk, t.spacePrefix && prevSpecial, s)
-		}
-		prevSpecial = special
-	})
-	return dst
 }
 
 // utf8SeqLen is the length llama.cpp gives a UTF-8 sequence by its first byte's high bits
@@ -248,7 +119,7 @@ func (t *SPMTokenizer) encode(dst []uint32, text string, set *specialSet, s *spm
 var utf8SeqLen = [16]int32{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 3, 4}
 
 // encodeRun appends the ids of one run of ordinary text.
-func (t *SPMTokenizer) encodeRun(dst []uint32, text string, prefix bool, s *spmScratch) []uint32 {
+func (t *SPMTokenizer) encodeRun(dst []uint32, text string, prefix bool, s *runScratch) []uint32 {
 	b := t.escape(s.buf[:0], text, prefix)
 	s.buf = b
 	if len(b) == 0 {
@@ -305,9 +176,8 @@ func (t *SPMTokenizer) encodeRun(dst []uint32, text string, prefix bool, s *spmS
 // merge-rank mode each byte of invalid UTF-8 becomes U+FFFD, as llama.cpp's BPE splitter
 // re-encodes the text.
 func (t *SPMTokenizer) escape(b []byte, text string, prefix bool) []byte {
-	const space = "\u2581"
 	if prefix {
-		b = append(b, space...)
+		b = append(b, escapedSpace...)
 	}
 	if t.merges != nil {
 		text = InvalidBytesAsRune(text)
@@ -317,7 +187,7 @@ func (t *SPMTokenizer) escape(b []byte, text string, prefix bool) []byte {
 		if i < 0 {
 			return append(b, text...)
 		}
-		b = append(append(b, text[:i]...), space...)
+		b = append(append(b, text[:i]...), escapedSpace...)
 		text = text[i+1:]
 	}
 }

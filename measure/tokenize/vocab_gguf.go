@@ -56,15 +56,16 @@ var ggufModels = map[string]func(path string, kvs gguf.GGUFMetadataKVs) (Tokeniz
 	"gpt2": func(path string, kvs gguf.GGUFMetadataKVs) (Tokenizer, error) {
 		return asTokenizer(loadGGUFBPE(path, kvs))
 	},
-	"llama": func(path string, kvs gguf.GGUFMetadataKVs) (Tokenizer, error) { return asSPM(loadGGUFSPM(path, kvs)) },
+	"llama": func(path string, kvs gguf.GGUFMetadataKVs) (Tokenizer, error) { return asGGUF(loadGGUFSPM(path, kvs)) },
 	"gemma4": func(path string, kvs gguf.GGUFMetadataKVs) (Tokenizer, error) {
-		return asSPM(loadGGUFGemma4(path, kvs))
+		return asGGUF(loadGGUFGemma4(path, kvs))
 	},
+	"bert": func(path string, kvs gguf.GGUFMetadataKVs) (Tokenizer, error) { return asGGUF(loadGGUFWPM(path, kvs)) },
 }
 
 // LoadGGUF loads the tokenizer stored in a model GGUF file, of any `tokenizer.ggml.model`
-// this package runs (byte-level BPE "gpt2", SentencePiece "llama"). Tensor data is never
-// read.
+// this package runs (ggufModels: byte-level BPE "gpt2", SentencePiece "llama", Gemma 4's
+// "gemma4", WordPiece "bert", Unigram "t5"). Tensor data is never read.
 func LoadGGUF(path string) (Tokenizer, error) {
 	f, err := ggufmeta.Parse(path)
 	if err != nil {

@@ -8,8 +8,8 @@ import (
 	"github.com/strata-eval/strata-eval/internal/ggufmeta"
 )
 
-// asSPM keeps a nil *SPMTokenizer from becoming a non-nil interface.
-func asSPM(t *SPMTokenizer, err error) (Tokenizer, error) {
+// asGGUF keeps a nil tokenizer pointer from becoming a non-nil interface.
+func asGGUF[T Tokenizer](t T, err error) (Tokenizer, error) {
 	if err != nil {
 		return nil, err
 	}

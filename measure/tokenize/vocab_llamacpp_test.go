@@ -16,7 +16,7 @@ import (
 // must encode to its .out ids (or, for those shipped without texts, must load). The list only
 // grows: the others are reported as not yet supported.
 var llamaVocabExact = []string{
-	"aquila", "baichuan", "command-r", "deepseek-coder", "deepseek-llm", "falcon", "gemma-4", "gpt-2", "gpt-neox",
+	"aquila", "baichuan", "command-r", "deepseek-coder", "deepseek-llm", "falcon", "gemma-4", "gpt-2", "gpt-neox", "bert-bge",
 	"llama-bpe", "llama-spm", "mpt", "phi-3", "qwen2", "qwen35", "refact", "starcoder",
 }
 
