@@ -31,6 +31,7 @@ type runScratch struct {
 	buf  []byte
 	syms []spmSymbol
 	heap []spmBigram
+	best []ugmBest
 }
 
 // init names the vocabulary and indexes its special tokens; rstrip, when not nil, says which

@@ -120,6 +120,9 @@ func wpmBase(r rune) rune {
 	if r < 0xc0 {
 		return r
 	}
+	if r >= 0xac00 && r <= 0xd7a3 { // a Hangul syllable: its leading consonant (norm has no table of them)
+		return 0x1100 + (r-0xac00)/588
+	}
 	var buf [utf8.UTFMax]byte
 	d := norm.NFD.Properties(buf[:utf8.EncodeRune(buf[:], r)]).Decomposition()
 	if len(d) == 0 {

@@ -11,7 +11,7 @@ import (
 // writeWPMGGUF writes a small WordPiece vocabulary: [UNK] 0, [CLS] 1, then words.
 func writeWPMGGUF(t *testing.T, extra ...ggufwrite.KV) string {
 	t.Helper()
-	tokens := []string{"[UNK]", "[CLS]", "▁hello", "▁he", "llo", "▁,", "▁世", "▁界", "▁a", "b"}
+	tokens := []string{"[UNK]", "[CLS]", "▁hello", "▁he", "llo", "▁,", "▁世", "▁界", "▁a", "b", "▁ᄒ"}
 	types := make([]int32, len(tokens))
 	for i := range types {
 		types[i] = ggufTokenNormal
@@ -32,7 +32,8 @@ func writeWPMGGUF(t *testing.T, extra ...ggufwrite.KV) string {
 }
 
 // TestWPMWords: words are cut at white space (any Unicode space), punctuation and CJK
-// ideographs; lower-cased, accents and control characters dropped; spelt by the longest token
+// ideographs; lower-cased, accents and control characters dropped (a Hangul syllable is its
+// leading consonant); spelt by the longest token
 // from the left; a word one place of which starts no token is one [UNK].
 func TestWPMWords(t *testing.T) {
 	tok, err := LoadTokenizer(writeWPMGGUF(t))
@@ -48,6 +49,7 @@ func TestWPMWords(t *testing.T) {
 		"  HE\tllo  ":   {3, 0},
 		"":              nil,
 		"hello\u0301 ,": {2, 5},
+		"한":             {10},
 	} {
 		if got := tok.Encode(text); !slices.Equal(got, want) || tok.Count(text) != len(want) {
 			t.Errorf("%q: got %v (Count %d), want %v", text, got, tok.Count(text), want)
