@@ -1,8 +1,10 @@
 package tokenize
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
+	"unsafe"
 )
 
 // SPMTokenizer is a SentencePiece vocabulary as llama.cpp runs it (`tokenizer.ggml.model`
@@ -23,6 +25,9 @@ type SPMTokenizer struct {
 	// (left id<<32|right id → rank<<32|merged id), lowest first, never across a newline; a
 	// run of newlines that is a token is that token; a byte without a <0xXX> token is dropped.
 	merges *u64Table
+	// wordCuts says no token holds a "▁" right after another character: no merge crosses the
+	// start of a word, and each word is merged (and counted) on its own.
+	wordCuts bool
 }
 
 // spmSymbol is one piece of the text being merged: bytes [start, start+n) of the escaped
@@ -75,8 +80,12 @@ func newSPMTokenizer(v spmVocab) (*SPMTokenizer, error) {
 		rstrip = func(text string) bool { return text != "<unk>" && text != "<s>" && text != "<|endoftext|>" }
 	}
 	t.init(v.name, v.tokens, v.types, rstrip)
+	t.wordCuts = true
 	for id, text := range t.texts {
 		t.ids[text] = int32(id)
+		if strings.Contains(strings.TrimLeft(text, escapedSpace), escapedSpace) {
+			t.wordCuts = false
+		}
 	}
 	t.run = func(dst []uint32, text string, afterSpecial bool, s *runScratch) []uint32 {
 		return t.encodeRun(dst, text, t.spacePrefix && afterSpecial, s)
@@ -122,16 +131,79 @@ var utf8SeqLen = [16]int32{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 3, 4}
 func (t *SPMTokenizer) encodeRun(dst []uint32, text string, prefix bool, s *runScratch) []uint32 {
 	b := t.escape(s.buf[:0], text, prefix)
 	s.buf = b
-	if len(b) == 0 {
+	for lo := 0; lo < len(b); {
+		hi := t.chunkEnd(b, lo)
+		dst = t.encodeChunk(dst, b[lo:hi], s)
+		lo = hi
+	}
+	return dst
+}
+
+// chunkEnd returns the end of the chunk of the escaped text b that starts at lo: no merge
+// crosses a chunk's end. In merge-rank mode a chunk is a run of newlines or of other
+// characters; where no token holds a "▁" after another character (wordCuts) a chunk ends
+// before each "▁" that follows another character; else the text is one chunk.
+func (t *SPMTokenizer) chunkEnd(b []byte, lo int) int {
+	hi := len(b)
+	if t.merges != nil {
+		nl := b[lo] == '\n'
+		for i := lo + 1; i < hi; i++ {
+			if (b[i] == '\n') != nl {
+				hi = i
+				break
+			}
+		}
+		if nl {
+			return hi
+		}
+	}
+	if !t.wordCuts {
+		return hi
+	}
+	for p := lo + 1; p+len(escapedSpace) <= hi; {
+		k := bytes.Index(b[p:hi], []byte(escapedSpace))
+		if k < 0 {
+			break
+		}
+		if p += k; p-lo < len(escapedSpace) || string(b[p-len(escapedSpace):p]) != escapedSpace {
+			return p
+		}
+		p += len(escapedSpace)
+	}
+	return hi
+}
+
+// encodeChunk appends the ids of one chunk; when only the number of ids is wanted
+// (s.counting) a chunk of 2 to 15 bytes is counted once per scratch and recalled from its
+// memo after that (the ids appended are then zeros).
+func (t *SPMTokenizer) encodeChunk(dst []uint32, c []byte, s *runScratch) []uint32 {
+	if !s.counting || len(c) < 2 || len(c) > maxMemoPiece {
+		return t.mergeChunk(dst, c, s)
+	}
+	if s.memo == nil {
+		s.memo = new(pieceMemo)
+	}
+	lo, hi := packMemoKey(unsafe.String(&c[0], len(c)))
+	slot := s.memo.slotOf(lo, hi)
+	if slot.lo != lo || slot.hi != hi {
+		n := len(dst)
+		dst = t.mergeChunk(dst, c, s)
+		*slot = memoSlot{lo: lo, hi: hi, count: uint32(len(dst) - n)}
 		return dst
 	}
+	for range slot.count {
+		dst = append(dst, 0)
+	}
+	return dst
+}
+
+// mergeChunk appends the ids of one chunk of escaped text by merging its symbols.
+func (t *SPMTokenizer) mergeChunk(dst []uint32, b []byte, s *runScratch) []uint32 {
 	syms := t.symbols(s.syms[:0], b)
 	s.syms = syms
 	h := s.heap[:0]
 	for i := int32(1); i < int32(len(syms)); i++ {
-		if syms[i].prev == i-1 {
-			h = t.tryMerge(h, syms, b, i-1, i)
-		}
+		h = t.tryMerge(h, syms, b, i-1, i)
 	}
 	for len(h) > 0 {
 		var top spmBigram
@@ -192,32 +264,24 @@ func (t *SPMTokenizer) escape(b []byte, text string, prefix bool) []byte {
 	}
 }
 
-// symbols splits the escaped text into its UTF-8 characters, linked in order. In merge-rank
-// mode the links break between a newline and any other character (llama.cpp's Gemma 4 splits
-// at `[^\n]+|[\n]+`), a run of newlines that is a token is one symbol, and each symbol knows its
+// symbols splits a chunk of escaped text into its UTF-8 characters, linked in order. In
+// merge-rank mode a chunk of newlines that is a token is one symbol, and each symbol knows its
 // token.
 func (t *SPMTokenizer) symbols(syms []spmSymbol, b []byte) []spmSymbol {
+	if t.merges != nil && b[0] == '\n' {
+		if id := t.idOf(b); id >= 0 {
+			return append(syms, spmSymbol{start: 0, n: int32(len(b)), prev: -1, next: -1, id: id})
+		}
+	}
 	for off := int32(0); off < int32(len(b)); {
 		n := min(utf8SeqLen[b[off]>>4], int32(len(b))-off)
 		k := int32(len(syms))
 		sym := spmSymbol{start: off, n: n, prev: k - 1, next: k + 1, id: -1}
 		if t.merges != nil {
-			if k > 0 && (b[off] == '\n') != (b[off-1] == '\n') {
-				sym.prev, syms[k-1].next = -1, -1
-			}
-			if b[off] == '\n' && (off == 0 || b[off-1] != '\n') {
-				end := off
-				for end < int32(len(b)) && b[end] == '\n' {
-					end++
-				}
-				if _, ok := t.ids[string(b[off:end])]; ok {
-					sym.n = end - off
-				}
-			}
-			sym.id = t.idOf(b[off : off+sym.n])
+			sym.id = t.idOf(b[off : off+n])
 		}
 		syms = append(syms, sym)
-		off += sym.n
+		off += n
 	}
 	syms[len(syms)-1].next = -1
 	return syms

@@ -19,9 +19,10 @@ import (
 // unknown token, a run of them one. It is safe for concurrent use.
 type UGMTokenizer struct {
 	vocabFrame
-	trie   byteTrie
-	scores []float32
-	zero   []bool // id → user-defined, scored 0 (llama.cpp favours them so)
+	trie byteTrie
+	// scores are the tokens' scores as the Viterbi adds them: 0 for a user-defined token
+	// (llama.cpp favours them so).
+	scores []float64
 	unkID  int32
 	// unkScore is the score of a character spelt by the unknown token: the lowest score of a
 	// normal token, less 10.
@@ -54,7 +55,7 @@ func loadGGUFUGM(path string, kvs gguf.GGUFMetadataKVs) (*UGMTokenizer, error) {
 	if int(unk) >= len(tokens) {
 		return nil, fmt.Errorf("%s: %d tokens, fewer than the unknown token's id %d", path, len(tokens), unk)
 	}
-	t := &UGMTokenizer{scores: scores, zero: make([]bool, len(tokens)), unkID: unk,
+	t := &UGMTokenizer{scores: make([]float64, len(tokens)), unkID: unk,
 		spacePrefix: ggufBool(kvs, "tokenizer.ggml.add_space_prefix", false),
 		mergeSpaces: ggufBool(kvs, "tokenizer.ggml.remove_extra_whitespaces", false)}
 	t.init(path, tokens, types, nil)
@@ -74,9 +75,10 @@ func loadGGUFUGM(path string, kvs gguf.GGUFMetadataKVs) (*UGMTokenizer, error) {
 		switch typ {
 		case ggufTokenNormal:
 			minScore = min(minScore, scores[id])
+			t.scores[id] = float64(scores[id])
 		case ggufTokenUserDefined:
-			t.zero[id] = true
 		case ggufTokenUnused:
+			t.scores[id] = float64(scores[id])
 		default:
 			continue
 		}
@@ -118,11 +120,7 @@ func (t *UGMTokenizer) encodeRun(dst []uint32, text string, s *runScratch) []uin
 				continue
 			}
 			single = single || end-off == n
-			score := float64(t.scores[id])
-			if t.zero[id] {
-				score = 0
-			}
-			if c := base + score; c > best[end].score {
+			if c := base + t.scores[id]; c > best[end].score {
 				best[end] = ugmBest{score: c, id: id, from: int32(off)}
 			}
 		}
@@ -151,7 +149,36 @@ func (t *UGMTokenizer) encodeRun(dst []uint32, text string, s *runScratch) []uin
 // a byte of invalid UTF-8 as U+FFFD), its spaces as "▁".
 func (t *UGMTokenizer) normalize(b []byte, text string) []byte {
 	prepended, inWord := false, false
+	put := func(c byte) {
+		if c == ' ' {
+			inWord = false
+			if !t.mergeSpaces {
+				b = append(b, escapedSpace...)
+			}
+			return
+		}
+		if !inWord {
+			inWord = true
+			if t.spacePrefix && !prepended || t.mergeSpaces {
+				b = append(b, escapedSpace...)
+				prepended = true
+			}
+		}
+		b = append(b, c)
+	}
 	for off := 0; off < len(text); {
+		if t.plainASCII(text[off]) && text[off] != ' ' {
+			// a run of ASCII no rule changes, no space in it: its first byte starts a word
+			// when none is open, the others go as they are
+			put(text[off])
+			end := off + 1
+			for end < len(text) && t.plainASCII(text[end]) && text[end] != ' ' {
+				end++
+			}
+			b = append(b, text[off+1:end]...)
+			off = end
+			continue
+		}
 		piece, n := t.charsmap.match(text, off)
 		if n == 0 {
 			r, w := utf8.DecodeRuneInString(text[off:])
@@ -161,24 +188,15 @@ func (t *UGMTokenizer) normalize(b []byte, text string) []byte {
 		}
 		off += n
 		for i := 0; i < len(piece); i++ {
-			if c := piece[i]; c != ' ' {
-				if !inWord {
-					inWord = true
-					if t.spacePrefix && !prepended || t.mergeSpaces {
-						b = append(b, escapedSpace...)
-						prepended = true
-					}
-				}
-				b = append(b, c)
-				continue
-			}
-			inWord = false
-			if !t.mergeSpaces {
-				b = append(b, escapedSpace...)
-			}
+			put(piece[i])
 		}
 	}
 	return b
+}
+
+// plainASCII says c is an ASCII byte no rule of the character map starts with.
+func (t *UGMTokenizer) plainASCII(c byte) bool {
+	return c < 0x80 && (t.charsmap.plain[c] || len(t.charsmap.nodes) == 0)
 }
 
 // ugmCharsmap is SentencePiece's precompiled character map: a XOR-compressed compact double
@@ -187,6 +205,8 @@ func (t *UGMTokenizer) normalize(b []byte, text string) []byte {
 type ugmCharsmap struct {
 	nodes        []uint32
 	replacements string
+	// plain marks the ASCII bytes no rule starts with (most of them, most of the text).
+	plain [128]bool
 }
 
 // ggufCharsmap reads tokenizer.ggml.precompiled_charsmap (empty when absent): a little-endian
@@ -214,6 +234,9 @@ func ggufCharsmap(kvs gguf.GGUFMetadataKVs) (ugmCharsmap, error) {
 	m := ugmCharsmap{nodes: make([]uint32, size/4), replacements: string(raw[4+size:])}
 	for i := range m.nodes {
 		m.nodes[i] = binary.LittleEndian.Uint32(raw[4+4*i:])
+	}
+	for c := uint32(1); c < 128; c++ {
+		m.plain[c] = m.node(ugmBase(m.node(0))^c)&(1<<31|0xff) != c
 	}
 	return m, nil
 }
@@ -268,6 +291,9 @@ type byteTrie struct {
 	slots []uint64
 	shift uint
 	value []int32 // node → token id, -1: none (node 0 is the root)
+	// root holds the root's children (-1: none) without a probe: every step of the Viterbi
+	// starts there.
+	root [256]int32
 }
 
 // maxTrieNodes is the most nodes a byteTrie holds (24 bits).
@@ -275,13 +301,20 @@ const maxTrieNodes = 1 << 24
 
 // newByteTrie makes an empty trie.
 func newByteTrie() byteTrie {
-	return byteTrie{slots: make([]uint64, 64), shift: 58, value: []int32{-1}}
+	t := byteTrie{slots: make([]uint64, 64), shift: 58, value: []int32{-1}}
+	for i := range t.root {
+		t.root[i] = -1
+	}
+	return t
 }
 
 func (t *byteTrie) home(key uint64) uint64 { return (key * 0x9E3779B97F4A7C15) >> t.shift }
 
 // child returns the child of node by byte c, or -1.
 func (t *byteTrie) child(node int32, c byte) int32 {
+	if node == 0 {
+		return t.root[c]
+	}
 	key := uint64(node)<<8 | uint64(c)
 	mask := uint64(len(t.slots) - 1)
 	for i := t.home(key); ; i = (i + 1) & mask {
@@ -308,6 +341,9 @@ func (t *byteTrie) insert(text string, id int32) bool {
 			next = int32(len(t.value))
 			t.value = append(t.value, -1)
 			t.put(uint64(node)<<8|uint64(text[i]), next)
+			if node == 0 {
+				t.root[text[i]] = next
+			}
 		}
 		node = next
 	}

@@ -32,6 +32,10 @@ type runScratch struct {
 	syms []spmSymbol
 	heap []spmBigram
 	best []ugmBest
+	// counting says only the number of ids is wanted: a run may append zeros for ids it
+	// recalls the count of from memo.
+	counting bool
+	memo     *pieceMemo
 }
 
 // init names the vocabulary and indexes its special tokens; rstrip, when not nil, says which
@@ -110,6 +114,7 @@ func (f *vocabFrame) encodeWith(text string, set *specialSet, scratch bool) []ui
 	}
 	defer f.scratch.Put(s)
 	ids := s.ids[:0]
+	s.counting = scratch
 	afterSpecial := true
 	set.partition(text, func(chunk string, id int32, special bool) {
 		if special {

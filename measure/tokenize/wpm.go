@@ -66,6 +66,13 @@ func (t *WPMTokenizer) encodeRun(dst []uint32, text string, s *runScratch) []uin
 		r, n := rune(text[i]), 1
 		if r >= utf8.RuneSelf {
 			r, n = utf8.DecodeRuneInString(text[i:])
+		} else if wpmWordASCII[r] {
+			if t.lower && r >= 'A' && r <= 'Z' {
+				r += 'a' - 'A'
+			}
+			word = append(word, byte(r))
+			i++
+			continue
 		}
 		i += n
 		if t.strip {
@@ -131,6 +138,15 @@ func wpmBase(r rune) rune {
 	base, _ := utf8.DecodeRune(d)
 	return base
 }
+
+// wpmWordASCII marks the ASCII letters and digits: a word goes on over them (the other
+// ASCII characters take the general path).
+var wpmWordASCII = func() (k [utf8.RuneSelf]bool) {
+	for c := range k {
+		k[c] = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+	}
+	return k
+}()
 
 // isCJKIdeograph says r is in one of the CJK ideograph blocks BERT cuts around (llama.cpp's
 // ranges, Extension D's start as in Hugging Face's code).
