@@ -160,6 +160,12 @@ func (t *SPMTokenizer) chunkEnd(b []byte, lo int) int {
 	if !t.wordCuts {
 		return hi
 	}
+	return wordEnd(b, lo, hi)
+}
+
+// wordEnd returns the end of the word of escaped text that starts at lo: the first "▁" after
+// lo that follows another character, or hi.
+func wordEnd(b []byte, lo, hi int) int {
 	for p := lo + 1; p+len(escapedSpace) <= hi; {
 		k := bytes.Index(b[p:hi], []byte(escapedSpace))
 		if k < 0 {

@@ -4,7 +4,9 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	gguf "github.com/gpustack/gguf-parser-go"
 	"github.com/strata-eval/strata-eval/internal/ggufmeta"
@@ -20,17 +22,40 @@ import (
 type UGMTokenizer struct {
 	vocabFrame
 	trie byteTrie
-	// scores are the tokens' scores as the Viterbi adds them: 0 for a user-defined token
-	// (llama.cpp favours them so).
-	scores []float64
+	// leaves holds, for each node of the trie, the token it spells (-1: none) and the score
+	// the Viterbi adds for it: 0 for a user-defined token (llama.cpp favours them so). One
+	// look-up per node where the token's id and score took two.
+	leaves []ugmLeaf
 	unkID  int32
 	// unkScore is the score of a character spelt by the unknown token: the lowest score of a
 	// normal token, less 10.
 	unkScore float64
 	charsmap ugmCharsmap
+	// wordCuts says the Viterbi may count word by word: "▁" is a token and none holds a "▁"
+	// after another character, so every spelling passes through each word's start. Below
+	// exactBelow every sum of scores is exact in float64, so a word's best spelling does not
+	// depend on the score before it and a memo may recall its count.
+	wordCuts   bool
+	exactBelow float64
 	// spacePrefix puts a "▁" in front of the text (add_space_prefix); mergeSpaces drops
 	// leading and trailing spaces and makes each run of them one (remove_extra_whitespaces).
 	spacePrefix, mergeSpaces bool
+}
+
+// ugmMemo remembers the token counts and best scores of recent words of 2 to 15 bytes (keyed
+// as pieceMemo is).
+type ugmMemo [1 << memoBits]ugmMemoSlot
+
+type ugmMemoSlot struct {
+	lo, hi uint64
+	count  uint32
+	score  float64
+}
+
+// ugmLeaf is what the Viterbi reads at a trie node.
+type ugmLeaf struct {
+	score float64
+	id    int32
 }
 
 // ugmBest is the best spelling found of the text up to one byte offset: its score, its last
@@ -55,7 +80,7 @@ func loadGGUFUGM(path string, kvs gguf.GGUFMetadataKVs) (*UGMTokenizer, error) {
 	if int(unk) >= len(tokens) {
 		return nil, fmt.Errorf("%s: %d tokens, fewer than the unknown token's id %d", path, len(tokens), unk)
 	}
-	t := &UGMTokenizer{scores: make([]float64, len(tokens)), unkID: unk,
+	t := &UGMTokenizer{unkID: unk,
 		spacePrefix: ggufBool(kvs, "tokenizer.ggml.add_space_prefix", false),
 		mergeSpaces: ggufBool(kvs, "tokenizer.ggml.remove_extra_whitespaces", false)}
 	t.init(path, tokens, types, nil)
@@ -75,10 +100,7 @@ func loadGGUFUGM(path string, kvs gguf.GGUFMetadataKVs) (*UGMTokenizer, error) {
 		switch typ {
 		case ggufTokenNormal:
 			minScore = min(minScore, scores[id])
-			t.scores[id] = float64(scores[id])
-		case ggufTokenUserDefined:
-		case ggufTokenUnused:
-			t.scores[id] = float64(scores[id])
+		case ggufTokenUserDefined, ggufTokenUnused:
 		default:
 			continue
 		}
@@ -87,8 +109,44 @@ func loadGGUFUGM(path string, kvs gguf.GGUFMetadataKVs) (*UGMTokenizer, error) {
 		}
 	}
 	t.unkScore = float64(minScore - 10)
+	t.leaves = make([]ugmLeaf, len(t.trie.value))
+	for node, id := range t.trie.value {
+		t.leaves[node] = ugmLeaf{id: id}
+		if id >= 0 && (types == nil || types[id] != ggufTokenUserDefined) {
+			t.leaves[node].score = float64(scores[id])
+		}
+	}
+	t.setWordCuts(tokens)
 	t.run = func(dst []uint32, text string, _ bool, s *runScratch) []uint32 { return t.encodeRun(dst, text, s) }
 	return t, nil
+}
+
+// setWordCuts sets wordCuts and exactBelow: float32 scores are multiples of their ulp, so
+// their sums are exact while below 2^53 times the smallest ulp.
+func (t *UGMTokenizer) setWordCuts(tokens []string) {
+	node := int32(0)
+	for i := 0; i < len(escapedSpace) && node >= 0; i++ {
+		node = t.trie.child(node, escapedSpace[i])
+	}
+	t.wordCuts = node >= 0 && t.leaves[node].id >= 0
+	minExp := 0
+	for _, score := range []float64{t.unkScore, 0} {
+		_, e := math.Frexp(score)
+		minExp = min(minExp, e-24)
+	}
+	for _, leaf := range t.leaves {
+		if leaf.id < 0 {
+			continue
+		}
+		if strings.Contains(strings.TrimLeft(tokens[leaf.id], escapedSpace), escapedSpace) {
+			t.wordCuts = false
+		}
+		if leaf.score != 0 {
+			_, e := math.Frexp(leaf.score)
+			minExp = min(minExp, e-24)
+		}
+	}
+	t.exactBelow = math.Ldexp(1, 52+minExp)
 }
 
 // ggufTokenUnused is llama.cpp's token type of an unused token (Unigram spells with it).
@@ -98,8 +156,55 @@ const ggufTokenUnused = 5
 func (t *UGMTokenizer) encodeRun(dst []uint32, text string, s *runScratch) []uint32 {
 	b := t.normalize(s.buf[:0], text)
 	s.buf = b
+	if s.counting && t.wordCuts {
+		if n, ok := t.countWords(b, s); ok {
+			for range n {
+				dst = append(dst, 0)
+			}
+			return dst
+		}
+	}
+	dst, _ = t.viterbi(dst, b, s)
+	return dst
+}
+
+// countWords counts the tokens of normalized text word by word, each word of 2 to 15 bytes
+// once per scratch; false when a sum of scores could be inexact (the whole text is then
+// spelt at once, as llama.cpp does).
+func (t *UGMTokenizer) countWords(b []byte, s *runScratch) (int, bool) {
+	if s.ugmMemo == nil {
+		s.ugmMemo = new(ugmMemo)
+	}
+	n, total := 0, 0.0
+	for lo := 0; lo < len(b); {
+		hi := wordEnd(b, lo, len(b))
+		w := b[lo:hi]
+		lo = hi
+		var k, m uint64
+		if len(w) >= 2 && len(w) <= maxMemoPiece {
+			k, m = packMemoKey(unsafe.String(&w[0], len(w)))
+			if slot := &s.ugmMemo[memoIndex(k, m)]; slot.lo == k && slot.hi == m {
+				n, total = n+int(slot.count), total+slot.score
+				continue
+			}
+		}
+		ids, score := t.viterbi(s.ids2[:0], w, s)
+		s.ids2 = ids
+		if k|m != 0 {
+			s.ugmMemo[memoIndex(k, m)] = ugmMemoSlot{lo: k, hi: m, count: uint32(len(ids)), score: score}
+		}
+		n, total = n+len(ids), total+score
+		if math.Abs(total) >= t.exactBelow {
+			return 0, false
+		}
+	}
+	return n, true
+}
+
+// viterbi appends the ids of the best spelling of normalized text, and returns its score.
+func (t *UGMTokenizer) viterbi(dst []uint32, b []byte, s *runScratch) ([]uint32, float64) {
 	if len(b) == 0 {
-		return dst
+		return dst, 0
 	}
 	best := s.best[:0]
 	for range len(b) + 1 {
@@ -115,13 +220,13 @@ func (t *UGMTokenizer) encodeRun(dst []uint32, text string, s *runScratch) []uin
 				break
 			}
 			end++
-			id := t.trie.value[node]
-			if id < 0 {
+			leaf := t.leaves[node]
+			if leaf.id < 0 {
 				continue
 			}
 			single = single || end-off == n
-			if c := base + t.scores[id]; c > best[end].score {
-				best[end] = ugmBest{score: c, id: id, from: int32(off)}
+			if c := base + leaf.score; c > best[end].score {
+				best[end] = ugmBest{score: c, id: leaf.id, from: int32(off)}
 			}
 		}
 		if c := base + t.unkScore; !single && c > best[off+n].score {
@@ -141,7 +246,7 @@ func (t *UGMTokenizer) encodeRun(dst []uint32, text string, s *runScratch) []uin
 	for i, j := start, len(dst)-1; i < j; i, j = i+1, j-1 {
 		dst[i], dst[j] = dst[j], dst[i]
 	}
-	return dst
+	return dst, best[len(b)].score
 }
 
 // normalize appends text normalized as llama.cpp's Unigram does: each place replaced by the

@@ -36,6 +36,8 @@ type runScratch struct {
 	// recalls the count of from memo.
 	counting bool
 	memo     *pieceMemo
+	ugmMemo  *ugmMemo
+	ids2     []uint32 // a word's ids, counted apart from ids
 }
 
 // init names the vocabulary and indexes its special tokens; rstrip, when not nil, says which
