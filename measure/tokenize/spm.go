@@ -25,10 +25,15 @@ type SPMTokenizer struct {
 	// (left id<<32|right id → rank<<32|merged id), lowest first, never across a newline; a
 	// run of newlines that is a token is that token; a byte without a <0xXX> token is dropped.
 	merges *u64Table
-	// wordCuts says no token holds a "▁" right after another character: no merge crosses the
-	// start of a word, and each word is merged (and counted) on its own.
+	// wordCuts says at most maxSpanners tokens hold a "▁" right after another character
+	// (spanners; Gemma 4 has one, ">▁</"): no merge crosses the start of a word where none of
+	// them is written across it, and each word is merged (and counted) on its own.
 	wordCuts bool
+	spanners []string
 }
+
+// maxSpanners is the most tokens across a word's start that wordCuts checks for.
+const maxSpanners = 16
 
 // spmSymbol is one piece of the text being merged: bytes [start, start+n) of the escaped
 // text, linked to its neighbours (-1 at the ends); n is 0 once merged into its left neighbour.
@@ -80,13 +85,13 @@ func newSPMTokenizer(v spmVocab) (*SPMTokenizer, error) {
 		rstrip = func(text string) bool { return text != "<unk>" && text != "<s>" && text != "<|endoftext|>" }
 	}
 	t.init(v.name, v.tokens, v.types, rstrip)
-	t.wordCuts = true
 	for id, text := range t.texts {
 		t.ids[text] = int32(id)
 		if strings.Contains(strings.TrimLeft(text, escapedSpace), escapedSpace) {
-			t.wordCuts = false
+			t.spanners = append(t.spanners, text)
 		}
 	}
+	t.wordCuts = len(t.spanners) <= maxSpanners
 	t.run = func(dst []uint32, text string, afterSpecial bool, s *runScratch) []uint32 {
 		return t.encodeRun(dst, text, t.spacePrefix && afterSpecial, s)
 	}
@@ -141,8 +146,8 @@ func (t *SPMTokenizer) encodeRun(dst []uint32, text string, prefix bool, s *runS
 
 // chunkEnd returns the end of the chunk of the escaped text b that starts at lo: no merge
 // crosses a chunk's end. In merge-rank mode a chunk is a run of newlines or of other
-// characters; where no token holds a "▁" after another character (wordCuts) a chunk ends
-// before each "▁" that follows another character; else the text is one chunk.
+// characters; with wordCuts a chunk ends before each "▁" that follows another character and
+// that no spanner is written across; else the text is one chunk.
 func (t *SPMTokenizer) chunkEnd(b []byte, lo int) int {
 	hi := len(b)
 	if t.merges != nil {
@@ -160,7 +165,23 @@ func (t *SPMTokenizer) chunkEnd(b []byte, lo int) int {
 	if !t.wordCuts {
 		return hi
 	}
-	return wordEnd(b, lo, hi)
+	p := wordEnd(b, lo, hi)
+	for p < hi && t.spanned(b, p) {
+		p = wordEnd(b, p, hi)
+	}
+	return p
+}
+
+// spanned says a spanner is written across the word start at p of b.
+func (t *SPMTokenizer) spanned(b []byte, p int) bool {
+	for _, v := range t.spanners {
+		for j := 1; j < len(v); j++ {
+			if strings.HasPrefix(v[j:], escapedSpace) && p-j >= 0 && p-j+len(v) <= len(b) && string(b[p-j:p-j+len(v)]) == v {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // wordEnd returns the end of the word of escaped text that starts at lo: the first "▁" after
