@@ -37,6 +37,7 @@ type UGMTokenizer struct {
 	// depend on the score before it and a memo may recall its count.
 	wordCuts   bool
 	exactBelow float64
+	maxAbs     float64 // the largest magnitude of a score the Viterbi adds
 	// spacePrefix puts a "▁" in front of the text (add_space_prefix); mergeSpaces drops
 	// leading and trailing spaces and makes each run of them one (remove_extra_whitespaces).
 	spacePrefix, mergeSpaces bool
@@ -121,19 +122,17 @@ func loadGGUFUGM(path string, kvs gguf.GGUFMetadataKVs) (*UGMTokenizer, error) {
 	return t, nil
 }
 
-// setWordCuts sets wordCuts and exactBelow: float32 scores are multiples of their ulp, so
-// their sums are exact while below 2^53 times the smallest ulp.
+// setWordCuts sets wordCuts, exactBelow and maxAbs: float32 scores are multiples of their
+// ulp, so their sums are exact while below 2^53 times the smallest ulp.
 func (t *UGMTokenizer) setWordCuts(tokens []string) {
 	node := int32(0)
 	for i := 0; i < len(escapedSpace) && node >= 0; i++ {
 		node = t.trie.child(node, escapedSpace[i])
 	}
 	t.wordCuts = node >= 0 && t.leaves[node].id >= 0
-	minExp := 0
-	for _, score := range []float64{t.unkScore, 0} {
-		_, e := math.Frexp(score)
-		minExp = min(minExp, e-24)
-	}
+	_, minExp := math.Frexp(t.unkScore)
+	minExp -= 24
+	t.maxAbs = math.Abs(t.unkScore)
 	for _, leaf := range t.leaves {
 		if leaf.id < 0 {
 			continue
@@ -144,6 +143,7 @@ func (t *UGMTokenizer) setWordCuts(tokens []string) {
 		if leaf.score != 0 {
 			_, e := math.Frexp(leaf.score)
 			minExp = min(minExp, e-24)
+			t.maxAbs = max(t.maxAbs, math.Abs(leaf.score))
 		}
 	}
 	t.exactBelow = math.Ldexp(1, 52+minExp)
@@ -180,6 +180,11 @@ func (t *UGMTokenizer) countWords(b []byte, s *runScratch) (int, bool) {
 		hi := wordEnd(b, lo, len(b))
 		w := b[lo:hi]
 		lo = hi
+		// every sum the Viterbi forms over this word, here or after the text before it, is
+		// within len(w) scores of the total so far
+		if math.Abs(total)+float64(len(w))*t.maxAbs >= t.exactBelow {
+			return 0, false
+		}
 		var k, m uint64
 		if len(w) >= 2 && len(w) <= maxMemoPiece {
 			k, m = packMemoKey(unsafe.String(&w[0], len(w)))
@@ -194,9 +199,6 @@ func (t *UGMTokenizer) countWords(b []byte, s *runScratch) (int, bool) {
 			s.ugmMemo[memoIndex(k, m)] = ugmMemoSlot{lo: k, hi: m, count: uint32(len(ids)), score: score}
 		}
 		n, total = n+len(ids), total+score
-		if math.Abs(total) >= t.exactBelow {
-			return 0, false
-		}
 	}
 	return n, true
 }
