@@ -7,6 +7,7 @@ require (
 	github.com/ebitengine/purego v0.10.0
 	github.com/gpustack/gguf-parser-go v0.28.1
 	github.com/hybridgroup/yzma v1.28.0
+	github.com/jupiterrider/ffi v0.7.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/olekukonko/tablewriter v1.1.5
 	github.com/ollama/ollama v0.17.4
@@ -41,7 +42,6 @@ require (
 	github.com/henvic/httpretty v0.1.4 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/json-iterator/go v1.1.12 // indirect
-	github.com/jupiterrider/ffi v0.7.0 // indirect
 	github.com/klauspost/cpuid/v2 v2.2.7 // indirect
 	github.com/kr/pretty v0.3.1 // indirect
 	github.com/mailru/easyjson v0.7.7 // indirect

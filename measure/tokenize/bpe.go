@@ -350,9 +350,11 @@ func loadUpTo8(s string) uint64 {
 }
 
 // memoSlotOf returns the slot of a packed key.
-func (m *pieceMemo) slotOf(lo, hi uint64) *memoSlot {
-	h := (lo ^ hi*0xC2B2AE3D27D4EB4F) * 0x9E3779B97F4A7C15
-	return &m[h>>(64-memoBits)]
+func (m *pieceMemo) slotOf(lo, hi uint64) *memoSlot { return &m[memoIndex(lo, hi)] }
+
+// memoIndex is the slot of a packed key in a memo of 1<<memoBits slots.
+func memoIndex(lo, hi uint64) uint64 {
+	return (lo ^ hi*0xC2B2AE3D27D4EB4F) * 0x9E3779B97F4A7C15 >> (64 - memoBits)
 }
 
 // heapItem is a candidate merge of the part starting at node with its right neighbour. The

@@ -1,10 +1,10 @@
 package tokenize
 
 import (
+	"bytes"
 	"fmt"
-	"slices"
 	"strings"
-	"sync"
+	"unsafe"
 )
 
 // SPMTokenizer is a SentencePiece vocabulary as llama.cpp runs it (`tokenizer.ggml.model`
@@ -13,27 +13,34 @@ import (
 // adjacent pieces whose merge is the token of highest score is merged first, and what forms no
 // token is spelt as its bytes' <0xXX> tokens. It is safe for concurrent use.
 type SPMTokenizer struct {
-	name   string
+	vocabFrame
 	ids    map[string]int32 // every token's text → id
 	scores []float32
-	texts  []string // id → text
-	types  []int32  // id → llama.cpp token type (nil: all normal)
 	// byteID is the token of each byte where no token spells a symbol: <0xXX>, else the byte
-	// itself, else the unknown token.
+	// itself, else the unknown token (-1: dropped).
 	byteID      [256]int32
 	spacePrefix bool
-	// user holds the user-defined tokens (found in ordinary text too), special every special
-	// token (control, user-defined and unknown: found in framing).
-	user, special *specialSet
-	bos           string
-	scratch       sync.Pool
+	// merges, when not nil, makes this the SentencePiece-shaped BPE of Gemma 4 (llama.cpp's
+	// "gemma4" model): adjacent symbols merge by the rank of their pair in the merge list
+	// (left id<<32|right id → rank<<32|merged id), lowest first, never across a newline; a
+	// run of newlines that is a token is that token; a byte without a <0xXX> token is dropped.
+	merges *u64Table
+	// wordCuts says at most maxSpanners tokens hold a "▁" right after another character
+	// (spanners; Gemma 4 has one, ">▁</"): no merge crosses the start of a word where none of
+	// them is written across it, and each word is merged (and counted) on its own.
+	wordCuts bool
+	spanners []string
 }
+
+// maxSpanners is the most tokens across a word's start that wordCuts checks for.
+const maxSpanners = 16
 
 // spmSymbol is one piece of the text being merged: bytes [start, start+n) of the escaped
 // text, linked to its neighbours (-1 at the ends); n is 0 once merged into its left neighbour.
 type spmSymbol struct {
 	start, n   int32
 	prev, next int32
+	id         int32 // the token the symbol is (-1: none), kept in merge-rank mode only
 }
 
 // spmBigram is a candidate merge of two adjacent symbols into a token of that score.
@@ -41,13 +48,7 @@ type spmBigram struct {
 	score       float32
 	left, right int32
 	size        int32
-}
-
-type spmScratch struct {
-	buf  []byte
-	syms []spmSymbol
-	heap []spmBigram
-	ids  []uint32
+	id          int32 // the merged token in merge-rank mode
 }
 
 // spmVocab is what a vocabulary source hands to newSPMTokenizer.
@@ -62,6 +63,9 @@ type spmVocab struct {
 	// rstripSpecials makes every special token but <unk>, <s> and <|endoftext|> take the white
 	// space after it (llama.cpp does so for models named Phi-3).
 	rstripSpecials bool
+	// merges, when not nil, are the merge list of a merge-rank vocabulary (Gemma 4), each
+	// "left right".
+	merges []string
 }
 
 // llama.cpp token types beyond those of vocab_gguf.go.
@@ -75,49 +79,42 @@ func newSPMTokenizer(v spmVocab) (*SPMTokenizer, error) {
 	if len(v.scores) < n {
 		return nil, fmt.Errorf("%s: %d scores for %d tokens", v.name, len(v.scores), n)
 	}
-	t := &SPMTokenizer{name: v.name, ids: make(map[string]int32, n), scores: v.scores[:n],
-		texts: make([]string, n), types: v.types, spacePrefix: v.spacePrefix}
-	userIDs, specialIDs := map[string]int32{}, map[string]int32{}
-	strip := map[string]uint8{}
-	for id, text := range v.tokens {
-		if text == "" {
-			text = fmt.Sprintf("[EMPTY_%d]", id) // as llama.cpp names an empty token
-		}
-		t.ids[text], t.texts[id] = int32(id), text
-		if v.types == nil {
-			continue
-		}
-		switch v.types[id] {
-		case ggufTokenUserDefined:
-			userIDs[text] = int32(id)
-			specialIDs[text] = int32(id)
-		case ggufTokenControl, ggufTokenUnknown:
-			specialIDs[text] = int32(id)
-		default:
-			continue
-		}
-		if v.rstripSpecials && text != "<unk>" && text != "<s>" && text != "<|endoftext|>" {
-			strip[text] = stripRight
-		}
-	}
+	t := &SPMTokenizer{ids: make(map[string]int32, n), scores: v.scores[:n], spacePrefix: v.spacePrefix}
+	var rstrip func(string) bool
 	if v.rstripSpecials {
-		if _, ok := t.ids["</s>"]; ok {
-			strip["</s>"] = stripRight
+		rstrip = func(text string) bool { return text != "<unk>" && text != "<s>" && text != "<|endoftext|>" }
+	}
+	t.init(v.name, v.tokens, v.types, rstrip)
+	for id, text := range t.texts {
+		t.ids[text] = int32(id)
+		if strings.Contains(strings.TrimLeft(text, escapedSpace), escapedSpace) {
+			t.spanners = append(t.spanners, text)
 		}
 	}
-	t.user, t.special = newSpecialSet(userIDs, strip), newSpecialSet(specialIDs, strip)
+	t.wordCuts = len(t.spanners) <= maxSpanners
+	t.run = func(dst []uint32, text string, afterSpecial bool, s *runScratch) []uint32 {
+		return t.encodeRun(dst, text, t.spacePrefix && afterSpecial, s)
+	}
 	if v.unkID < 0 || int(v.unkID) >= n {
 		v.unkID = -1
 	}
+	if v.merges != nil {
+		if err := t.setMerges(v.merges); err != nil {
+			return nil, err
+		}
+	}
 	for b := range 256 {
 		id, ok := t.ids[fmt.Sprintf("<0x%02X>", b)]
-		if !ok {
+		if !ok && t.merges == nil {
 			id, ok = t.ids[string([]byte{byte(b)})]
 		}
-		if !ok {
-			if v.unkID < 0 {
-				return nil, fmt.Errorf("%s: byte 0x%02x has neither a <0x%02X> token nor an unknown token to fall back on", v.name, b, b)
-			}
+		switch {
+		case ok:
+		case t.merges != nil:
+			id = -1 // llama.cpp's BPE drops a byte it cannot spell
+		case v.unkID < 0:
+			return nil, fmt.Errorf("%s: byte 0x%02x has neither a <0x%02X> token nor an unknown token to fall back on", v.name, b, b)
+		default:
 			id = v.unkID
 		}
 		t.byteID[b] = id
@@ -128,101 +125,7 @@ func newSPMTokenizer(v spmVocab) (*SPMTokenizer, error) {
 		}
 		t.bos = t.texts[v.bosID]
 	}
-	t.scratch.New = func() any { return new(spmScratch) }
 	return t, nil
-}
-
-// Name identifies the vocabulary.
-func (t *SPMTokenizer) Name() string { return t.name }
-
-// AddedBOS returns the text of the BOS token the tokenizer adds in front of every prompt, and
-// whether it adds one.
-func (t *SPMTokenizer) AddedBOS() (string, bool) { return t.bos, t.bos != "" }
-
-// SpecialID returns the id of a control, user-defined or unknown token given by its text.
-func (t *SPMTokenizer) SpecialID(text string) (int, bool) {
-	id, ok := t.special.ids[text]
-	return int(id), ok
-}
-
-// Encode returns the token ids of ordinary text: user-defined tokens are recognised (as
-// llama.cpp does without parse_special), control tokens are not.
-func (t *SPMTokenizer) Encode(text string) []int { return widen(t.encodeWith(text, t.user, false)) }
-
-// Count returns len(Encode(text)).
-func (t *SPMTokenizer) Count(text string) int { return len(t.encodeWith(text, t.user, true)) }
-
-// EncodeFraming returns the token ids of framing text: every special token is recognised.
-func (t *SPMTokenizer) EncodeFraming(text string) []int {
-	return widen(t.encodeWith(text, t.special, false))
-}
-
-// CountFraming returns len(EncodeFraming(text)).
-func (t *SPMTokenizer) CountFraming(text string) int {
-	return len(t.encodeWith(text, t.special, true))
-}
-
-// encodeWith encodes text split at the special tokens of set; scratch says the ids may be
-// the pooled buffer's (only their number is read).
-func (t *SPMTokenizer) encodeWith(text string, set *specialSet, scratch bool) []uint32 {
-	s := t.scratch.Get().(*spmScratch)
-	defer t.scratch.Put(s)
-	ids := t.encode(s.ids[:0], text, set, s)
-	if scratch {
-		s.ids = ids
-		return ids
-	}
-	return slices.Clone(ids)
-}
-
-// SplitFraming splits framing text into ordinary runs and special tokens (the runs with the
-// white space a Phi-3 special token takes taken off), for callers that count the runs
-// between two special tokens as one text each.
-func (t *SPMTokenizer) SplitFraming(text string, fn func(chunk string, special bool)) {
-	t.special.partition(text, func(chunk string, _ int32, special bool) { fn(chunk, special) })
-}
-
-// Decode returns the bytes of a token sequence: "▁" as a space, <0xXX> as its byte, special
-// tokens as their text.
-func (t *SPMTokenizer) Decode(ids []int) ([]byte, error) {
-	var out []byte
-	for i, id := range ids {
-		if id < 0 || id >= len(t.texts) {
-			return out, fmt.Errorf("decode %s: token %d (at %d) is not in the vocabulary", t.name, id, i)
-		}
-		text := t.texts[id]
-		typ := int32(ggufTokenNormal)
-		if t.types != nil {
-			typ = t.types[id]
-		}
-		switch {
-		case typ == ggufTokenByte && len(text) == 6 && strings.HasPrefix(text, "<0x"):
-			var b byte
-			if _, err := fmt.Sscanf(text[3:5], "%02X", &b); err != nil {
-				return out, fmt.Errorf("decode %s: byte token %q: %w", t.name, text, err)
-			}
-			out = append(out, b)
-		case typ == ggufTokenNormal:
-			out = append(out, strings.ReplaceAll(text, "\u2581", " ")...)
-		default:
-			out = append(out, text...)
-		}
-	}
-	return out, nil
-}
-
-// encode appends the ids of text, split at the special tokens of set.
-func (t *SPMTokenizer) encode(dst []uint32, text string, set *specialSet, s *spmScratch) []uint32 {
-	prevSpecial := true
-	set.partition(text, func(chunk string, id int32, special bool) {
-		if special {
-			dst = append(dst, uint32(id))
-		} else {
-			dst = t.encodeRun(dst, chunk, t.spacePrefix && prevSpecial, s)
-		}
-		prevSpecial = special
-	})
-	return dst
 }
 
 // utf8SeqLen is the length llama.cpp gives a UTF-8 sequence by its first byte's high bits
@@ -230,33 +133,100 @@ func (t *SPMTokenizer) encode(dst []uint32, text string, set *specialSet, s *spm
 var utf8SeqLen = [16]int32{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 3, 4}
 
 // encodeRun appends the ids of one run of ordinary text.
-func (t *SPMTokenizer) encodeRun(dst []uint32, text string, prefix bool, s *spmScratch) []uint32 {
-	const space = "\u2581"
-	b := s.buf[:0]
-	if prefix {
-		b = append(b, space...)
+func (t *SPMTokenizer) encodeRun(dst []uint32, text string, prefix bool, s *runScratch) []uint32 {
+	b := t.escape(s.buf[:0], text, prefix)
+	s.buf = b
+	for lo := 0; lo < len(b); {
+		hi := t.chunkEnd(b, lo)
+		dst = t.encodeChunk(dst, b[lo:hi], s)
+		lo = hi
 	}
-	for {
-		i := strings.IndexByte(text, ' ')
-		if i < 0 {
-			b = append(b, text...)
+	return dst
+}
+
+// chunkEnd returns the end of the chunk of the escaped text b that starts at lo: no merge
+// crosses a chunk's end. In merge-rank mode a chunk is a run of newlines or of other
+// characters; with wordCuts a chunk ends before each "▁" that follows another character and
+// that no spanner is written across; else the text is one chunk.
+func (t *SPMTokenizer) chunkEnd(b []byte, lo int) int {
+	hi := len(b)
+	if t.merges != nil {
+		nl := b[lo] == '\n'
+		for i := lo + 1; i < hi; i++ {
+			if (b[i] == '\n') != nl {
+				hi = i
+				break
+			}
+		}
+		if nl {
+			return hi
+		}
+	}
+	if !t.wordCuts {
+		return hi
+	}
+	p := wordEnd(b, lo, hi)
+	for p < hi && t.spanned(b, p) {
+		p = wordEnd(b, p, hi)
+	}
+	return p
+}
+
+// spanned says a spanner is written across the word start at p of b.
+func (t *SPMTokenizer) spanned(b []byte, p int) bool {
+	for _, v := range t.spanners {
+		for j := 1; j < len(v); j++ {
+			if strings.HasPrefix(v[j:], escapedSpace) && p-j >= 0 && p-j+len(v) <= len(b) && string(b[p-j:p-j+len(v)]) == v {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// wordEnd returns the end of the word of escaped text that starts at lo: the first "▁" after
+// lo that follows another character, or hi.
+func wordEnd(b []byte, lo, hi int) int {
+	for p := lo + 1; p+len(escapedSpace) <= hi; {
+		k := bytes.Index(b[p:hi], []byte(escapedSpace))
+		if k < 0 {
 			break
 		}
-		b = append(append(b, text[:i]...), space...)
-		text = text[i+1:]
+		if p += k; p-lo < len(escapedSpace) || string(b[p-len(escapedSpace):p]) != escapedSpace {
+			return p
+		}
+		p += len(escapedSpace)
 	}
-	s.buf = b
-	if len(b) == 0 {
+	return hi
+}
+
+// encodeChunk appends the ids of one chunk; when only the number of ids is wanted
+// (s.counting) a chunk of 2 to 15 bytes is counted once per scratch and recalled from its
+// memo after that (the ids appended are then zeros).
+func (t *SPMTokenizer) encodeChunk(dst []uint32, c []byte, s *runScratch) []uint32 {
+	if !s.counting || len(c) < 2 || len(c) > maxMemoPiece {
+		return t.mergeChunk(dst, c, s)
+	}
+	if s.memo == nil {
+		s.memo = new(pieceMemo)
+	}
+	lo, hi := packMemoKey(unsafe.String(&c[0], len(c)))
+	slot := s.memo.slotOf(lo, hi)
+	if slot.lo != lo || slot.hi != hi {
+		n := len(dst)
+		dst = t.mergeChunk(dst, c, s)
+		*slot = memoSlot{lo: lo, hi: hi, count: uint32(len(dst) - n)}
 		return dst
 	}
-	syms := s.syms[:0]
-	for off := int32(0); off < int32(len(b)); {
-		n := min(utf8SeqLen[b[off]>>4], int32(len(b))-off)
-		k := int32(len(syms))
-		syms = append(syms, spmSymbol{start: off, n: n, prev: k - 1, next: k + 1})
-		off += n
+	for range slot.count {
+		dst = append(dst, 0)
 	}
-	syms[len(syms)-1].next = -1
+	return dst
+}
+
+// mergeChunk appends the ids of one chunk of escaped text by merging its symbols.
+func (t *SPMTokenizer) mergeChunk(dst []uint32, b []byte, s *runScratch) []uint32 {
+	syms := t.symbols(s.syms[:0], b)
 	s.syms = syms
 	h := s.heap[:0]
 	for i := int32(1); i < int32(len(syms)); i++ {
@@ -270,6 +240,7 @@ func (t *SPMTokenizer) encodeRun(dst []uint32, text string, prefix bool, s *spmS
 			continue // one of the two was merged since
 		}
 		l.n += r.n
+		l.id = top.id
 		r.n = 0
 		l.next = r.next
 		if r.next >= 0 {
@@ -279,31 +250,127 @@ func (t *SPMTokenizer) encodeRun(dst []uint32, text string, prefix bool, s *spmS
 		h = t.tryMerge(h, syms, b, top.left, l.next)
 	}
 	s.heap = h
-	for i := int32(0); i != -1; i = syms[i].next {
-		sym := syms[i]
-		piece := b[sym.start : sym.start+sym.n]
-		if id, ok := t.ids[string(piece)]; ok {
+	for _, sym := range syms {
+		if sym.n == 0 {
+			continue
+		}
+		id, ok := sym.id, sym.id >= 0
+		if t.merges == nil {
+			id, ok = t.ids[string(b[sym.start:sym.start+sym.n])]
+		}
+		if ok {
 			dst = append(dst, uint32(id))
 			continue
 		}
-		for _, c := range piece {
-			dst = append(dst, uint32(t.byteID[c]))
+		for _, c := range b[sym.start : sym.start+sym.n] {
+			if id := t.byteID[c]; id >= 0 {
+				dst = append(dst, uint32(id))
+			}
 		}
 	}
 	return dst
 }
 
-// tryMerge queues the merge of symbols left and right when their text is a token.
+// escape appends text to b with its spaces as "▁", after a "▁" when prefix is set; in
+// merge-rank mode each byte of invalid UTF-8 becomes U+FFFD, as llama.cpp's BPE splitter
+// re-encodes the text.
+func (t *SPMTokenizer) escape(b []byte, text string, prefix bool) []byte {
+	if prefix {
+		b = append(b, escapedSpace...)
+	}
+	if t.merges != nil {
+		text = InvalidBytesAsRune(text)
+	}
+	for {
+		i := strings.IndexByte(text, ' ')
+		if i < 0 {
+			return append(b, text...)
+		}
+		b = append(append(b, text[:i]...), escapedSpace...)
+		text = text[i+1:]
+	}
+}
+
+// symbols splits a chunk of escaped text into its UTF-8 characters, linked in order. In
+// merge-rank mode a chunk of newlines that is a token is one symbol, and each symbol knows its
+// token.
+func (t *SPMTokenizer) symbols(syms []spmSymbol, b []byte) []spmSymbol {
+	if t.merges != nil && b[0] == '\n' {
+		if id := t.idOf(b); id >= 0 {
+			return append(syms, spmSymbol{start: 0, n: int32(len(b)), prev: -1, next: -1, id: id})
+		}
+	}
+	for off := int32(0); off < int32(len(b)); {
+		n := min(utf8SeqLen[b[off]>>4], int32(len(b))-off)
+		k := int32(len(syms))
+		sym := spmSymbol{start: off, n: n, prev: k - 1, next: k + 1, id: -1}
+		if t.merges != nil {
+			sym.id = t.idOf(b[off : off+n])
+		}
+		syms = append(syms, sym)
+		off += n
+	}
+	syms[len(syms)-1].next = -1
+	return syms
+}
+
+// idOf returns the id of the token b, or -1.
+func (t *SPMTokenizer) idOf(b []byte) int32 {
+	if id, ok := t.ids[string(b)]; ok {
+		return id
+	}
+	return -1
+}
+
+// tryMerge queues the merge of symbols left and right: in merge-rank mode when their pair is
+// in the merge list, else when their text is a token.
 func (t *SPMTokenizer) tryMerge(h []spmBigram, syms []spmSymbol, b []byte, left, right int32) []spmBigram {
 	if left < 0 || right < 0 {
 		return h
 	}
 	start, size := syms[left].start, syms[left].n+syms[right].n
+	if t.merges != nil {
+		l, r := syms[left].id, syms[right].id
+		if l < 0 || r < 0 {
+			return h
+		}
+		v, ok := t.merges.get(uint64(l)<<32 | uint64(r))
+		if !ok {
+			return h
+		}
+		// ranks are below 2^24, exact as float32: the lowest rank is the highest score
+		return spmPush(h, spmBigram{score: -float32(v >> 32), left: left, right: right, size: size, id: int32(uint32(v))})
+	}
 	id, ok := t.ids[string(b[start:start+size])]
 	if !ok {
 		return h
 	}
-	return spmPush(h, spmBigram{score: t.scores[id], left: left, right: right, size: size})
+	return spmPush(h, spmBigram{score: t.scores[id], left: left, right: right, size: size, id: -1})
+}
+
+// setMerges builds the merge table of a merge-rank vocabulary from its "left right" merges
+// (split at the first space after the first byte, as llama.cpp does).
+func (t *SPMTokenizer) setMerges(merges []string) error {
+	if len(merges) >= 1<<24 {
+		return fmt.Errorf("%s: %d merges, more than ranks as float32 hold", t.name, len(merges))
+	}
+	t.merges = newU64Table(len(merges))
+	for i, m := range merges {
+		cut := strings.IndexByte(m[min(1, len(m)):], ' ') + 1
+		if cut <= 0 {
+			return fmt.Errorf("%s: merge %d %q has no space", t.name, i, m)
+		}
+		l, okL := t.ids[m[:cut]]
+		r, okR := t.ids[m[cut+1:]]
+		id, okM := t.ids[m[:cut]+m[cut+1:]]
+		if !okL || !okR || !okM {
+			continue // a merge of no token never applies: llama.cpp's symbols are tokens or single characters
+		}
+		if _, seen := t.merges.get(uint64(l)<<32 | uint64(r)); !seen {
+			t.merges.put(uint64(l)<<32|uint64(r), uint64(i)<<32|uint64(uint32(id)))
+		}
+	}
+	return nil
 }
 
 // spmBefore orders the merge queue: the highest score first, then the leftmost.

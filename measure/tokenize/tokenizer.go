@@ -1,7 +1,7 @@
 // Package tokenize holds the tokenizers the counts are made with: tiktoken encodings,
 // Hugging Face tokenizer.json and GGUF vocabularies as one byte-level BPE with the
-// pre-tokenizer each names, GGUF SentencePiece vocabularies as llama.cpp runs them, and the
-// fast count of long base64 runs (docs/pipeline.md §13).
+// pre-tokenizer each names, GGUF SentencePiece, Gemma 4, WordPiece and Unigram vocabularies as
+// llama.cpp runs them, and the fast count of long base64 runs (docs/pipeline.md §13).
 package tokenize
 
 import (

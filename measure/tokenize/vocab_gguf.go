@@ -56,12 +56,17 @@ var ggufModels = map[string]func(path string, kvs gguf.GGUFMetadataKVs) (Tokeniz
 	"gpt2": func(path string, kvs gguf.GGUFMetadataKVs) (Tokenizer, error) {
 		return asTokenizer(loadGGUFBPE(path, kvs))
 	},
-	"llama": func(path string, kvs gguf.GGUFMetadataKVs) (Tokenizer, error) { return asSPM(loadGGUFSPM(path, kvs)) },
+	"llama": func(path string, kvs gguf.GGUFMetadataKVs) (Tokenizer, error) { return asGGUF(loadGGUFSPM(path, kvs)) },
+	"gemma4": func(path string, kvs gguf.GGUFMetadataKVs) (Tokenizer, error) {
+		return asGGUF(loadGGUFGemma4(path, kvs))
+	},
+	"bert": func(path string, kvs gguf.GGUFMetadataKVs) (Tokenizer, error) { return asGGUF(loadGGUFWPM(path, kvs)) },
+	"t5":   func(path string, kvs gguf.GGUFMetadataKVs) (Tokenizer, error) { return asGGUF(loadGGUFUGM(path, kvs)) },
 }
 
 // LoadGGUF loads the tokenizer stored in a model GGUF file, of any `tokenizer.ggml.model`
-// this package runs (byte-level BPE "gpt2", SentencePiece "llama"). Tensor data is never
-// read.
+// this package runs (ggufModels: byte-level BPE "gpt2", SentencePiece "llama", Gemma 4's
+// "gemma4", WordPiece "bert", Unigram "t5"). Tensor data is never read.
 func LoadGGUF(path string) (Tokenizer, error) {
 	f, err := ggufmeta.Parse(path)
 	if err != nil {
@@ -210,8 +215,13 @@ func ggufTokenTypes(kvs gguf.GGUFMetadataKVs, n int) ([]int32, error) {
 	if len(av.Array) != n {
 		return nil, fmt.Errorf("key %s has %d entries for %d tokens", key, len(av.Array), n)
 	}
-	out := make([]int32, n)
-	for i, v := range av.Array {
+	return ggufInts(key, av.Array)
+}
+
+// ggufInts reads an array of integers of any width.
+func ggufInts(key string, arr []any) ([]int32, error) {
+	out := make([]int32, len(arr))
+	for i, v := range arr {
 		switch x := v.(type) {
 		case int32:
 			out[i] = x

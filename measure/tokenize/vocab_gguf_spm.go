@@ -8,8 +8,8 @@ import (
 	"github.com/strata-eval/strata-eval/internal/ggufmeta"
 )
 
-// asSPM keeps a nil *SPMTokenizer from becoming a non-nil interface.
-func asSPM(t *SPMTokenizer, err error) (Tokenizer, error) {
+// asGGUF keeps a nil tokenizer pointer from becoming a non-nil interface.
+func asGGUF[T Tokenizer](t T, err error) (Tokenizer, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -20,28 +20,14 @@ func asSPM(t *SPMTokenizer, err error) (Tokenizer, error) {
 // metadata with llama.cpp's defaults: add_space_prefix and add_bos_token true, BOS 1, unknown
 // token 0, unless the file says otherwise.
 func loadGGUFSPM(path string, kvs gguf.GGUFMetadataKVs) (*SPMTokenizer, error) {
-	tokens, err := ggufTokens(path, kvs)
+	tokens, types, scores, err := ggufScoredTokens(path, kvs)
 	if err != nil {
 		return nil, err
 	}
-	types, err := ggufTokenTypes(kvs, len(tokens))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	scores, err := ggufScores(kvs, len(tokens))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
 	v := spmVocab{name: path, tokens: tokens, scores: scores, types: types, unkID: 0, bosID: 1,
 		spacePrefix: ggufBool(kvs, "tokenizer.ggml.add_space_prefix", true)}
-	for key, id := range map[string]*int32{"tokenizer.ggml.unknown_token_id": &v.unkID, "tokenizer.ggml.bos_token_id": &v.bosID} {
-		n, ok, err := ggufmeta.OptionalInt(kvs, key)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		if ok && n >= 0 && n < len(tokens) {
-			*id = int32(n)
-		}
+	if err := ggufTokenIDs(path, kvs, len(tokens), map[string]*int32{"tokenizer.ggml.unknown_token_id": &v.unkID, "tokenizer.ggml.bos_token_id": &v.bosID}); err != nil {
+		return nil, err
 	}
 	if !ggufBool(kvs, "tokenizer.ggml.add_bos_token", true) {
 		v.bosID = -1
@@ -86,4 +72,34 @@ func ggufScores(kvs gguf.GGUFMetadataKVs, n int) ([]float32, error) {
 		}
 	}
 	return out, nil
+}
+
+// ggufTokenIDs reads token-id keys into their places, each left as it is when the key is
+// absent or out of the vocabulary's n tokens.
+func ggufTokenIDs(path string, kvs gguf.GGUFMetadataKVs, n int, into map[string]*int32) error {
+	for key, id := range into {
+		v, ok, err := ggufmeta.OptionalInt(kvs, key)
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		if ok && v >= 0 && v < n {
+			*id = int32(v)
+		}
+	}
+	return nil
+}
+
+// ggufScoredTokens reads a vocabulary's tokens with their types (nil when absent) and scores
+// (all zero when absent).
+func ggufScoredTokens(path string, kvs gguf.GGUFMetadataKVs) (tokens []string, types []int32, scores []float32, err error) {
+	if tokens, err = ggufTokens(path, kvs); err != nil {
+		return nil, nil, nil, err
+	}
+	if types, err = ggufTokenTypes(kvs, len(tokens)); err != nil {
+		return nil, nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if scores, err = ggufScores(kvs, len(tokens)); err != nil {
+		return nil, nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return tokens, types, scores, nil
 }

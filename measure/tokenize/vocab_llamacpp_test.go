@@ -16,8 +16,8 @@ import (
 // must encode to its .out ids (or, for those shipped without texts, must load). The list only
 // grows: the others are reported as not yet supported.
 var llamaVocabExact = []string{
-	"aquila", "baichuan", "command-r", "deepseek-coder", "deepseek-llm", "falcon", "gpt-2", "gpt-neox",
-	"llama-bpe", "llama-spm", "mpt", "phi-3", "qwen2", "qwen35", "refact", "starcoder",
+	"aquila", "baichuan", "command-r", "deepseek-coder", "deepseek-llm", "falcon", "gemma-4", "gpt-2", "gpt-neox", "bert-bge",
+	"llama-bpe", "llama-spm", "mpt", "nomic-bert-moe", "phi-3", "qwen2", "qwen35", "refact", "starcoder",
 }
 
 // llamaVocabCase is one text of a .inp file and the ids of its .out line.
