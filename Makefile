@@ -104,7 +104,8 @@ bench-ab: build
 
 ## bench-hugeline: peak RSS and time of replaying one JSON line of about 49 MB (a 37 MB PNG) and of
 ## about 1.04 GB (a 780 MB PNG) in every format the readers take (MCP transcript, OpenAI chat and
-## Responses logs, Anthropic log, Chatbox backup), generated in a temporary folder (BenchmarkHugeLine).
+## Responses logs, Anthropic log, Chatbox backup, the sessions of Claude Code, Codex CLI and Gemini
+## CLI), generated in a temporary folder (BenchmarkHugeLine).
 bench-hugeline:
 	$(GO) test -run='^$$' -bench='^BenchmarkHugeLine$$' -benchtime=1x -count=$(COUNT) ./cmd/cli
 	HUGELINE_PICTURE_BYTES=780000000 $(GO) test -run='^$$' -bench='^BenchmarkHugeLine$$' -benchtime=1x -count=$(COUNT) -timeout 60m ./cmd/cli
