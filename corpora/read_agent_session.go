@@ -2,13 +2,13 @@ package corpora
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 )
 
 // agentMaxLine is the most of a line of an agent's session file that is held once its large
@@ -98,27 +98,25 @@ func agentRecords[R any](ctx context.Context, name string, r io.Reader, e Emitte
 // agentRequest is a session's request rebuilt as its API's body: {"model": model, key: [lead,
 // then the spooled values of refs]}.
 func agentRequest(sp *spool, model, key string, lead []byte, refs []spoolRef) ([]byte, error) {
-	var b bytes.Buffer
 	m, _ := json.Marshal(model)
 	k, _ := json.Marshal(key)
-	b.WriteString(`{"model":`)
-	b.Write(m)
-	b.WriteByte(',')
-	b.Write(k)
-	b.WriteString(`:[`)
-	b.Write(lead)
+	size := len(m) + len(k) + len(lead) + 16
+	for _, ref := range refs {
+		size += int(ref.n) + 1
+	}
+	b := make([]byte, 0, size) // the values are read back straight into the body
+	b = append(append(append(append(append(b, `{"model":`...), m...), ','), k...), `:[`...)
+	b = append(b, lead...)
 	for i, ref := range refs {
 		if i > 0 || lead != nil {
-			b.WriteByte(',')
+			b = append(b, ',')
 		}
-		raw, err := sp.get(ref)
-		if err != nil {
+		var err error
+		if b, err = sp.appendTo(b, ref); err != nil {
 			return nil, err
 		}
-		b.Write(raw)
 	}
-	b.WriteString(`]}`)
-	return b.Bytes(), nil
+	return append(b, `]}`...), nil
 }
 
 // agentEmit reads a rebuilt body with the reader of its API and emits it as a conversation of
@@ -215,8 +213,17 @@ func (s *spool) get(ref spoolRef) ([]byte, error) {
 	if s.file == nil {
 		return s.mem[ref.off : ref.off+ref.n : ref.off+ref.n], nil
 	}
-	b := make([]byte, ref.n)
-	if _, err := s.file.ReadAt(b, ref.off); err != nil {
+	return s.appendTo(nil, ref)
+}
+
+// appendTo appends the value at ref to b; from disk, it is read straight into b's free room.
+func (s *spool) appendTo(b []byte, ref spoolRef) ([]byte, error) {
+	if s.file == nil {
+		return append(b, s.mem[ref.off:ref.off+ref.n]...), nil
+	}
+	n := len(b)
+	b = slices.Grow(b, int(ref.n))[:n+int(ref.n)]
+	if _, err := s.file.ReadAt(b[n:], ref.off); err != nil {
 		return nil, fmt.Errorf("reading back a spooled record: %w", err)
 	}
 	return b, nil

@@ -155,11 +155,10 @@ func (s *claudeSession) keep(raw json.RawMessage, loc Location) (*claudeMessage,
 	if m.Model != "" {
 		s.model = m.Model
 	}
-	body, _ := json.Marshal(struct {
-		Role    string          `json:"role"`
-		Content json.RawMessage `json:"content"`
-	}{m.Role, m.Content})
-	ref, err := s.spool.put(body)
+	role, _ := json.Marshal(m.Role)
+	body := make([]byte, 0, len(role)+len(m.Content)+22) // not json.Marshal: a picture's content is not copied twice more
+	body = append(append(append(append(body, `{"role":`...), role...), `,"content":`...), m.Content...)
+	ref, err := s.spool.put(append(body, '}'))
 	if err != nil {
 		return nil, &ReadError{Loc: loc, Err: err}
 	}
@@ -407,6 +406,11 @@ func (s *claudeSession) body(msgs []claudeMessage, shape *spoolRef, params json.
 		b.WriteByte(',')
 	}
 	b.WriteString(`"messages":[`)
+	size := 0
+	for _, m := range msgs {
+		size += int(m.ref.n) + 1
+	}
+	b.Grow(size + 2) // the messages are read back straight into the body
 	for i, m := range msgs {
 		if i > 0 {
 			b.WriteByte(',')
@@ -415,7 +419,7 @@ func (s *claudeSession) body(msgs []claudeMessage, shape *spoolRef, params json.
 			b.Write(r)
 			continue
 		}
-		raw, err := s.spool.get(m.ref)
+		raw, err := s.spool.appendTo(b.AvailableBuffer(), m.ref)
 		if err != nil {
 			return nil, err
 		}
