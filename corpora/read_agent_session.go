@@ -33,7 +33,7 @@ func agentLines(ctx context.Context, name string, r io.Reader, e Emitter, fn fun
 		if cap(buf) > spillActivate {
 			buf = nil // a long line's buffer is not kept for the lines after it
 		}
-		line, tooLong, rerr := agentLine(br, buf[:0], runs)
+		line, tooLong, rerr := agentLine(br, buf[:0], runs, agentMaxLine)
 		buf = line
 		if rerr != nil && rerr != io.EOF {
 			return &ReadError{Loc: Location{File: name, Line: num}, Err: rerr}
@@ -54,8 +54,8 @@ func agentLines(ctx context.Context, name string, r io.Reader, e Emitter, fn fun
 }
 
 // agentLine reads one line into buf, following it as JSON past spillLength (textRunSpiller).
-// tooLong says that what it holds passed agentMaxLine: the rest of it was read past.
-func agentLine(br *bufio.Reader, buf []byte, runs LargeRunOptions) (line []byte, tooLong bool, err error) {
+// tooLong says that what it holds passed maxLine: the rest of it was read past.
+func agentLine(br *bufio.Reader, buf []byte, runs LargeRunOptions, maxLine int) (line []byte, tooLong bool, err error) {
 	var spiller *lineSpiller
 	for {
 		var chunk []byte
@@ -73,7 +73,7 @@ func agentLine(br *bufio.Reader, buf []byte, runs LargeRunOptions) (line []byte,
 		default:
 			buf = append(buf, chunk...)
 		}
-		if !tooLong && len(buf) > agentMaxLine {
+		if !tooLong && len(buf) > maxLine {
 			tooLong, buf = true, nil
 		}
 		if err != bufio.ErrBufferFull {
