@@ -22,7 +22,7 @@ status=0
 for f in $formats; do
   file="$("$tmp/agentsession" -format "$f" -out "$tmp/$f" -bytes "$size" -huge-lines 2 -huge-bytes "$huge")"
   bytes="$(stat -c %s "$file")"
-  longest="$(awk '{ if (length($0) > m) m = length($0) } END { print m }' "$file")"
+  longest="$(LC_ALL=C wc -L <"$file")"
   rm -rf "$tmp/out"
   rc=0
   /usr/bin/time -f '%e %M %U %S' -o "$tmp/time" "$bin" replay -j "$jobs" --no-timings --format csv --out "$tmp/out" "$file" >/dev/null 2>"$tmp/stderr" || rc=$?
