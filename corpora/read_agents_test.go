@@ -1,11 +1,14 @@
 package corpora
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"image"
 	_ "image/png"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -413,5 +416,64 @@ func TestAgentReadersSurviveDamage(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestAgentLineStreamsRunsAndSkipsWhatIsLeft: a line whose bulk is a base64 run is read with
+// the run streamed past (kept as its stand-in, so it holds less than the cap); a line that
+// holds more than the cap besides is read past whole, and the next line reads as it is.
+func TestAgentLineStreamsRunsAndSkipsWhatIsLeft(t *testing.T) {
+	run := strings.Repeat("QUJD", 1<<19) // 2 MiB of base64
+	text := strings.Repeat("a b ", 1<<18)
+	input := `{"text":"screen: ` + run + `"}` + "\n" + `{"text":"` + text + `"}` + "\n" + `{"text":"next"}`
+	br := bufio.NewReaderSize(strings.NewReader(input), 64<<10)
+	opts := &runsOptions{chars: 1 << 16}
+	line, tooLong, err := agentLine(br, nil, opts, 1<<19)
+	if err != nil || tooLong || len(line) > 1<<18 { // the stand-in keeps the run's first 64 KiB, in hex
+		t.Fatalf("the line of a run: %d bytes, too long %v, %v", len(line), tooLong, err)
+	}
+	var v struct{ Text string }
+	if json.Unmarshal(line, &v) != nil || len(LargeRuns(v.Text)) != 1 || LargeRuns(v.Text)[0].Chars != int64(len(run)) {
+		t.Errorf("the run is not kept as its stand-in: %.200q", line)
+	}
+	if line, tooLong, err = agentLine(br, line[:0], opts, 1<<19); err != nil || !tooLong || line != nil {
+		t.Errorf("the line of 1 MiB of text: %d bytes, too long %v, %v", len(line), tooLong, err)
+	}
+	if line, tooLong, err = agentLine(br, line, opts, 1<<19); err != io.EOF || tooLong || string(line) != `{"text":"next"}` {
+		t.Errorf("the next line: %q, too long %v, %v", line, tooLong, err)
+	}
+}
+
+// runsOptions streams past the runs over chars characters, uncounted.
+type runsOptions struct{ chars int }
+
+func (o *runsOptions) NewRunCounter() RunCounter { return nil }
+func (o *runsOptions) LargeRunChars() int        { return o.chars }
+
+// TestReadCodexCompactionStartsTheNextRequests: the requests after a compacted record hold
+// its replacement_history and what came after, not the items it replaced.
+func TestReadCodexCompactionStartsTheNextRequests(t *testing.T) {
+	input := strings.Join([]string{
+		`{"type":"session_meta","payload":{"model_provider":"p","base_instructions":{"text":"be brief"}}}`,
+		`{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"old question"}]}}`,
+		`{"type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"old answer"}]}}`,
+		`{"type":"event_msg","payload":{"type":"token_count","info":{"last_token_usage":{"input_tokens":10}}}}`,
+		`{"type":"compacted","payload":{"message":"s","replacement_history":[{"type":"message","role":"user","content":[{"type":"input_text","text":"the summary"}]}]}}`,
+		`{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"new question"}]}}`,
+		`{"type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"new answer"}]}}`,
+		`{"type":"event_msg","payload":{"type":"token_count","info":{"last_token_usage":{"input_tokens":20}}}}`,
+	}, "\n")
+	c, err := apiRead(t, readCodex, "rollout.jsonl", input)
+	if err != nil || len(c.Problems) != 0 || len(c.Conversations) != 2 {
+		t.Fatalf("%v, problems %q, %d conversations", err, apiShortProblems(c), len(c.Conversations))
+	}
+	var texts []string
+	for _, m := range c.Conversations[1].Messages {
+		for _, p := range m.Parts {
+			texts = append(texts, p.Text)
+		}
+	}
+	if got := strings.Join(texts, "|"); got != "be brief|the summary|new question" {
+		t.Errorf("the request after the compaction holds %q", got)
 	}
 }

@@ -3,6 +3,7 @@ package corpora
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -61,9 +62,9 @@ type claudeSession struct {
 	spool      spool
 	shapes     map[string]spoolRef
 	blobs      map[string]claudeMessage
-	built      map[string][]claudeMessage // the messages of each rebuilt request, by its id
-	since      []claudeMessage            // transcript messages since the last api-request
-	all        []claudeMessage            // every transcript message (for a session without api-request records)
+	built      map[string]spoolRef // the messages of each rebuilt request, spooled, by its id (putMessages)
+	since      []claudeMessage     // transcript messages since the last api-request
+	all        []claudeMessage     // every transcript message, until the first api-request (for a session without them)
 	requests   int
 	provider   string
 	model      string
@@ -87,7 +88,7 @@ type claudeSession struct {
 // session without them gives one conversation of its transcript.
 func readClaudeCode(ctx context.Context, name string, r io.Reader, e Emitter) error {
 	s := &claudeSession{name: name, base: filepath.Base(name), e: e, shapes: map[string]spoolRef{},
-		blobs: map[string]claudeMessage{}, built: map[string][]claudeMessage{}, returned: map[string]spoolRef{}}
+		blobs: map[string]claudeMessage{}, built: map[string]spoolRef{}, returned: map[string]spoolRef{}}
 	defer s.spool.close()
 	if err := agentRecords(ctx, name, r, e, s.record); err != nil {
 		return err
@@ -158,7 +159,9 @@ func (s *claudeSession) record(rec claudeRecord, loc Location) error {
 			return err
 		}
 		s.since = append(s.since, *m)
-		s.all = append(s.all, *m)
+		if s.requests == 0 {
+			s.all = append(s.all, *m)
+		}
 	}
 	return nil
 }
@@ -178,11 +181,10 @@ func (s *claudeSession) keep(raw json.RawMessage, loc Location) (*claudeMessage,
 	if m.Model != "" {
 		s.model = m.Model
 	}
-	body, _ := json.Marshal(struct {
-		Role    string          `json:"role"`
-		Content json.RawMessage `json:"content"`
-	}{m.Role, m.Content})
-	ref, err := s.spool.put(body)
+	role, _ := json.Marshal(m.Role)
+	body := make([]byte, 0, len(role)+len(m.Content)+22) // not json.Marshal: a picture's content is not copied twice more
+	body = append(append(append(append(body, `{"role":`...), role...), `,"content":`...), m.Content...)
+	ref, err := s.spool.put(append(body, '}'))
 	if err != nil {
 		return nil, &ReadError{Loc: loc, Err: err}
 	}
@@ -221,7 +223,9 @@ func (s *claudeSession) merge(m *claudeMessage, meta bool) (bool, error) {
 		return false, err
 	}
 	last.ref = ref
-	s.all[len(s.all)-1].ref = ref
+	if s.requests == 0 {
+		s.all[len(s.all)-1].ref = ref
+	}
 	return true, nil
 }
 
@@ -276,36 +280,18 @@ func (s *claudeSession) request(rec claudeRecord, loc Location) error {
 	since := s.since
 	s.since = nil
 	s.requests++
-	var msgs []claudeMessage
-	if rec.Base != "" {
-		base, ok := s.built[rec.Base]
-		if !ok {
-			s.e.Problem(&ReadError{Loc: loc.Child("base"), Err: fmt.Errorf("request %s builds on request %s, which the session does not rebuild", rec.ID, rec.Base)})
-			return nil
+	msgs, rerr, err := s.messages(rec, since, loc)
+	if err != nil || rerr != nil {
+		if rerr != nil {
+			s.e.Problem(rerr)
 		}
-		if rec.Keep < 0 || rec.Keep > len(base) {
-			s.e.Problem(&ReadError{Loc: loc.Child("keep"), Err: fmt.Errorf("request %s keeps %d messages of a request of %d", rec.ID, rec.Keep, len(base))})
-			return nil
-		}
-		msgs = append(msgs, base[:rec.Keep]...)
+		return err
 	}
-	j := 0
-	for i, h := range rec.Tail {
-		if m, ok := s.blobs[h]; ok {
-			if j < len(since) && since[j].role == m.role {
-				j++ // the blob is the transcript's message as it was sent
-			}
-			msgs = append(msgs, m)
-			continue
-		}
-		if j >= len(since) {
-			s.e.Problem(&ReadError{Loc: loc.Child("tail").Child(i), Err: fmt.Errorf("request %s: message %.12s is neither an api-request-blob nor a message of the transcript", rec.ID, h)})
-			return nil
-		}
-		msgs = append(msgs, since[j])
-		j++
+	ref, err := s.putMessages(msgs)
+	if err != nil {
+		return err
 	}
-	s.built[rec.ID] = msgs
+	s.built[rec.ID] = ref
 	shape, ok := s.shapes[rec.ShapeHash]
 	if !ok {
 		s.e.Problem(&ReadError{Loc: loc.Child("shapeHash"), Err: fmt.Errorf("request %s: no api-request-shape %.12s before it", rec.ID, rec.ShapeHash)})
@@ -344,6 +330,89 @@ func (s *claudeSession) request(rec claudeRecord, loc Location) error {
 	}
 	s.held, s.heldID = conv, rec.ID
 	return nil
+}
+
+// messages are the messages of an api-request's request: the first keep of its base request,
+// then each of tail, an api-request-blob or the next transcript message since the last
+// request. A request that cannot be rebuilt is a located problem.
+func (s *claudeSession) messages(rec claudeRecord, since []claudeMessage, loc Location) ([]claudeMessage, *ReadError, error) {
+	var msgs []claudeMessage
+	if rec.Base != "" {
+		ref, ok := s.built[rec.Base]
+		if !ok {
+			return nil, &ReadError{Loc: loc.Child("base"), Err: fmt.Errorf("request %s builds on request %s, which the session does not rebuild", rec.ID, rec.Base)}, nil
+		}
+		base, err := s.getMessages(ref)
+		if err != nil {
+			return nil, nil, err
+		}
+		if rec.Keep < 0 || rec.Keep > len(base) {
+			return nil, &ReadError{Loc: loc.Child("keep"), Err: fmt.Errorf("request %s keeps %d messages of a request of %d", rec.ID, rec.Keep, len(base))}, nil
+		}
+		msgs = base[:rec.Keep]
+	}
+	j := 0
+	for i, h := range rec.Tail {
+		if m, ok := s.blobs[h]; ok {
+			if j < len(since) && since[j].role == m.role {
+				j++ // the blob is the transcript's message as it was sent
+			}
+			msgs = append(msgs, m)
+			continue
+		}
+		if j >= len(since) {
+			return nil, &ReadError{Loc: loc.Child("tail").Child(i), Err: fmt.Errorf("request %s: message %.12s is neither an api-request-blob nor a message of the transcript", rec.ID, h)}, nil
+		}
+		msgs = append(msgs, since[j])
+		j++
+	}
+	return msgs, nil, nil
+}
+
+// putMessages spools the list of a request's messages (where each is spooled, its role and
+// id), so that the lists of a long session's requests are not held: a later request names
+// the one it builds on (base).
+func (s *claudeSession) putMessages(msgs []claudeMessage) (spoolRef, error) {
+	var b []byte
+	for _, m := range msgs {
+		b = binary.AppendUvarint(b, uint64(m.ref.off))
+		b = binary.AppendUvarint(b, uint64(m.ref.n))
+		for _, t := range []string{m.role, m.id} {
+			b = binary.AppendUvarint(b, uint64(len(t)))
+			b = append(b, t...)
+		}
+	}
+	return s.spool.put(b)
+}
+
+// getMessages reads back a list putMessages spooled.
+func (s *claudeSession) getMessages(ref spoolRef) ([]claudeMessage, error) {
+	b, err := s.spool.get(ref)
+	if err != nil {
+		return nil, err
+	}
+	var msgs []claudeMessage
+	next := func() uint64 {
+		v, n := binary.Uvarint(b)
+		if n <= 0 {
+			b = nil
+			return 0
+		}
+		b = b[n:]
+		return v
+	}
+	text := func() string {
+		n := min(int(next()), len(b))
+		t := string(b[:n])
+		b = b[n:]
+		return t
+	}
+	for len(b) > 0 {
+		m := claudeMessage{ref: spoolRef{off: int64(next()), n: int64(next())}}
+		m.role, m.id = text(), text()
+		msgs = append(msgs, m)
+	}
+	return msgs, nil
 }
 
 // body writes an Anthropic Messages request: params (less betas), the shape's system and tools,
@@ -391,6 +460,11 @@ func (s *claudeSession) body(msgs []claudeMessage, shape *spoolRef, params json.
 		b.WriteByte(',')
 	}
 	b.WriteString(`"messages":[`)
+	size := 0
+	for _, m := range msgs {
+		size += int(m.ref.n) + 1
+	}
+	b.Grow(size + 2) // the messages are read back straight into the body
 	for i, m := range msgs {
 		if i > 0 {
 			b.WriteByte(',')
@@ -399,7 +473,7 @@ func (s *claudeSession) body(msgs []claudeMessage, shape *spoolRef, params json.
 			b.Write(r)
 			continue
 		}
-		raw, err := s.spool.get(m.ref)
+		raw, err := s.spool.appendTo(b.AvailableBuffer(), m.ref)
 		if err != nil {
 			return nil, err
 		}

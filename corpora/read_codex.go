@@ -74,6 +74,8 @@ func (s *codexSession) record(rec codexRecord, loc Location) error {
 			s.instructions, _ = json.Marshal(map[string]any{"type": "message", "role": "developer",
 				"content": []any{map[string]string{"type": "input_text", "text": m.Instructions.Text}}})
 		}
+	case "compacted":
+		return s.compacted(rec, loc)
 	case "turn_context":
 		var m struct {
 			Model string `json:"model"`
@@ -118,6 +120,35 @@ func (s *codexSession) record(rec codexRecord, loc Location) error {
 		}
 		u := ev.Info.Last
 		return s.emit(&ServerUsage{Status: 200, PromptTokens: u.Input, CachedTokens: u.Cached, CompletionTokens: u.Output}, loc)
+	}
+	return nil
+}
+
+// compacted takes a compaction of the context: the requests after it start from its
+// replacement_history (Codex's summary of the conversation with what it keeps of it), so the
+// items before it are no longer sent. A compaction that records no replacement_history
+// leaves the items as they were.
+func (s *codexSession) compacted(rec codexRecord, loc Location) error {
+	var c struct {
+		History []json.RawMessage `json:"replacement_history"`
+	}
+	if rerr := agentRecord(rec.Payload, loc.Child("payload"), &c); rerr != nil {
+		s.e.Problem(rerr)
+		return nil
+	}
+	if c.History == nil {
+		return nil
+	}
+	if err := s.emit(nil, loc); err != nil { // a response left without its token_count
+		return err
+	}
+	s.items = s.items[:0]
+	for _, item := range c.History {
+		ref, err := s.spool.put(item)
+		if err != nil {
+			return err
+		}
+		s.items = append(s.items, ref)
 	}
 	return nil
 }

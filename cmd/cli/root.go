@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strconv"
 	"strings"
 
@@ -55,10 +56,18 @@ func (s *IOStreams) TableWidth() int {
 
 // Main runs strata-eval with the process's arguments and streams and returns the exit code.
 func Main() int {
+	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
+		debug.SetMemoryLimit(softMemoryLimit)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	return Run(ctx, os.Args[1:], SystemStreams())
 }
+
+// softMemoryLimit is the Go heap size past which the collector works harder (GOMEMLIMIT sets
+// another): a replay of a long session whose heap is mostly garbage between collections stays
+// within 512 MB of RSS (docs/performance.md, bench-agent-session).
+const softMemoryLimit = 400 << 20
 
 // Run runs strata-eval with args on the given streams and returns the exit code.
 func Run(ctx context.Context, args []string, io *IOStreams) int {

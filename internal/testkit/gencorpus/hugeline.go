@@ -54,6 +54,33 @@ var HugeLineFormats = []HugeLineFormat{
 			`"result":{"content":[{"type":"text","text":"the screen"},{"type":"image","mimeType":"image/png","data":"`,
 		tail: `"}]}},{"type":"text","text":"Here it is."}]}]},"configVersion":14,` +
 			`"__exported_items":["conversations"],"__exported_at":"2026-12-03T08:00:00.000Z"}` + "\n"},
+	{Name: "claude-code", File: AgentSessionFormats[0].File, Carries: "a Claude Code Read result's image block",
+		lead: `{"type":"api-request-shape","sessionId":"s1","shapeHash":"h1","shape":{"system":[{"type":"text","text":"You are Claude Code."}],` +
+			`"tools":[{"name":"Read","description":"Reads a file.","input_schema":{"type":"object","properties":{"file_path":{"type":"string"}}}}]}}` + "\n" +
+			`{"parentUuid":null,"isSidechain":false,"type":"user","message":{"role":"user","content":"look at screen.png"},"uuid":"u1","sessionId":"s1"}` + "\n" +
+			`{"parentUuid":"u1","isSidechain":false,"type":"assistant","message":{"id":"m1","model":"claude-opus-5-5","role":"assistant",` +
+			`"content":[{"type":"tool_use","id":"t1","name":"Read","input":{"file_path":"screen.png"}}]},"uuid":"a1","sessionId":"s1"}` + "\n",
+		head: `{"parentUuid":"a1","isSidechain":false,"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1",` +
+			`"content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"`,
+		tail: `"}}]}]},"uuid":"u2","sessionId":"s1"}` + "\n" +
+			`{"type":"api-request","sessionId":"s1","id":"r1","shapeHash":"h1","params":{"model":"claude-opus-5-5","max_tokens":32000},"keep":0,"tail":["x1","x2","x3"]}` + "\n"},
+	{Name: "codex", File: AgentSessionFormats[1].File, Carries: "a data URL in a Codex view_image output",
+		lead: `{"type":"session_meta","payload":{"id":"s1","model_provider":"openai","base_instructions":{"text":"You are Codex."}}}` + "\n" +
+			`{"type":"turn_context","payload":{"model":"gpt-5.5"}}` + "\n" +
+			`{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"look at screen.png"}]}}` + "\n" +
+			`{"type":"response_item","payload":{"type":"function_call","name":"view_image","arguments":"{\"path\":\"screen.png\"}","call_id":"c1"}}` + "\n" +
+			`{"type":"event_msg","payload":{"type":"token_count","info":{"last_token_usage":{"input_tokens":900,"output_tokens":12}}}}` + "\n",
+		head: `{"type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":[{"type":"input_image","image_url":"data:image/png;base64,`,
+		tail: `"}]}}` + "\n" +
+			`{"type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"A page."}]}}` + "\n" +
+			`{"type":"event_msg","payload":{"type":"token_count","info":{"last_token_usage":{"input_tokens":1900,"output_tokens":12}}}}` + "\n"},
+	{Name: "gemini-cli", File: AgentSessionFormats[2].File, Carries: "a Gemini CLI read_file result's inlineData",
+		lead: `{"sessionId":"s1","projectHash":"p1","startTime":"2026-12-07T18:12:04.578Z","kind":"main"}` + "\n" +
+			`{"id":"u1","type":"user","content":[{"text":"look at screen.png"}]}` + "\n" +
+			`{"id":"g1","type":"gemini","content":"","model":"gemini-3.8-flash","toolCalls":[{"id":"read_file_1","name":"read_file","args":{"file_path":"screen.png"}}]}` + "\n",
+		head: `{"id":"u2","type":"user","content":[{"functionResponse":{"id":"read_file_1","name":"read_file","response":{"output":"Binary content provided (1 item(s))."}}},` +
+			`{"inlineData":{"mimeType":"image/png","data":"`,
+		tail: `"}}]}` + "\n" + `{"id":"g2","type":"gemini","content":"A page.","model":"gemini-3.8-flash"}` + "\n"},
 }
 
 // HugeLineFormatNamed returns the format of that name.
