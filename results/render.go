@@ -131,8 +131,8 @@ func gateColumn(a ArmCase) string {
 	return a.Gate.Lane + ": " + a.Gate.Reason
 }
 
-// WriteJSON writes the report as indented JSON.
-func WriteJSON(w io.Writer, r *Report) error { return WriteIndentedJSON(w, r) }
+// WriteJSON writes the report as indented JSON, a case at a time.
+func WriteJSON(w io.Writer, r *Report) error { return writeReportJSON(w, r) }
 
 // WriteIndentedJSON writes v as the JSON of every output: indented by two spaces, <, > and &
 // left as they are.
