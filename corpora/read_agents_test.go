@@ -428,7 +428,7 @@ func TestAgentLineStreamsRunsAndSkipsWhatIsLeft(t *testing.T) {
 	input := `{"text":"screen: ` + run + `"}` + "\n" + `{"text":"` + text + `"}` + "\n" + `{"text":"next"}`
 	br := bufio.NewReaderSize(strings.NewReader(input), 64<<10)
 	opts := &runsOptions{chars: 1 << 16}
-	line, tooLong, err := agentLine(br, nil, opts, 1<<19)
+	line, _, tooLong, err := agentLine(br, nil, opts, 1<<19)
 	if err != nil || tooLong || len(line) > 1<<18 { // the stand-in keeps the run's first 64 KiB, in hex
 		t.Fatalf("the line of a run: %d bytes, too long %v, %v", len(line), tooLong, err)
 	}
@@ -436,10 +436,10 @@ func TestAgentLineStreamsRunsAndSkipsWhatIsLeft(t *testing.T) {
 	if json.Unmarshal(line, &v) != nil || len(LargeRuns(v.Text)) != 1 || LargeRuns(v.Text)[0].Chars != int64(len(run)) {
 		t.Errorf("the run is not kept as its stand-in: %.200q", line)
 	}
-	if line, tooLong, err = agentLine(br, line[:0], opts, 1<<19); err != nil || !tooLong || line != nil {
+	if line, _, tooLong, err = agentLine(br, line[:0], opts, 1<<19); err != nil || !tooLong || line != nil {
 		t.Errorf("the line of 1 MiB of text: %d bytes, too long %v, %v", len(line), tooLong, err)
 	}
-	if line, tooLong, err = agentLine(br, line, opts, 1<<19); err != io.EOF || tooLong || string(line) != `{"text":"next"}` {
+	if line, _, tooLong, err = agentLine(br, line, opts, 1<<19); err != io.EOF || tooLong || string(line) != `{"text":"next"}` {
 		t.Errorf("the next line: %q, too long %v, %v", line, tooLong, err)
 	}
 }
@@ -475,5 +475,30 @@ func TestReadCodexCompactionStartsTheNextRequests(t *testing.T) {
 	}
 	if got := strings.Join(texts, "|"); got != "be brief|the summary|new question" {
 		t.Errorf("the request after the compaction holds %q", got)
+	}
+}
+
+// TestAgentReadersLocateAfterAStreamedRun: a syntax error after a base64 run streamed past, in
+// the same line, is located at its column in the file: the column counts the run's characters,
+// not its stand-in's.
+func TestAgentReadersLocateAfterAStreamedRun(t *testing.T) {
+	run := strings.Repeat("QUJD", 1<<16) // 256 KiB of base64, streamed past from 64 KiB
+	tests := []struct {
+		read  ReaderFunc
+		input string
+	}{
+		{readClaudeCode, `{"type":"user","sessionId":"s","message":{"role":"user","content":"screen: ` + run + `"},,}` + "\n"},
+		{readCodex, `{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"screen: ` + run + `"}]},,}` + "\n"},
+		{readGeminiCLI, `{"type":"user","content":[{"text":"screen: ` + run + `"}],,}` + "\n"},
+	}
+	for _, tt := range tests {
+		e := &runEmitter{limit: 1 << 16}
+		if err := tt.read(context.Background(), "s.jsonl", strings.NewReader(tt.input), e); err != nil {
+			t.Fatal(err)
+		}
+		want := fmt.Sprintf("s.jsonl:1:%d", strings.Index(tt.input, ",,")+2)
+		if len(e.Problems) == 0 || !strings.HasPrefix(e.Problems[0].Error(), want+":") && !strings.HasPrefix(e.Problems[0].Error(), want+" ") {
+			t.Errorf("%.60s: problems %q, want one at %s", tt.input, apiShortProblems(&e.Collector), want)
+		}
 	}
 }
