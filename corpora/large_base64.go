@@ -465,7 +465,8 @@ func (s *lineSpiller) inputOffset(out int64) int64 {
 // spillReader reads JSON text from r with every large base64 payload (see lineSpiller)
 // replaced by its stand-in, holding no more than the JSON string being read: the reader of a
 // document that may carry a payload of any size in one line (a Chatbox backup) reads through
-// it, and finds such a payload as LargeBase64 where the MCP line readers do.
+// it, and finds such a payload as LargeBase64 where the MCP line readers do. With a spiller
+// that follows runs (textRunSpiller), the base64 runs of any string are streamed past too.
 type spillReader struct {
 	r   io.Reader
 	s   lineSpiller
@@ -479,6 +480,12 @@ func newSpillReader(r io.Reader) *spillReader {
 	return &spillReader{r: r, in: make([]byte, 64<<10)}
 }
 
+// newRunSpillReader is a spillReader that streams past the base64 runs of any string as well,
+// counted by the RunCounter of runs (when not nil): the reader of an agent's session document.
+func newRunSpillReader(r io.Reader, runs LargeRunOptions) *spillReader {
+	return &spillReader{r: r, in: make([]byte, 64<<10), s: *textRunSpiller(runs)}
+}
+
 // Read gives the spilled text, up to the start of a string that may still be streamed past.
 func (sr *spillReader) Read(p []byte) (int, error) {
 	for {
@@ -486,8 +493,14 @@ func (sr *spillReader) Read(p []byte) (int, error) {
 		// may yet cut it where a payload starts or read it as a key (at the end of the input it
 		// goes as it is).
 		ready := len(sr.out)
-		if sr.s.holds(len(sr.out)) && sr.err == nil {
+		switch {
+		case sr.err != nil:
+		case sr.s.holds(len(sr.out)):
 			ready = sr.s.strStart
+		case sr.s.textRuns && sr.s.inString && sr.s.runStart >= 0: // a run that may yet be streamed past
+			ready = sr.s.runStart
+		case sr.s.textRuns && sr.s.inString && sr.s.escape: // a backslash that may start a run (`\/`)
+			ready = len(sr.out) - 1
 		}
 		if ready > sr.pos {
 			n := copy(p, sr.out[sr.pos:ready])
@@ -527,6 +540,9 @@ func (s *lineSpiller) drop(n int) {
 	s.strStart -= n
 	if s.payload >= 0 {
 		s.payload -= n
+	}
+	if s.textRuns && s.runStart >= 0 {
+		s.runStart -= n
 	}
 }
 
