@@ -64,6 +64,10 @@ type opencodePart struct {
 // opencodeMessage is one element of an export's messages.
 type opencodeMessage struct {
 	Info struct {
+		ID         string          `json:"id"`
+		ParentID   string          `json:"parentID"`
+		Summary    json.RawMessage `json:"summary"` // true on a compaction's summary; a user message's is an object
+		Finish     string          `json:"finish"`
 		Role       string          `json:"role"`
 		ModelID    string          `json:"modelID"`
 		ProviderID string          `json:"providerID"`
@@ -80,6 +84,11 @@ type opencodeSession struct {
 	spool      spool
 	messages   []spoolRef // the messages sent so far, in Chat Completions form
 	requests   int
+	// compaction is the id of the last user message that asks for a compaction, and at the
+	// index of its first message in messages: once a summary answers it, the requests after
+	// start there, as OpenCode sends them.
+	compaction string
+	at         int
 }
 
 // readOpencode reads an OpenCode session export: one conversation per request OpenCode sent
@@ -107,7 +116,13 @@ func (s *opencodeSession) message(raw []byte, loc Location, locate func(*ReadErr
 	case "user":
 		return s.user(m)
 	case "assistant":
-		return s.assistant(m, loc)
+		if err := s.assistant(m, loc); err != nil {
+			return err
+		}
+		if string(m.Info.Summary) == "true" && m.Info.Finish != "" && m.Info.ParentID != "" && m.Info.ParentID == s.compaction {
+			s.messages, s.compaction = s.messages[s.at:], "" // the summary pivot: what came before it is no longer sent
+		}
+		return nil
 	}
 	s.e.Problem(&ReadError{Loc: loc.Child("info").Child("role"), Err: fmt.Errorf("role %q: want user or assistant", m.Info.Role)})
 	return nil
@@ -118,6 +133,9 @@ func (s *opencodeSession) message(raw []byte, loc Location, locate func(*ReadErr
 func (s *opencodeSession) user(m opencodeMessage) error {
 	var parts []any
 	for _, p := range m.Parts {
+		if p.Type == "compaction" {
+			s.compaction, s.at = m.Info.ID, len(s.messages)
+		}
 		switch {
 		case p.Type == "text" && !p.Ignored && p.Text != "":
 			parts = append(parts, chatText(p.Text))
