@@ -29,6 +29,10 @@ const largeBase64Chars = (LargeBase64Bytes/3)*4 + 8
 // LargeHeadBytes is how much of a large payload is decoded and kept: enough for any header.
 const LargeHeadBytes = 64 << 10
 
+// LargeTailChars is how many of a large payload's last characters are kept: more than an agent
+// keeps of the end of a tool's text it cuts (Cline keeps 4,000).
+const LargeTailChars = 8 << 10
+
 // LargeBase64 is what is kept of a base64 payload streamed past (see LargeBase64Bytes).
 type LargeBase64 struct {
 	// Chars is the number of base64 characters recorded; Bytes the decoded size.
@@ -36,6 +40,8 @@ type LargeBase64 struct {
 	Bytes int64 `json:"bytes"`
 	// Head is the first LargeHeadBytes decoded bytes (all of them when fewer).
 	Head []byte `json:"-"`
+	// Tail is the last LargeTailChars characters recorded (all of them when fewer).
+	Tail []byte `json:"-"`
 	// SHA256 is the hex digest of the decoded bytes.
 	SHA256 string `json:"sha256"`
 	// Err says why the base64 cannot be decoded ("" when it can).
@@ -70,7 +76,7 @@ var standInsWritten atomic.Bool
 func standInsMayExist() bool { return standInsWritten.Load() }
 
 // largeMarkerFields is the number of ':'-separated fields after the prefix of a marker.
-const largeMarkerFields = 10
+const largeMarkerFields = 11
 
 // largeMarker is the JSON string text (escaped) that replaces a streamed payload in a line.
 // Every field of bytes or text is hex, whose characters never decode as base64 to the
@@ -78,7 +84,7 @@ const largeMarkerFields = 10
 func largeMarker(l *LargeBase64) string {
 	standInsWritten.Store(true)
 	fields := []string{strconv.FormatInt(l.Chars, 10), strconv.FormatInt(l.Bytes, 10), l.SHA256,
-		hex.EncodeToString(l.Head), hex.EncodeToString([]byte(l.Err)), "", "", "", "", ""}
+		hex.EncodeToString(l.Head), hex.EncodeToString([]byte(l.Err)), "", "", "", "", "", hex.EncodeToString(l.Tail)}
 	if c := l.Count; c != nil {
 		fields[5], fields[6], fields[7] = hex.EncodeToString([]byte(c.Tokenizer)), hex.EncodeToString([]byte(c.Head)), hex.EncodeToString([]byte(c.Tail))
 		fields[8], fields[9] = strconv.FormatInt(c.Middle, 10), hex.EncodeToString([]byte(c.Err))
@@ -119,7 +125,7 @@ func parseLargeMarkerAt(s string) (*LargeBase64, int, bool) {
 		return b
 	}
 	unhex(f[2]) // the digest is hex too
-	l := &LargeBase64{Chars: num(f[0]), Bytes: num(f[1]), SHA256: f[2], Head: unhex(f[3]), Err: string(unhex(f[4]))}
+	l := &LargeBase64{Chars: num(f[0]), Bytes: num(f[1]), SHA256: f[2], Head: unhex(f[3]), Err: string(unhex(f[4])), Tail: unhex(f[10])}
 	if f[8] != "" {
 		l.Count = &RunCount{Tokenizer: string(unhex(f[5])), Head: string(unhex(f[6])), Tail: string(unhex(f[7])),
 			Middle: num(f[8]), Err: string(unhex(f[9]))}
@@ -153,6 +159,7 @@ func newLargeDecoder() *largeDecoder {
 
 // write takes characters of the run (already unescaped: `\/` given as '/').
 func (d *largeDecoder) write(p []byte) {
+	d.keepTail(p)
 	for len(p) > 0 {
 		if !d.ended {
 			// the common case: a stretch of the alphabet, copied whole
@@ -187,6 +194,18 @@ func (d *largeDecoder) write(p []byte) {
 			d.fail(fmt.Sprintf("character %q at position %d of the base64 payload", c, d.out.Chars-1))
 		}
 	}
+}
+
+// keepTail keeps the last LargeTailChars characters written, p the latest.
+func (d *largeDecoder) keepTail(p []byte) {
+	if len(p) >= LargeTailChars {
+		d.out.Tail = append(d.out.Tail[:0], p[len(p)-LargeTailChars:]...)
+		return
+	}
+	if over := len(d.out.Tail) + len(p) - LargeTailChars; over > 0 {
+		d.out.Tail = d.out.Tail[:copy(d.out.Tail, d.out.Tail[over:])]
+	}
+	d.out.Tail = append(d.out.Tail, p...)
 }
 
 // b64Alphabet marks the characters of the standard base64 alphabet.
