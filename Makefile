@@ -132,9 +132,9 @@ bench-hugeline:
 	$(GO) test -run='^$$' -bench='^BenchmarkHugeLine$$' -benchtime=1x -count=$(COUNT) ./cmd/cli
 	HUGELINE_PICTURE_BYTES=780000000 $(GO) test -run='^$$' -bench='^BenchmarkHugeLine$$' -benchtime=1x -count=$(COUNT) -timeout 60m ./cmd/cli
 
-## bench-agent-session: replay a generated 1 GiB session file of Claude Code, of Codex CLI and of
-## Gemini CLI (turns with screenshots, compactions, two lines carrying a 100 MB PNG's base64 in a
-## tool's text): wall time, MB/s, CPU time and peak RSS (limit 512 MB).
+## bench-agent-session: replay a generated 1 GiB session file of Claude Code, Codex CLI, Gemini CLI,
+## OpenCode and Cline (turns with screenshots, compactions, lines carrying a 100 MB PNG's base64 in
+## a tool's text): wall time, MB/s, CPU time and peak RSS (limit 512 MB).
 bench-agent-session: build
 	@bash internal/scripts/bench-agent-session.sh $(BIN)
 

@@ -29,6 +29,10 @@ const largeBase64Chars = (LargeBase64Bytes/3)*4 + 8
 // LargeHeadBytes is how much of a large payload is decoded and kept: enough for any header.
 const LargeHeadBytes = 64 << 10
 
+// LargeTailChars is how many of a large payload's last characters are kept: more than an agent
+// keeps of the end of a tool's text it cuts (Cline keeps 4,000).
+const LargeTailChars = 8 << 10
+
 // LargeBase64 is what is kept of a base64 payload streamed past (see LargeBase64Bytes).
 type LargeBase64 struct {
 	// Chars is the number of base64 characters recorded; Bytes the decoded size.
@@ -36,6 +40,8 @@ type LargeBase64 struct {
 	Bytes int64 `json:"bytes"`
 	// Head is the first LargeHeadBytes decoded bytes (all of them when fewer).
 	Head []byte `json:"-"`
+	// Tail is the last LargeTailChars characters recorded (all of them when fewer).
+	Tail []byte `json:"-"`
 	// SHA256 is the hex digest of the decoded bytes.
 	SHA256 string `json:"sha256"`
 	// Err says why the base64 cannot be decoded ("" when it can).
@@ -70,7 +76,7 @@ var standInsWritten atomic.Bool
 func standInsMayExist() bool { return standInsWritten.Load() }
 
 // largeMarkerFields is the number of ':'-separated fields after the prefix of a marker.
-const largeMarkerFields = 10
+const largeMarkerFields = 11
 
 // largeMarker is the JSON string text (escaped) that replaces a streamed payload in a line.
 // Every field of bytes or text is hex, whose characters never decode as base64 to the
@@ -78,7 +84,7 @@ const largeMarkerFields = 10
 func largeMarker(l *LargeBase64) string {
 	standInsWritten.Store(true)
 	fields := []string{strconv.FormatInt(l.Chars, 10), strconv.FormatInt(l.Bytes, 10), l.SHA256,
-		hex.EncodeToString(l.Head), hex.EncodeToString([]byte(l.Err)), "", "", "", "", ""}
+		hex.EncodeToString(l.Head), hex.EncodeToString([]byte(l.Err)), "", "", "", "", "", hex.EncodeToString(l.Tail)}
 	if c := l.Count; c != nil {
 		fields[5], fields[6], fields[7] = hex.EncodeToString([]byte(c.Tokenizer)), hex.EncodeToString([]byte(c.Head)), hex.EncodeToString([]byte(c.Tail))
 		fields[8], fields[9] = strconv.FormatInt(c.Middle, 10), hex.EncodeToString([]byte(c.Err))
@@ -119,7 +125,7 @@ func parseLargeMarkerAt(s string) (*LargeBase64, int, bool) {
 		return b
 	}
 	unhex(f[2]) // the digest is hex too
-	l := &LargeBase64{Chars: num(f[0]), Bytes: num(f[1]), SHA256: f[2], Head: unhex(f[3]), Err: string(unhex(f[4]))}
+	l := &LargeBase64{Chars: num(f[0]), Bytes: num(f[1]), SHA256: f[2], Head: unhex(f[3]), Err: string(unhex(f[4])), Tail: unhex(f[10])}
 	if f[8] != "" {
 		l.Count = &RunCount{Tokenizer: string(unhex(f[5])), Head: string(unhex(f[6])), Tail: string(unhex(f[7])),
 			Middle: num(f[8]), Err: string(unhex(f[9]))}
@@ -153,6 +159,7 @@ func newLargeDecoder() *largeDecoder {
 
 // write takes characters of the run (already unescaped: `\/` given as '/').
 func (d *largeDecoder) write(p []byte) {
+	d.keepTail(p)
 	for len(p) > 0 {
 		if !d.ended {
 			// the common case: a stretch of the alphabet, copied whole
@@ -187,6 +194,18 @@ func (d *largeDecoder) write(p []byte) {
 			d.fail(fmt.Sprintf("character %q at position %d of the base64 payload", c, d.out.Chars-1))
 		}
 	}
+}
+
+// keepTail keeps the last LargeTailChars characters written, p the latest.
+func (d *largeDecoder) keepTail(p []byte) {
+	if len(p) >= LargeTailChars {
+		d.out.Tail = append(d.out.Tail[:0], p[len(p)-LargeTailChars:]...)
+		return
+	}
+	if over := len(d.out.Tail) + len(p) - LargeTailChars; over > 0 {
+		d.out.Tail = d.out.Tail[:copy(d.out.Tail, d.out.Tail[over:])]
+	}
+	d.out.Tail = append(d.out.Tail, p...)
 }
 
 // b64Alphabet marks the characters of the standard base64 alphabet.
@@ -465,7 +484,8 @@ func (s *lineSpiller) inputOffset(out int64) int64 {
 // spillReader reads JSON text from r with every large base64 payload (see lineSpiller)
 // replaced by its stand-in, holding no more than the JSON string being read: the reader of a
 // document that may carry a payload of any size in one line (a Chatbox backup) reads through
-// it, and finds such a payload as LargeBase64 where the MCP line readers do.
+// it, and finds such a payload as LargeBase64 where the MCP line readers do. With a spiller
+// that follows runs (textRunSpiller), the base64 runs of any string are streamed past too.
 type spillReader struct {
 	r   io.Reader
 	s   lineSpiller
@@ -479,6 +499,12 @@ func newSpillReader(r io.Reader) *spillReader {
 	return &spillReader{r: r, in: make([]byte, 64<<10)}
 }
 
+// newRunSpillReader is a spillReader that streams past the base64 runs of any string as well,
+// counted by the RunCounter of runs (when not nil): the reader of an agent's session document.
+func newRunSpillReader(r io.Reader, runs LargeRunOptions) *spillReader {
+	return &spillReader{r: r, in: make([]byte, 64<<10), s: *textRunSpiller(runs)}
+}
+
 // Read gives the spilled text, up to the start of a string that may still be streamed past.
 func (sr *spillReader) Read(p []byte) (int, error) {
 	for {
@@ -486,8 +512,14 @@ func (sr *spillReader) Read(p []byte) (int, error) {
 		// may yet cut it where a payload starts or read it as a key (at the end of the input it
 		// goes as it is).
 		ready := len(sr.out)
-		if sr.s.holds(len(sr.out)) && sr.err == nil {
+		switch {
+		case sr.err != nil:
+		case sr.s.holds(len(sr.out)):
 			ready = sr.s.strStart
+		case sr.s.textRuns && sr.s.inString && sr.s.runStart >= 0: // a run that may yet be streamed past
+			ready = sr.s.runStart
+		case sr.s.textRuns && sr.s.inString && sr.s.escape: // a backslash that may start a run (`\/`)
+			ready = len(sr.out) - 1
 		}
 		if ready > sr.pos {
 			n := copy(p, sr.out[sr.pos:ready])
@@ -527,6 +559,9 @@ func (s *lineSpiller) drop(n int) {
 	s.strStart -= n
 	if s.payload >= 0 {
 		s.payload -= n
+	}
+	if s.textRuns && s.runStart >= 0 {
+		s.runStart -= n
 	}
 }
 

@@ -177,35 +177,58 @@ func FuzzSpillReader(f *testing.F) {
 	f.Add([]byte(`{"a":[{"type":"image","data":"iVBORw0KGgoAAAANSUhEUgAA"},{"data":"QUJDREVGR0hJSktM","x":"tail"}]}`), 3, 5)
 	f.Add([]byte(`{"resource":{"blob":"QUJD\/REVG==","mimeType":"image/png"}, "k":"a long string that is no key"}`), 1, 4)
 	f.Fuzz(func(t *testing.T, doc []byte, step, limit int) {
-		step, limit = 1+abs(step)%61, 4+abs(limit)%64
-		whole := (&lineSpiller{limit: limit}).feed(nil, doc)
-		sr := newSpillReader(iotest.OneByteReader(bytes.NewReader(doc)))
-		sr.s.limit = limit
-		var got []byte
-		buf := make([]byte, step)
-		for {
-			n, err := sr.Read(buf)
-			got = append(got, buf[:n]...)
-			if err == io.EOF {
+		fuzzSpillReader(t, doc, step, limit, func() lineSpiller { return lineSpiller{} })
+	})
+}
+
+// FuzzRunSpillReader is FuzzSpillReader for the reader that streams past the base64 runs of any
+// string as well (newRunSpillReader).
+func FuzzRunSpillReader(f *testing.F) {
+	f.Add([]byte(`{"a":[{"text":"screen: QUJDREVGR0hJSktM\/QUJD== and more"},{"data":"QUJDREVGR0hJSktM","x":"tail"}]}`), 3, 5)
+	f.Add([]byte(`{"text":"a run that starts with an escape: \/QUJDREVGR0hJSktMTU5PUFFSU1RVVldY"}`), 1, 4)
+	f.Add([]byte(`{"output":"{\"page\":\"p\",\"data\":\"QUJDREVGR0hJSktMTU5P\"}","k":"a long string that is no key"}`), 1, 4)
+	f.Fuzz(func(t *testing.T, doc []byte, step, limit int) {
+		fuzzSpillReader(t, doc, step, limit, func() lineSpiller { return *textRunSpiller(nil) })
+	})
+}
+
+// fuzzSpillReader reads doc through a spillReader whose spiller newSpiller makes, in reads of
+// step bytes, and checks it against the spiller fed doc whole and every byte's inputOffset.
+func fuzzSpillReader(t *testing.T, doc []byte, step, limit int, newSpiller func() lineSpiller) {
+	step, limit = 1+abs(step)%61, 4+abs(limit)%64
+	whole := newSpiller()
+	whole.limit = limit
+	want := whole.feed(nil, doc)
+	sr := newSpillReader(iotest.OneByteReader(bytes.NewReader(doc)))
+	sr.s = newSpiller()
+	sr.s.limit = limit
+	var got []byte
+	buf := make([]byte, step)
+	for {
+		n, err := sr.Read(buf)
+		got = append(got, buf[:n]...)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("read in %d-byte reads: %q, the spiller whole: %q", step, got, want)
+	}
+	marker := []byte(`\u0000` + largeMarkerPrefix()[1:])
+	for o := 0; o < len(got); o++ {
+		if bytes.HasPrefix(got[o:], marker) { // skip the stand-in, up to the NUL that ends it
+			o += len(marker) + bytes.Index(got[o+len(marker):], []byte(`\u0000`)) + len(`\u0000`)
+			if o == len(got) {
 				break
 			}
-			if err != nil {
-				t.Fatal(err)
-			}
 		}
-		if !bytes.Equal(got, whole) {
-			t.Fatalf("read in %d-byte reads: %q, the spiller whole: %q", step, got, whole)
+		if in := sr.inputOffset(int64(o)); in >= int64(len(doc)) || doc[in] != got[o] {
+			t.Fatalf("output byte %d (%q) maps to input byte %d of %q", o, got[o], in, doc)
 		}
-		marker := []byte(`\u0000` + largeMarkerPrefix()[1:])
-		for o := 0; o < len(got); o++ {
-			if bytes.HasPrefix(got[o:], marker) { // skip the stand-in, up to its closing quote
-				o += bytes.IndexByte(got[o:], '"')
-			}
-			if in := sr.inputOffset(int64(o)); in >= int64(len(doc)) || doc[in] != got[o] {
-				t.Fatalf("output byte %d (%q) maps to input byte %d of %q", o, got[o], in, doc)
-			}
-		}
-	})
+	}
 }
 
 // TestChatboxLargePayloadStreamed: a Chatbox backup whose tool result carries a picture over

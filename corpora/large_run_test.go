@@ -130,9 +130,9 @@ func TestLargeRunMarkerParse(t *testing.T) {
 // FuzzLargeRunMarker: any text after a marker's prefix either reads back as a marker that
 // writes the same text, or is no marker; nothing panics.
 func FuzzLargeRunMarker(f *testing.F) {
-	f.Add("12:9:ab:89504e47:783a79:6f:69:51:42:")
-	f.Add("1:2:3:::::::")
-	f.Add("x:9:ab:zz:::::-1:00")
+	f.Add("12:9:ab:89504e47:783a79:6f:69:51:42::51554a44")
+	f.Add("1:2:3::::::::")
+	f.Add("x:9:ab:zz:::::-1:00:")
 	f.Fuzz(func(t *testing.T, fields string) {
 		s := largeMarkerPrefix() + fields + "\x00"
 		l, ok := parseLargeMarker(s)
@@ -144,7 +144,7 @@ func FuzzLargeRunMarker(f *testing.F) {
 			t.Fatal(err)
 		}
 		l2, ok := parseLargeMarker(back)
-		if !ok || l2.Chars != l.Chars || l2.Bytes != l.Bytes || !bytes.Equal(l2.Head, l.Head) || (l.Count == nil) != (l2.Count == nil) || l.Count != nil && *l.Count != *l2.Count {
+		if !ok || l2.Chars != l.Chars || l2.Bytes != l.Bytes || !bytes.Equal(l2.Head, l.Head) || !bytes.Equal(l2.Tail, l.Tail) || (l.Count == nil) != (l2.Count == nil) || l.Count != nil && *l.Count != *l2.Count {
 			t.Fatalf("%q read back as %+v, written again as %+v", fields, l, l2)
 		}
 	})

@@ -2,6 +2,7 @@ package corpora
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -21,8 +22,9 @@ const agentMaxLine = 256 << 20
 // and each base64 payload or run in it over LargeBase64Bytes is streamed past (counted by the
 // emitter's RunCounter, as the request-log readers do), so a line of any size whose bulk is
 // base64 is read holding no more than the rest of it. A line that still holds more than
-// agentMaxLine is reported and skipped; fn's error stops the reading.
-func agentLines(ctx context.Context, name string, r io.Reader, e Emitter, fn func(line []byte, loc Location) error) error {
+// agentMaxLine is reported and skipped; fn's error stops the reading. fn is also given toFile,
+// which maps an offset in the line as read (with stand-ins) to the column in the file's line.
+func agentLines(ctx context.Context, name string, r io.Reader, e Emitter, fn func(line []byte, loc Location, toFile func(int64) int64) error) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	runs := largeRunOptions(e)
 	var buf []byte
@@ -33,7 +35,7 @@ func agentLines(ctx context.Context, name string, r io.Reader, e Emitter, fn fun
 		if cap(buf) > spillActivate {
 			buf = nil // a long line's buffer is not kept for the lines after it
 		}
-		line, tooLong, rerr := agentLine(br, buf[:0], runs, agentMaxLine)
+		line, spiller, tooLong, rerr := agentLine(br, buf[:0], runs, agentMaxLine)
 		buf = line
 		if rerr != nil && rerr != io.EOF {
 			return &ReadError{Loc: Location{File: name, Line: num}, Err: rerr}
@@ -43,7 +45,12 @@ func agentLines(ctx context.Context, name string, r io.Reader, e Emitter, fn fun
 		case tooLong:
 			e.Problem(&ReadError{Loc: loc, Err: fmt.Errorf("line holds more than %d MiB besides its base64 payloads: skipped", agentMaxLine>>20)})
 		case len(trimSpace(line)) > 0:
-			if err := fn(trimSpace(line), loc); err != nil {
+			lead := int64(len(line) - len(bytes.TrimLeft(line, " \t\r\n")))
+			toFile := func(off int64) int64 { return off }
+			if spiller != nil {
+				toFile = func(off int64) int64 { return spiller.inputOffset(off+lead) - lead }
+			}
+			if err := fn(trimSpace(line), loc, toFile); err != nil {
 				return err
 			}
 		}
@@ -53,10 +60,10 @@ func agentLines(ctx context.Context, name string, r io.Reader, e Emitter, fn fun
 	}
 }
 
-// agentLine reads one line into buf, following it as JSON past spillLength (textRunSpiller).
-// tooLong says that what it holds passed maxLine: the rest of it was read past.
-func agentLine(br *bufio.Reader, buf []byte, runs LargeRunOptions, maxLine int) (line []byte, tooLong bool, err error) {
-	var spiller *lineSpiller
+// agentLine reads one line into buf, following it as JSON past spillLength (textRunSpiller, its
+// spiller: nil for a line read as it is). tooLong says that what it holds passed maxLine: the
+// rest of it was read past.
+func agentLine(br *bufio.Reader, buf []byte, runs LargeRunOptions, maxLine int) (line []byte, spiller *lineSpiller, tooLong bool, err error) {
 	for {
 		var chunk []byte
 		chunk, err = br.ReadSlice('\n')
@@ -77,7 +84,7 @@ func agentLine(br *bufio.Reader, buf []byte, runs LargeRunOptions, maxLine int) 
 			tooLong, buf = true, nil
 		}
 		if err != bufio.ErrBufferFull {
-			return buf, tooLong, err
+			return buf, spiller, tooLong, err
 		}
 	}
 }
@@ -85,9 +92,10 @@ func agentLine(br *bufio.Reader, buf []byte, runs LargeRunOptions, maxLine int) 
 // agentRecords decodes each line of a session file into a record of type R and hands it to
 // record with its location; a line that does not decode is reported and skipped.
 func agentRecords[R any](ctx context.Context, name string, r io.Reader, e Emitter, record func(rec R, loc Location) error) error {
-	return agentLines(ctx, name, r, e, func(line []byte, loc Location) error {
+	return agentLines(ctx, name, r, e, func(line []byte, loc Location, toFile func(int64) int64) error {
 		var rec R
 		if rerr := agentRecord(line, loc, &rec); rerr != nil {
+			mapLineOffsets(rerr, loc.File, loc.Line, toFile) // a column after a stand-in counts what it stands for
 			e.Problem(rerr)
 			return nil
 		}

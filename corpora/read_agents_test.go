@@ -428,7 +428,7 @@ func TestAgentLineStreamsRunsAndSkipsWhatIsLeft(t *testing.T) {
 	input := `{"text":"screen: ` + run + `"}` + "\n" + `{"text":"` + text + `"}` + "\n" + `{"text":"next"}`
 	br := bufio.NewReaderSize(strings.NewReader(input), 64<<10)
 	opts := &runsOptions{chars: 1 << 16}
-	line, tooLong, err := agentLine(br, nil, opts, 1<<19)
+	line, _, tooLong, err := agentLine(br, nil, opts, 1<<19)
 	if err != nil || tooLong || len(line) > 1<<18 { // the stand-in keeps the run's first 64 KiB, in hex
 		t.Fatalf("the line of a run: %d bytes, too long %v, %v", len(line), tooLong, err)
 	}
@@ -436,10 +436,10 @@ func TestAgentLineStreamsRunsAndSkipsWhatIsLeft(t *testing.T) {
 	if json.Unmarshal(line, &v) != nil || len(LargeRuns(v.Text)) != 1 || LargeRuns(v.Text)[0].Chars != int64(len(run)) {
 		t.Errorf("the run is not kept as its stand-in: %.200q", line)
 	}
-	if line, tooLong, err = agentLine(br, line[:0], opts, 1<<19); err != nil || !tooLong || line != nil {
+	if line, _, tooLong, err = agentLine(br, line[:0], opts, 1<<19); err != nil || !tooLong || line != nil {
 		t.Errorf("the line of 1 MiB of text: %d bytes, too long %v, %v", len(line), tooLong, err)
 	}
-	if line, tooLong, err = agentLine(br, line, opts, 1<<19); err != io.EOF || tooLong || string(line) != `{"text":"next"}` {
+	if line, _, tooLong, err = agentLine(br, line, opts, 1<<19); err != io.EOF || tooLong || string(line) != `{"text":"next"}` {
 		t.Errorf("the next line: %q, too long %v, %v", line, tooLong, err)
 	}
 }
@@ -476,4 +476,81 @@ func TestReadCodexCompactionStartsTheNextRequests(t *testing.T) {
 	if got := strings.Join(texts, "|"); got != "be brief|the summary|new question" {
 		t.Errorf("the request after the compaction holds %q", got)
 	}
+}
+
+// TestAgentReadersLocateAfterAStreamedRun: a syntax error after a base64 run streamed past, in
+// the same line, is located at its column in the file: the column counts the run's characters,
+// not its stand-in's.
+func TestAgentReadersLocateAfterAStreamedRun(t *testing.T) {
+	run := strings.Repeat("QUJD", 1<<16) // 256 KiB of base64, streamed past from 64 KiB
+	tests := []struct {
+		read  ReaderFunc
+		input string
+	}{
+		{readClaudeCode, `{"type":"user","sessionId":"s","message":{"role":"user","content":"screen: ` + run + `"},,}` + "\n"},
+		{readCodex, `{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"screen: ` + run + `"}]},,}` + "\n"},
+		{readGeminiCLI, `{"type":"user","content":[{"text":"screen: ` + run + `"}],,}` + "\n"},
+		{readOpencode, "{\n  \"info\": {\"id\": \"ses_1\", \"projectID\": \"global\"},\n  \"messages\": [\n" +
+			`    {"info": {"role": "user"}, "parts": [{"type": "text", "text": "screen: ` + run + `"},,]}` + "\n  ]\n}\n"},
+		{readCline, "{\"sessionId\":\"s\",\n\"messages\":[\n" + `{"role":"user","content":"screen: ` + run + `"},,]}`},
+	}
+	for _, tt := range tests {
+		e := &runEmitter{limit: 1 << 16}
+		if err := tt.read(context.Background(), "s.jsonl", strings.NewReader(tt.input), e); err != nil {
+			t.Fatal(err)
+		}
+		at := strings.Index(tt.input, ",,") + 1
+		want := fmt.Sprintf("s.jsonl:%d:%d", 1+strings.Count(tt.input[:at], "\n"), at-strings.LastIndexByte(tt.input[:at], '\n'))
+		if len(e.Problems) == 0 || !strings.HasPrefix(e.Problems[0].Error(), want+":") && !strings.HasPrefix(e.Problems[0].Error(), want+" ") {
+			t.Errorf("%.60s: problems %q, want one at %s", tt.input, apiShortProblems(&e.Collector), want)
+		}
+	}
+}
+
+// TestAgentDocumentsStreamLargePictures: an OpenCode export's attachment and a Cline session's
+// image block whose base64 is over the limit are streamed past, not skipped: each request that
+// sends the picture holds it as LargeBase64 of its length, and nothing is reported.
+func TestAgentDocumentsStreamLargePictures(t *testing.T) {
+	b64 := strings.Repeat("QUJD", 1<<16)
+	oc := "{\n  \"info\": {\"id\": \"ses_1\", \"projectID\": \"global\"},\n  \"messages\": [\n" +
+		`    {"info": {"role": "user"}, "parts": [{"type": "text", "text": "look"}]},` + "\n" +
+		`    {"info": {"role": "assistant", "modelID": "m"}, "parts": [{"type": "step-start"}, {"type": "tool", "tool": "read", "callID": "c1", "state": {"status": "completed", "input": {}, "output": "Image read successfully", "attachments": [{"type": "file", "mime": "image/png", "url": "data:image/png;base64,` + b64 + `"}]}}]},` + "\n" +
+		`    {"info": {"role": "assistant", "modelID": "m"}, "parts": [{"type": "text", "text": "A page."}]}` + "\n  ]\n}\n"
+	cl := "{\"sessionId\":\"s\",\"agent\":\"lead\",\n\"messages\":[\n" +
+		`{"role":"user","content":[{"type":"text","text":"look"}]},` + "\n" +
+		`{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"read_files","input":{}}],"modelInfo":{"id":"m","provider":"anthropic"}},` + "\n" +
+		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"Successfully read image"},{"type":"image","data":"` + b64 + `","mediaType":"image/png"}]}]},` + "\n" +
+		`{"role":"assistant","content":[{"type":"text","text":"A page."}],"modelInfo":{"id":"m","provider":"anthropic"}}` + "\n]}"
+	for _, tt := range []struct {
+		read  ReaderFunc
+		input string
+	}{{readOpencode, oc}, {readCline, cl}} {
+		e := &runEmitter{limit: 1 << 16}
+		if err := tt.read(context.Background(), "s.json", strings.NewReader(tt.input), e); err != nil || len(e.Problems) != 0 {
+			t.Fatalf("%.40q: %v, problems %v", tt.input, err, apiShortProblems(&e.Collector))
+		}
+		var large []int64
+		for _, c := range e.Conversations {
+			for _, m := range c.Messages {
+				large = append(large, largeImages(m.Parts)...)
+			}
+		}
+		if len(e.Conversations) != 2 || len(large) != 1 || large[0] != int64(len(b64)) {
+			t.Errorf("%.40q: %d conversations, pictures streamed past of %v characters: want 2 and one of %d", tt.input, len(e.Conversations), large, len(b64))
+		}
+	}
+}
+
+// largeImages are the lengths of the pictures streamed past among parts and their tool results.
+func largeImages(parts []Part) []int64 {
+	var out []int64
+	for _, p := range parts {
+		if p.Image != nil && p.Image.Large != nil {
+			out = append(out, p.Image.Large.Chars)
+		}
+		if p.ToolResult != nil {
+			out = append(out, largeImages(p.ToolResult.Parts)...)
+		}
+	}
+	return out
 }

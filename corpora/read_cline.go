@@ -60,15 +60,19 @@ type clineSession struct {
 	requests   []clineRequest
 	system     string
 	lines      *lineCounter
+	spilled    *spillReader // what the decoder reads: lines with large payloads streamed past
 }
 
 // readCline reads a Cline CLI session's messages: one conversation per answer the session
 // records, the messages before it with the session's system prompt. A tool result Cline cut
-// or reshaped when sending is held as recorded, the conversation's Sent as Cline sent it.
+// or reshaped when sending is held as recorded, the conversation's Sent as Cline sent it. A
+// base64 payload or run over LargeBase64Bytes (a picture in a tool's result) is streamed past
+// as the file is read (newRunSpillReader): a message holds its stand-in.
 func readCline(ctx context.Context, name string, r io.Reader, e Emitter) error {
 	s := &clineSession{name: name, base: filepath.Base(name), e: e, lines: &lineCounter{r: r}}
 	defer s.spool.close()
-	dec := json.NewDecoder(s.lines)
+	s.spilled = newRunSpillReader(s.lines, largeRunOptions(e))
+	dec := json.NewDecoder(s.spilled)
 	err := s.read(ctx, dec)
 	var rerr *ReadError
 	switch {
@@ -145,8 +149,9 @@ func (s *clineSession) syntax(dec *json.Decoder, err error, want string) error {
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
 	switch {
-	case errors.As(err, &se):
-		off = se.Offset
+	case errors.As(err, &se) && se.Offset == off: // a token's error, at the byte where the decoder stands
+	case errors.As(err, &se): // a value's error: its Offset does not count what Token read
+		off += valueErrorAt(dec.Buffered())
 	case errors.As(err, &te):
 		off = te.Offset
 	case err == io.EOF:
@@ -158,9 +163,19 @@ func (s *clineSession) syntax(dec *json.Decoder, err error, want string) error {
 	return &ReadError{Loc: s.locate(off), Err: fmt.Errorf("%w (the requests before it are read)", err)}
 }
 
-// locate is the location of byte off of the file: its line and column.
+// valueErrorAt is the offset in r of the byte that breaks the JSON value r starts with.
+func valueErrorAt(r io.Reader) int64 {
+	b, _ := io.ReadAll(r)
+	var se *json.SyntaxError
+	if errors.As(json.Unmarshal(b, new(json.RawMessage)), &se) {
+		return max(se.Offset-1, 0)
+	}
+	return 0
+}
+
+// locate is the location of byte off of what the decoder read, in the file: its line and column.
 func (s *clineSession) locate(off int64) Location {
-	line, col := s.lines.position(off)
+	line, col := s.lines.position(s.spilled.inputOffset(off))
 	return Location{File: s.name, Line: line, Offset: col}
 }
 

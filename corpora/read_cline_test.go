@@ -1,6 +1,8 @@
 package corpora
 
 import (
+	"context"
+	"encoding/base64"
 	"os"
 	"path/filepath"
 	"strings"
@@ -118,4 +120,34 @@ func resultTexts(msgs []Message) string {
 func FuzzReadCline(f *testing.F) {
 	fuzzAgentSeeds(f, agentSession(f, "cline", "*/*.messages.json"))
 	fuzzAgentReader(f, readCline)
+}
+
+// TestClineCutOfAStreamedRun: a tool result whose base64 run was streamed past is sent as Cline
+// cut the text it recorded: the first characters of the run, the count of those left out and
+// the run's last characters, as the cut of the whole text gives them.
+func TestClineCutOfAStreamedRun(t *testing.T) {
+	raw := make([]byte, 240_000)
+	for i := range raw {
+		raw[i] = byte(i * 7 % 251)
+	}
+	for _, text := range []string{"the page: " + base64.StdEncoding.EncodeToString(raw) + " done",
+		"é " + base64.StdEncoding.EncodeToString(raw[:200_000]) + strings.Repeat(" and more", 1000)} {
+		session := `{"sessionId":"s","agent":"lead","messages":[{"role":"user","content":"look"},` +
+			`{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"shot","input":{}}],"modelInfo":{"id":"m","provider":"anthropic"}},` +
+			`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":` + string(jsString(text)) + `}]},` +
+			`{"role":"assistant","content":[{"type":"text","text":"A page."}],"modelInfo":{"id":"m","provider":"anthropic"}}]}`
+		e := &runEmitter{limit: 1 << 16}
+		if err := readCline(context.Background(), "s.messages.json", strings.NewReader(session), e); err != nil || len(e.Problems) != 0 || len(e.Conversations) != 2 {
+			t.Fatalf("%v, problems %q, %d conversations", err, apiShortProblems(&e.Collector), len(e.Conversations))
+		}
+		conv := e.Conversations[1]
+		if len(conv.Sent) == 0 {
+			t.Fatalf("no Sent arm: notes %q", conv.Notes)
+		}
+		kept := conv.Messages[len(conv.Messages)-1].Parts[0].ToolResult.Text
+		sent := conv.Sent[len(conv.Sent)-1].Parts[0].ToolResult.Text
+		if len(LargeRuns(kept)) != 1 || sent != clineCut(text) {
+			t.Errorf("%.20q: kept %d runs; sent %.80q…, want %.80q…", text, len(LargeRuns(kept)), sent, clineCut(text))
+		}
+	}
 }

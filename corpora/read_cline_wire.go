@@ -2,6 +2,7 @@ package corpora
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -159,13 +160,13 @@ func clineResultContent(v jsValue, cut, isError bool) any {
 }
 
 // clineCut is s cut as Cline cuts a tool result's text longer than clineMaxToolResultChars:
-// its head and tail around a marker that says how much was left out.
+// its head and tail around a marker that says how much was left out. A base64 run of s
+// streamed past counts as the characters it stands for: Cline cut the text it recorded.
 func clineCut(s string) string {
-	n := len(s)
-	var u []uint16
-	if !isASCII(s) {
-		u = utf16.Encode([]rune(s))
-		n = len(u)
+	segs := clineSegments(s)
+	n := 0
+	for _, g := range segs {
+		n += g.units()
 	}
 	if n <= clineMaxToolResultChars {
 		return s
@@ -174,10 +175,84 @@ func clineCut(s string) string {
 	keep := max(0, (clineMaxToolResultChars-len(marker(n-clineMaxToolResultChars)))/2)
 	m := marker(max(0, n-2*keep))
 	keep = max(0, (clineMaxToolResultChars-len(m))/2)
-	if u == nil {
-		return s[:keep] + m + s[n-keep:]
+	head, tail, k := "", "", keep
+	for i := 0; i < len(segs) && k > 0; i++ {
+		part, took := segs[i].first(k)
+		head, k = head+part, k-took
 	}
-	return string(utf16.Decode(u[:keep])) + m + string(utf16.Decode(u[n-keep:]))
+	for i, k := len(segs)-1, keep; i >= 0 && k > 0; i-- {
+		part, took := segs[i].last(k)
+		tail, k = part+tail, k-took
+	}
+	return head + m + tail
+}
+
+// clineSegment is a stretch of a text: a run streamed past (run set; text its stand-in), else
+// text.
+type clineSegment struct {
+	text string
+	run  *LargeBase64
+}
+
+// clineSegments cuts s into its text and its runs streamed past.
+func clineSegments(s string) []clineSegment {
+	var segs []clineSegment
+	at := 0
+	for _, r := range LargeRuns(s) {
+		segs = append(segs, clineSegment{text: s[at:r.Start]}, clineSegment{text: s[r.Start:r.End], run: r.LargeBase64})
+		at = r.End
+	}
+	return append(segs, clineSegment{text: s[at:]})
+}
+
+// units is the segment's length in UTF-16 units, as JavaScript counts it.
+func (g clineSegment) units() int {
+	switch {
+	case g.run != nil:
+		return int(g.run.Chars)
+	case isASCII(g.text):
+		return len(g.text)
+	}
+	return len(utf16.Encode([]rune(g.text)))
+}
+
+// first returns the segment's first k units (all of it when shorter) and how many it gave. Of
+// a run, they are the base64 of its kept head; a run whose head does not hold them (one that
+// does not decode) gives its stand-in, which says that it cannot be sent.
+func (g clineSegment) first(k int) (string, int) {
+	if n := g.units(); n <= k {
+		return g.text, n
+	}
+	if g.run != nil {
+		head := base64.StdEncoding.EncodeToString(g.run.Head[:len(g.run.Head)/3*3])
+		if g.run.Err != "" || len(head) < k {
+			return largeMarkerText, k
+		}
+		return head[:k], k
+	}
+	if isASCII(g.text) {
+		return g.text[:k], k
+	}
+	return string(utf16.Decode(utf16.Encode([]rune(g.text))[:k])), k
+}
+
+// last returns the segment's last k units (all of it when shorter) and how many it gave: of a
+// run, its kept tail.
+func (g clineSegment) last(k int) (string, int) {
+	n := g.units()
+	if n <= k {
+		return g.text, n
+	}
+	if g.run != nil {
+		if len(g.run.Tail) < k {
+			return largeMarkerText, k
+		}
+		return string(g.run.Tail[len(g.run.Tail)-k:]), k
+	}
+	if isASCII(g.text) {
+		return g.text[n-k:], k
+	}
+	return string(utf16.Decode(utf16.Encode([]rune(g.text))[n-k:])), k
 }
 
 // isASCII says whether s is all ASCII.

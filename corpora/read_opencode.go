@@ -64,6 +64,10 @@ type opencodePart struct {
 // opencodeMessage is one element of an export's messages.
 type opencodeMessage struct {
 	Info struct {
+		ID         string          `json:"id"`
+		ParentID   string          `json:"parentID"`
+		Summary    json.RawMessage `json:"summary"` // true on a compaction's summary; a user message's is an object
+		Finish     string          `json:"finish"`
 		Role       string          `json:"role"`
 		ModelID    string          `json:"modelID"`
 		ProviderID string          `json:"providerID"`
@@ -80,6 +84,11 @@ type opencodeSession struct {
 	spool      spool
 	messages   []spoolRef // the messages sent so far, in Chat Completions form
 	requests   int
+	// compaction is the id of the last user message that asks for a compaction, and at the
+	// index of its first message in messages: once a summary answers it, the requests after
+	// start there, as OpenCode sends them.
+	compaction string
+	at         int
 }
 
 // readOpencode reads an OpenCode session export: one conversation per request OpenCode sent
@@ -91,22 +100,29 @@ func readOpencode(ctx context.Context, name string, r io.Reader, e Emitter) erro
 	return opencodeScan(ctx, name, r, e, s.message)
 }
 
-// message takes one message of the export.
-func (s *opencodeSession) message(raw []byte, loc Location, col int) error {
+// message takes one message of the export; locate moves a problem found at a byte of it to
+// that byte's line and column in the file.
+func (s *opencodeSession) message(raw []byte, loc Location, locate func(*ReadError) *ReadError) error {
 	var m opencodeMessage
 	if len(raw) > 0 && raw[0] != '{' {
 		s.e.Problem(&ReadError{Loc: loc, Err: fmt.Errorf("a message object was expected")})
 		return nil
 	}
 	if rerr := agentRecord(raw, loc, &m); rerr != nil {
-		s.e.Problem(opencodeLocate(rerr, raw, loc, col))
+		s.e.Problem(locate(rerr))
 		return nil
 	}
 	switch m.Info.Role {
 	case "user":
 		return s.user(m)
 	case "assistant":
-		return s.assistant(m, loc)
+		if err := s.assistant(m, loc); err != nil {
+			return err
+		}
+		if string(m.Info.Summary) == "true" && m.Info.Finish != "" && m.Info.ParentID != "" && m.Info.ParentID == s.compaction {
+			s.messages, s.compaction = s.messages[s.at:], "" // the summary pivot: what came before it is no longer sent
+		}
+		return nil
 	}
 	s.e.Problem(&ReadError{Loc: loc.Child("info").Child("role"), Err: fmt.Errorf("role %q: want user or assistant", m.Info.Role)})
 	return nil
@@ -117,6 +133,9 @@ func (s *opencodeSession) message(raw []byte, loc Location, col int) error {
 func (s *opencodeSession) user(m opencodeMessage) error {
 	var parts []any
 	for _, p := range m.Parts {
+		if p.Type == "compaction" {
+			s.compaction, s.at = m.Info.ID, len(s.messages)
+		}
 		switch {
 		case p.Type == "text" && !p.Ignored && p.Text != "":
 			parts = append(parts, chatText(p.Text))
@@ -288,34 +307,22 @@ func (s *opencodeSession) emit(m opencodeMessage, t *opencodeTokens, loc Locatio
 	return agentEmit(s.e, s.name, chatAPI(), body, loc, id, FormatOpencode, m.Info.ProviderID, usage, opencodeMissing)
 }
 
-// opencodeLocate moves a problem found at a byte of a message (its Offset, counted from the
-// message's first byte) to that byte's line and column in the file: the message starts at
-// loc's line, at column col.
-func opencodeLocate(rerr *ReadError, raw []byte, loc Location, col int) *ReadError {
-	off := int(rerr.Loc.Offset)
-	if off <= 0 || off > len(raw) {
-		return rerr
-	}
-	nl := bytes.Count(raw[:off], []byte{'\n'})
-	if nl == 0 {
-		rerr.Loc.Offset = int64(col + off)
-		return rerr
-	}
-	rerr.Loc.Line = loc.Line + nl
-	rerr.Loc.Offset = int64(off - bytes.LastIndexByte(raw[:off], '\n') - 1)
-	return rerr
-}
-
 // opencodeScanner walks an export's bytes once, keeping only the element of its messages array
 // it is in: it follows strings, nesting and lines, not the rest of JSON's grammar (each message
-// is checked when decoded).
+// is checked when decoded). It reads the export through a spillReader: a base64 payload or run
+// over LargeBase64Bytes (a picture in a tool's output or attachment) is streamed past, and the
+// element holds its stand-in; offsets are those of what the spillReader gives, put back in the
+// file's terms by toFile.
 type opencodeScanner struct {
 	name       string
 	e          Emitter
-	fn         func(raw []byte, loc Location, col int) error
-	line, col  int  // where the scanner stands (1-based line, 0-based column)
-	depth      int  // of the byte about to be read: 1 inside the export's object
-	inStr, esc bool // in a string, after a backslash in it
+	fn         func(raw []byte, loc Location, locate func(*ReadError) *ReadError) error
+	toFile     func(int64) int64
+	line       int   // the 1-based line where the scanner stands
+	off        int64 // the offset of the byte about to be read
+	lineStart  int64 // the offset of its line's first byte
+	depth      int   // of the byte about to be read: 1 inside the export's object
+	inStr, esc bool  // in a string, after a backslash in it
 	key        []byte
 	keyOpen    bool   // reading a member name of the export's object
 	member     string // the name of the export's member being read
@@ -326,22 +333,25 @@ type opencodeScanner struct {
 	tooLong    bool
 	scalar     bool // the element is not an object or array
 	at         Location
-	atCol      int
+	atOff      int64 // the offset of the element's first byte, and of its line's
+	atLine     int64
 	ended      bool // the export's object has closed
 }
 
 // opencodeScan calls fn with each element of an export's messages array, its location (line,
-// pointer) and the column it starts at; what breaks the export's shape outside the messages
-// is a located problem, and reading stops there.
-func opencodeScan(ctx context.Context, name string, r io.Reader, e Emitter, fn func(raw []byte, loc Location, col int) error) error {
-	sc := &opencodeScanner{name: name, e: e, fn: fn, line: 1}
+// pointer) and the function that locates a problem found at a byte of it (its Offset, counted
+// from the element's first byte) at that byte's line and column in the file; what breaks the
+// export's shape outside the messages is a located problem, and reading stops there.
+func opencodeScan(ctx context.Context, name string, r io.Reader, e Emitter, fn func(raw []byte, loc Location, locate func(*ReadError) *ReadError) error) error {
+	sr := newRunSpillReader(r, largeRunOptions(e))
+	sc := &opencodeScanner{name: name, e: e, fn: fn, toFile: sr.inputOffset, line: 1}
 	buf := make([]byte, 256<<10)
 	seen := false
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		n, rerr := r.Read(buf)
+		n, rerr := sr.Read(buf)
 		if n > 0 {
 			seen = true
 			problem, err := sc.chunk(buf[:n])
@@ -368,6 +378,12 @@ func opencodeScan(ctx context.Context, name string, r io.Reader, e Emitter, fn f
 	return nil
 }
 
+// column is the 0-based column in the file of the byte at off, in the line that starts at
+// lineStart.
+func (sc *opencodeScanner) column(off, lineStart int64) int64 {
+	return sc.toFile(off) - sc.toFile(lineStart)
+}
+
 // chunk scans the next bytes of the export.
 func (sc *opencodeScanner) chunk(b []byte) (*ReadError, error) {
 	from := 0 // where the element being captured starts in b
@@ -381,7 +397,7 @@ func (sc *opencodeScanner) chunk(b []byte) (*ReadError, error) {
 			sc.capturing, sc.scalar, sc.tooLong = true, c != '{' && c != '[', false
 			sc.elem, from = sc.elem[:0], i
 			sc.at = Location{File: sc.name, Line: sc.line, Pointer: fmt.Sprintf("/messages/%d", sc.index)}
-			sc.atCol = sc.col
+			sc.atOff, sc.atLine = sc.off, sc.lineStart
 		}
 		problem := sc.step(c)
 		if problem != nil {
@@ -392,10 +408,9 @@ func (sc *opencodeScanner) chunk(b []byte) (*ReadError, error) {
 				return nil, err
 			}
 		}
+		sc.off++
 		if c == '\n' {
-			sc.line, sc.col = sc.line+1, 0
-		} else {
-			sc.col++
+			sc.line, sc.lineStart = sc.line+1, sc.off
 		}
 	}
 	if sc.capturing {
@@ -423,7 +438,7 @@ func (sc *opencodeScanner) step(c byte) *ReadError {
 		return nil
 	}
 	bad := func(what string) *ReadError {
-		return &ReadError{Loc: Location{File: sc.name, Line: sc.line, Offset: int64(sc.col)}, Err: fmt.Errorf("%s: not an OpenCode export", what)}
+		return &ReadError{Loc: Location{File: sc.name, Line: sc.line, Offset: sc.column(sc.off, sc.lineStart)}, Err: fmt.Errorf("%s: not an OpenCode export", what)}
 	}
 	switch c {
 	case '"':
@@ -463,8 +478,8 @@ func (sc *opencodeScanner) step(c byte) *ReadError {
 	return nil
 }
 
-// keep adds the next bytes of the element being captured; past agentMaxLine it is dropped and
-// reported when it ends.
+// keep adds the next bytes of the element being captured; past agentMaxLine (besides its
+// payloads streamed past) it is dropped and reported when it ends.
 func (sc *opencodeScanner) keep(b []byte) {
 	if sc.tooLong || len(sc.elem)+len(b) > agentMaxLine {
 		sc.tooLong, sc.elem = true, sc.elem[:0]
@@ -473,15 +488,32 @@ func (sc *opencodeScanner) keep(b []byte) {
 	sc.elem = append(sc.elem, b...)
 }
 
-// finish ends the element being captured with its last bytes and hands it on (a message too
-// long to keep is reported and skipped).
+// finish ends the element being captured with its last bytes and hands it on (a message that
+// holds too much to keep besides its payloads streamed past is reported and skipped).
 func (sc *opencodeScanner) finish(last []byte) error {
 	sc.keep(last)
 	sc.capturing = false
 	sc.index++
 	if sc.tooLong {
-		sc.e.Problem(&ReadError{Loc: sc.at, Err: fmt.Errorf("message longer than %d MiB: skipped", agentMaxLine>>20)})
+		sc.e.Problem(&ReadError{Loc: sc.at, Err: fmt.Errorf("message holds more than %d MiB besides its base64 payloads: skipped", agentMaxLine>>20)})
 		return nil
 	}
-	return sc.fn(sc.elem, sc.at, sc.atCol)
+	return sc.fn(sc.elem, sc.at, sc.locate)
+}
+
+// locate moves a problem found at a byte of the element being handed on (its Offset, counted
+// from the element's first byte) to that byte's line and column in the file.
+func (sc *opencodeScanner) locate(rerr *ReadError) *ReadError {
+	off := int(rerr.Loc.Offset)
+	if off <= 0 || off > len(sc.elem) {
+		return rerr
+	}
+	before := sc.elem[:off]
+	lineStart := sc.atLine
+	if nl := bytes.Count(before, []byte{'\n'}); nl > 0 {
+		rerr.Loc.Line = sc.at.Line + nl
+		lineStart = sc.atOff + int64(bytes.LastIndexByte(before, '\n')+1)
+	}
+	rerr.Loc.Offset = sc.column(sc.atOff+int64(off), lineStart)
+	return rerr
 }

@@ -3,6 +3,7 @@ package corpora
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -73,4 +74,33 @@ func TestReadOpencodeExportGivesTheMessagesAsSent(t *testing.T) {
 func FuzzReadOpencode(f *testing.F) {
 	fuzzAgentSeeds(f, agentSession(f, "opencode", "ses_*.json"))
 	fuzzAgentReader(f, readOpencode)
+}
+
+// TestReadOpencodeCompactionStartsTheNextRequests: once a summary answers a compaction, the
+// requests after it start at the compaction's user message, as OpenCode sends them; the
+// summary's own request holds what it summarizes.
+func TestReadOpencodeCompactionStartsTheNextRequests(t *testing.T) {
+	text := func(s string) string { return `"parts": [{"type": "text", "text": "` + s + `"}]` }
+	export := `{"info": {"id": "ses_1", "projectID": "global"}, "messages": [
+  {"info": {"id": "msg_1", "role": "user"}, ` + text("first") + `},
+  {"info": {"id": "msg_2", "role": "assistant", "parentID": "msg_1", "modelID": "m", "finish": "stop"}, ` + text("answer") + `},
+  {"info": {"id": "msg_3", "role": "user"}, "parts": [{"type": "compaction", "auto": true}]},
+  {"info": {"id": "msg_4", "role": "assistant", "parentID": "msg_3", "modelID": "m", "mode": "compaction", "summary": true, "finish": "stop"}, ` + text("summary") + `},
+  {"info": {"id": "msg_5", "role": "user"}, ` + text("next") + `},
+  {"info": {"id": "msg_6", "role": "assistant", "parentID": "msg_5", "modelID": "m", "finish": "stop"}, ` + text("done") + `}
+]}`
+	c, err := apiRead(t, readOpencode, "ses_1.json", export)
+	if err != nil || len(c.Problems) != 0 || len(c.Conversations) != 3 {
+		t.Fatalf("%v, problems %q, %d conversations", err, apiShortProblems(c), len(c.Conversations))
+	}
+	for i, want := range [][]string{{"first"}, {"first", "answer", "[Compacted summary of the prior conversation]"},
+		{"[Compacted summary of the prior conversation]", "summary", "next"}} {
+		var got []string
+		for _, m := range c.Conversations[i].Messages {
+			got = append(got, m.Parts[0].Text)
+		}
+		if strings.Join(got, "|") != strings.Join(want, "|") {
+			t.Errorf("request %d: %q, want %q", i, got, want)
+		}
+	}
 }

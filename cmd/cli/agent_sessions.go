@@ -40,6 +40,9 @@ type codingAgent struct {
 	project func(root, path string) string
 	// suffix ends the name of a session file ("": .jsonl).
 	suffix string
+	// export, for an agent that keeps its sessions in no folder of files, says how a session
+	// is obtained as a file to replay instead ("": the agent has a folder).
+	export string
 }
 
 // agentTable lists the agents --agent knows.
@@ -49,14 +52,18 @@ func agentTable() []codingAgent {
 		{name: "codex", format: corpora.FormatCodex, env: "CODEX_HOME", home: ".codex", sub: "sessions", project: codexProject},
 		{name: "gemini-cli", format: corpora.FormatGeminiCLI, home: ".gemini", sub: "tmp", project: firstFolder},
 		{name: "cline", format: corpora.FormatCline, env: "CLINE_DATA_DIR", home: ".cline/data", sub: "sessions", project: clineProject, suffix: ".messages.json"},
+		{name: "opencode", format: corpora.FormatOpencode, export: "OpenCode keeps its sessions in SQLite, not in files: " +
+			"replay the JSON of `opencode export <session-id>` instead"},
 	}
 }
 
-// agentNames names the agents --agent knows, comma-separated.
+// agentNames names the agents --agent finds the sessions of, comma-separated.
 func agentNames() string {
 	var names []string
 	for _, a := range agentTable() {
-		names = append(names, a.name)
+		if a.export == "" {
+			names = append(names, a.name)
+		}
 	}
 	return strings.Join(names, ", ")
 }
@@ -115,6 +122,9 @@ func (f AgentFlags) agentSessions(paths []string, now time.Time) ([]string, corp
 	}
 	if ag == nil {
 		return nil, "", usageErrorf("--agent %q: the agents are %s", f.Agent, agentNames())
+	}
+	if ag.export != "" {
+		return nil, "", usageErrorf("--agent %s: %s", ag.name, ag.export)
 	}
 	since, err := parseSince(f.Since, now)
 	if err != nil {

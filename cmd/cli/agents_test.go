@@ -378,3 +378,12 @@ func TestReplayAgentWithoutItsFolder(t *testing.T) {
 		t.Errorf("exit %d, stdout %q, stderr %q: want exit %d and one line naming the folder and the fix", code, out, errOut, ExitInputs)
 	}
 }
+
+// TestReplayAgentWithoutFiles: an agent whose sessions are in no folder of files (OpenCode's
+// SQLite) is one usage line that names how to obtain a session to replay.
+func TestReplayAgentWithoutFiles(t *testing.T) {
+	code, out, errOut := runCLI(t, "replay", "--agent", "opencode")
+	if code != ExitUsage || out != "" || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, "opencode export <session-id>") {
+		t.Errorf("exit %d, stdout %q, stderr %q: want exit %d and one line naming opencode export", code, out, errOut, ExitUsage)
+	}
+}

@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # bench-agent-session: for each coding agent's format, generate one session file (default
 # 1 GiB: turns with screenshots, a compaction every 8 turns, two huge lines carrying a 100 MB
-# PNG's base64 in a tool's text; gencorpus.AgentSession) into a temporary folder and replay it
+# PNG's base64 in a tool's text, as many as carry the bytes for Cline, which records no
+# compaction; gencorpus.AgentSession) into a temporary folder and replay it
 # offline (--out written, as a real run): wall time, MB/s, CPU time and peak RSS. Limit: peak
 # RSS ≤ SCALE_MAX_RSS_MB (512); a miss is reported, and fails the target only with SCALE_ENFORCE=1.
-#   usage: bench-agent-session.sh BIN   env: AGENT_BYTES AGENT_HUGE_BYTES AGENT_FORMATS SCALE_JOBS SCALE_TMP
+#   usage: bench-agent-session.sh BIN   env: AGENT_BYTES AGENT_HUGE_BYTES AGENT_HUGE_LINES AGENT_FORMATS SCALE_JOBS SCALE_TMP
 set -euo pipefail
 bin="${1:?usage: bench-agent-session.sh BIN}"
 size="${AGENT_BYTES:-1073741824}"
 huge="${AGENT_HUGE_BYTES:-100000000}"
-formats="${AGENT_FORMATS:-claude-code codex gemini-cli}"
+formats="${AGENT_FORMATS:-claude-code codex gemini-cli opencode cline}"
+lines="${AGENT_HUGE_LINES:-0}"
 jobs="${SCALE_JOBS:-2}"
 max_rss_mb="${SCALE_MAX_RSS_MB:-512}"
 tmp="$(mktemp -d "${SCALE_TMP:-${TMPDIR:-/tmp}}/strata-agent.XXXXXX")"
@@ -20,7 +22,7 @@ stamp
 go build -o "$tmp/agentsession" ./internal/testkit/gencorpus/cmd/agentsession
 status=0
 for f in $formats; do
-  file="$("$tmp/agentsession" -format "$f" -out "$tmp/$f" -bytes "$size" -huge-lines 2 -huge-bytes "$huge")"
+  file="$("$tmp/agentsession" -format "$f" -out "$tmp/$f" -bytes "$size" -huge-lines "$lines" -huge-bytes "$huge")"
   bytes="$(stat -c %s "$file")"
   longest="$(LC_ALL=C wc -L <"$file")"
   rm -rf "$tmp/out"

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -29,14 +30,33 @@ type AgentSessionConfig struct {
 }
 
 // AgentSessionFormat is a format AgentSession writes: its name as --input-format takes it and
-// the name of a file of it, as the agent names its session files.
-type AgentSessionFormat struct{ Name, File string }
+// the name of a file of it, as the agent names its session files. Uncompacted says that the
+// agent records no compaction, so that each of its requests holds the whole session (Cline).
+type AgentSessionFormat struct {
+	Name, File  string
+	Uncompacted bool
+}
 
 // AgentSessionFormats are the agents' session formats AgentSession writes.
 var AgentSessionFormats = []AgentSessionFormat{
 	{Name: "claude-code", File: "e868713d-f561-4b38-9591-97646ad8b58a.jsonl"},
 	{Name: "codex", File: "rollout-2026-12-07T17-44-45-01a2519b-a9b4-7243-87a6-138b3b487201.jsonl"},
 	{Name: "gemini-cli", File: "session-2026-12-07T18-12-50934295.jsonl"},
+	{Name: "opencode", File: "ses_dadb4fdc9ffe1FxK0DDMSUxOJE.json"},
+	{Name: "cline", File: "1796677063915_oulg3.messages.json", Uncompacted: true},
+}
+
+// AgentSessionHugeLines is how many huge lines a session of format of about size bytes holds
+// by default: 2, or, for an agent that records no compaction, as many as carry its bytes (each
+// of its requests holds every turn before it: ordinary turns would make them all as large as
+// the file).
+func AgentSessionHugeLines(format string, size, hugeBytes int64) int {
+	for _, f := range AgentSessionFormats {
+		if f.Name == format && f.Uncompacted && hugeBytes > 0 {
+			return max(2, int(size*3/4/hugeBytes))
+		}
+	}
+	return 2
 }
 
 // agentTurns writes the records of one agent's session: the lines that open it, a turn (a
@@ -45,10 +65,18 @@ var AgentSessionFormats = []AgentSessionFormat{
 type agentTurns interface {
 	head(o *agentOut)
 	turn(o *agentOut, k int, shot string)
-	hugeTurn(o *agentOut, k int, huge func()) error
+	// hugeTurn writes the huge text by calling huge with the text's quote as the JSON holds it
+	// there (`\"` in a JSON string, `\\\"` in a JSON string held in a JSON string).
+	hugeTurn(o *agentOut, k int, huge func(quote string)) error
 	compact(o *agentOut, k int)
 	// hugePerTurn is how many lines a huge turn writes the huge text into.
 	hugePerTurn() int64
+}
+
+// documentTurns is an agentTurns whose session is one JSON document: tail closes it.
+type documentTurns interface {
+	agentTurns
+	tail(o *agentOut)
 }
 
 // AgentSession writes a session file of a coding agent shaped like the ones the agents write
@@ -80,7 +108,7 @@ func AgentSession(w io.Writer, cfg AgentSessionConfig) (int64, error) {
 		}
 		if huge < cfg.HugeLines && ordinary >= int64(huge)*stretch+stretch/2 {
 			seed := cfg.Seed + int64(huge) + 1
-			if err := turns.hugeTurn(o, k, func() { o.hugeText(cfg.HugeBytes, seed) }); err != nil {
+			if err := turns.hugeTurn(o, k, func(quote string) { o.hugeText(cfg.HugeBytes, seed, quote) }); err != nil {
 				return o.cw.n, err
 			}
 			huge++
@@ -89,6 +117,9 @@ func AgentSession(w io.Writer, cfg AgentSessionConfig) (int64, error) {
 		at := o.cw.n
 		turns.turn(o, k, shots[k%len(shots)])
 		ordinary += o.cw.n - at
+	}
+	if t, ok := turns.(documentTurns); ok {
+		t.tail(o)
 	}
 	if err := o.cw.w.(*bufio.Writer).Flush(); err != nil && o.err == nil {
 		o.err = err
@@ -107,6 +138,10 @@ func agentTurnsOf(format string) (agentTurns, error) {
 		return &codexTurns{}, nil
 	case "gemini-cli":
 		return &geminiTurns{}, nil
+	case "opencode":
+		return &opencodeTurns{}, nil
+	case "cline":
+		return &clineTurns{}, nil
 	}
 	var names []string
 	for _, f := range AgentSessionFormats {
@@ -144,19 +179,82 @@ func (o *agentOut) line(parts ...string) {
 }
 
 // hugeText writes, inside a JSON string, the text of an MCP screenshot result whose base64
-// PNG is at least pictureBytes bytes: `{"page": …, "screenshot": {"data": "<base64>"}}`.
-func (o *agentOut) hugeText(pictureBytes, seed int64) {
+// PNG is at least pictureBytes bytes: `{"page": …, "screenshot": {"data": "<base64>"}}`, each
+// of its quotes written as quote.
+func (o *agentOut) hugeText(pictureBytes, seed int64, quote string) {
 	side := int64(1)
 	for side*side*3 < pictureBytes {
 		side++
 	}
-	io.WriteString(o.cw, `{\"page\":\"http://localhost:3000/\",\"screenshot\":{\"data\":\"`)
+	q := func(s string) string { return strings.ReplaceAll(s, `"`, quote) }
+	io.WriteString(o.cw, q(`{"page":"http://localhost:3000/","screenshot":{"data":"`))
 	enc := base64.NewEncoder(base64.StdEncoding, o.cw)
 	if err := writeStoredPNG(enc, int(side), int(side), seed); err != nil && o.err == nil {
 		o.err = err
 	}
 	enc.Close()
-	io.WriteString(o.cw, `\",\"mimeType\":\"image/png\"}}`)
+	io.WriteString(o.cw, q(`","mimeType":"image/png"}}`))
+}
+
+// jsObject is a JSON object whose members keep their order; jsStream is a string whose
+// content (escaped) a function writes as it streams; pretty writes both.
+type (
+	jsObject []jsMember
+	jsMember struct {
+		key   string
+		value any
+	}
+	jsStream func()
+)
+
+// pretty writes v, at depth of nesting, as JavaScript's JSON.stringify(v, null, 2) writes it:
+// v is a jsObject, a []any, a jsStream, a string, an int, a float64, a bool or nil.
+func (o *agentOut) pretty(v any, depth int) {
+	open, end, n := "[", "]", 0
+	switch v := v.(type) {
+	case jsObject:
+		open, end, n = "{", "}", len(v)
+	case []any:
+		n = len(v)
+	case jsStream:
+		o.line(`"`)
+		v()
+		o.line(`"`)
+		return
+	default:
+		o.line(o.scalar(v))
+		return
+	}
+	if n == 0 {
+		o.line(open, end)
+		return
+	}
+	o.line(open)
+	pad := "\n" + strings.Repeat("  ", depth+1)
+	for i := range n {
+		if i > 0 {
+			o.line(",")
+		}
+		o.line(pad)
+		if obj, ok := v.(jsObject); ok {
+			o.line(o.scalar(obj[i].key), ": ")
+			o.pretty(obj[i].value, depth+1)
+		} else {
+			o.pretty(v.([]any)[i], depth+1)
+		}
+	}
+	o.line(pad[:len(pad)-2], end)
+}
+
+// scalar is v in JSON as JSON.stringify writes it (no HTML escapes).
+func (o *agentOut) scalar(v any) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil && o.err == nil {
+		o.err = err
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // stamp is the timestamp of turn k.

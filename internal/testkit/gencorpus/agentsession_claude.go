@@ -106,12 +106,12 @@ func (c *claudeTurns) turn(o *agentOut, k int, shot string) {
 
 // hugeTurn: Claude Code refuses a result over its token cap; the text it sent in its place
 // names the file it saved the result to, and the result is kept beside (toolUseResult).
-func (c *claudeTurns) hugeTurn(o *agentOut, k int, huge func()) error {
+func (c *claudeTurns) hugeTurn(o *agentOut, k int, huge func(quote string)) error {
 	id := c.call(o, k)
 	sent := `"<persisted-output>\nOutput too large. Full output saved to: /home/user/.claude/projects/-home-user-project/` + claudeSession + `/tool-results/` + id + `.json\n</persisted-output>"`
 	c.user(o, k, `[{"tool_use_id":"`+id+`","type":"tool_result","content":`+sent+`}]`, func() {
 		o.line(`[{"type":"text","text":"`)
-		huge()
+		huge(`\"`)
 		o.line(`"}]`)
 	})
 	c.answer(o, k)

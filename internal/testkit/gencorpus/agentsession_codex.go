@@ -61,11 +61,11 @@ func (c *codexTurns) turn(o *agentOut, k int, shot string) {
 }
 
 // hugeTurn: an MCP result's text, as Codex records it (it keeps the whole text).
-func (c *codexTurns) hugeTurn(o *agentOut, k int, huge func()) error {
+func (c *codexTurns) hugeTurn(o *agentOut, k int, huge func(quote string)) error {
 	id := c.call(o, k)
 	c.recordWith(o, k, "response_item", func() {
 		o.line(`{"type":"function_call_output","call_id":"`, id, `","output":[{"type":"input_text","text":"Wall time: 0.0064 seconds\nOutput:"},{"type":"input_text","text":"`)
-		huge()
+		huge(`\"`)
 		o.line(`"}]}`)
 	})
 	c.answer(o, k)

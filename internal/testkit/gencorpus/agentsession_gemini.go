@@ -50,11 +50,11 @@ func (g geminiTurns) turn(o *agentOut, k int, shot string) {
 
 // hugeTurn: the MCP result's text is the functionResponse's output (in the model turn's
 // record of its tool call and in the user content that sends it: two huge lines).
-func (g geminiTurns) hugeTurn(o *agentOut, k int, huge func()) error {
+func (g geminiTurns) hugeTurn(o *agentOut, k int, huge func(quote string)) error {
 	call := fmt.Sprintf("mcp_shots_screenshot__mcp_shots_screenshot_%d_0", 1796667124696+k)
 	g.exchange(o, k, func() {
 		o.line(`[{"functionResponse":{"id":"`, call, `","name":"mcp_shots_screenshot","response":{"output":"<untrusted_context>\n`)
-		huge()
+		huge(`\"`)
 		o.line(`\n</untrusted_context>"}}}]`)
 	})
 	return o.err

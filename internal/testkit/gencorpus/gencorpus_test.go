@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -128,7 +129,8 @@ func TestHugeLines(t *testing.T) {
 			t.Fatalf("%s: %v, problems %v", f.Name, err, c.Problems)
 		}
 		last := c.Conversations[len(c.Conversations)-1]
-		if got := last.Format; string(got) != f.Name || (len(c.Conversations) > 1 && f.lead == "") {
+		agent := slices.ContainsFunc(AgentSessionFormats, func(a AgentSessionFormat) bool { return a.Name == f.Name })
+		if got := last.Format; string(got) != f.Name || (len(c.Conversations) > 1 && !agent) {
 			t.Errorf("%s: read as %s, %d conversations", f.Name, got, len(c.Conversations))
 		}
 		png := toolPicture(t, last)
@@ -142,13 +144,16 @@ func TestHugeLines(t *testing.T) {
 }
 
 // toolPicture is the picture of the conversation's tool result, as its format carries it: an
-// MCP image block, an image part, or base64 after the caption of a text.
+// MCP image block, an image part, base64 after the caption of a text, or a picture of a user
+// message after the result (OpenCode's).
 func toolPicture(t *testing.T, conv *corpora.Conversation) []byte {
 	t.Helper()
 	for _, m := range conv.Messages {
 		for _, p := range m.Parts {
 			tr := p.ToolResult
 			switch {
+			case p.Image != nil && m.Role == corpora.RoleUser:
+				return p.Image.Data
 			case tr == nil:
 			case tr.MCP != nil:
 				for _, blk := range tr.MCP.Content {
@@ -166,7 +171,7 @@ func toolPicture(t *testing.T, conv *corpora.Conversation) []byte {
 						return q.Image.Data
 					}
 				}
-			default:
+			case strings.HasPrefix(tr.Text, "the screen: "):
 				data, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(tr.Text, "the screen: "))
 				if err != nil {
 					t.Fatal(err)

@@ -81,6 +81,8 @@ var HugeLineFormats = []HugeLineFormat{
 		head: `{"id":"u2","type":"user","content":[{"functionResponse":{"id":"read_file_1","name":"read_file","response":{"output":"Binary content provided (1 item(s))."}}},` +
 			`{"inlineData":{"mimeType":"image/png","data":"`,
 		tail: `"}}]}` + "\n" + `{"id":"g2","type":"gemini","content":"A page.","model":"gemini-3.8-flash"}` + "\n"},
+	documentHugeLine("opencode", AgentSessionFormats[3].File, "a data URL in an OpenCode read tool's attachment", opencodeHugeLine),
+	documentHugeLine("cline", AgentSessionFormats[4].File, "an image block in a Cline read_files result", clineHugeLine),
 }
 
 // HugeLineFormatNamed returns the format of that name.

@@ -16,13 +16,16 @@ import (
 func main() {
 	var cfg gencorpus.AgentSessionConfig
 	out := flag.String("out", "", "folder to write the session file into (required)")
-	flag.StringVar(&cfg.Format, "format", "claude-code", "claude-code, codex or gemini-cli")
+	flag.StringVar(&cfg.Format, "format", "claude-code", "claude-code, codex, gemini-cli, opencode or cline")
 	flag.Int64Var(&cfg.Bytes, "bytes", 1<<30, "about how large the file is")
-	flag.IntVar(&cfg.HugeLines, "huge-lines", 2, "huge lines (a tool result's base64 text) spread over the file")
+	flag.IntVar(&cfg.HugeLines, "huge-lines", 0, "huge lines (a tool result's base64 text) spread over the file (0: 2, or as many as carry the bytes of an agent that records no compaction)")
 	flag.Int64Var(&cfg.HugeBytes, "huge-bytes", 150_000_000, "size of the PNG whose base64 each huge line carries")
 	flag.IntVar(&cfg.CompactEvery, "compact-every", 8, "turns between two compactions of the context")
 	flag.Int64Var(&cfg.Seed, "seed", 1, "seed")
 	flag.Parse()
+	if cfg.HugeLines == 0 {
+		cfg.HugeLines = gencorpus.AgentSessionHugeLines(cfg.Format, cfg.Bytes, cfg.HugeBytes)
+	}
 	if err := run(*out, cfg); err != nil {
 		fmt.Fprintf(os.Stderr, "agentsession: %v\n", err)
 		os.Exit(1)

@@ -1,5 +1,5 @@
-// Command hugeline writes a recording (-format: mcp-jsonl, openai-chat, openai-responses,
-// anthropic or chatbox) whose tool result is one JSON line carrying a PNG of at least
+// Command hugeline writes a recording (-format: a format of gencorpus.HugeLineFormats, from
+// mcp-jsonl to cline) whose tool result is one JSON line carrying a PNG of at least
 // -picture-bytes bytes (package gencorpus, HugeLine), as `make bench-hugeline` replays.
 //
 //	go run ./internal/testkit/gencorpus/cmd/hugeline -format anthropic -out FILE -picture-bytes 805306368
