@@ -64,6 +64,7 @@ function toolResults() {
     { name: "edge#punct_letters", text: ".abc _x ,Über ...Go's 'quoted' \"x\" --flag=value #tag @user $HOME" },
     { name: "edge#spaces", text: "a  b   \n\n  c \t\n x  \r\n\r\n   " },
     { name: "edge#others", text: "\u0001abc \u200bword \ufeffbom e\u0301 \u0301x 👍🏽✨ ½ ⅧⅨ" },
+    { name: "edge#added_tokens", text: "<think>\nplan</think> <tool_call>{\"name\":\"x\"}</tool_call> <|fim_prefix|>a<|fim_suffix|>b<|fim_middle|> <｜User｜>hi<｜Assistant｜> <｜fim▁hole｜> <unused0> [multimodal] <mask><table><tr>" },
     { name: "tool#html", text: "<table><tr><td>Cửa Việt</td><td>  Привет, мир!  </td></tr></table>\n<!-- 1234567890 -->\n<script>var x = {\"a\":1};</script>" },
   ];
 }

@@ -131,7 +131,7 @@ func hostedFamilies() []Family {
 		Family{Name: "anthropic/patch28-no-resize", Rule: RuleAnthropicPatch, Page: pageClaude,
 			Note: "⌈W/28⌉·⌈H/28⌉ of the picture as sent (no resize applied)"},
 		Family{Name: "anthropic/opus-4.7-class", Rule: RuleAnthropicPatch, MaxLongEdge: 2576, MaxPictureTokens: 4784, Page: pageClaude,
-			Note: "high-resolution tier (Fable 5, Mythos 5, Opus 4.8, Opus 4.7, Sonnet 5): the reference resize to 2576 px and 4784 tokens, then ⌈W/28⌉·⌈H/28⌉"},
+			Note: "high-resolution tier (Claude 4.7 and later: Opus 4.7, 4.8, 5, 5.5, Sonnet 5, 5.5, Haiku 5.5, Fable 5, Mythos 5): the reference resize to 2576 px and 4784 tokens, then ⌈W/28⌉·⌈H/28⌉"},
 		Family{Name: "anthropic/claude-legacy", Rule: RuleAnthropicPatch, MaxLongEdge: 1568, MaxPictureTokens: 1568, Page: pageClaude,
 			Note: "standard tier (every other model): the reference resize to 1568 px and 1568 tokens, then ⌈W/28⌉·⌈H/28⌉"},
 		Family{Name: "anthropic/legacy-area750", Rule: RuleAnthropicArea, MaxLongEdge: 1568, MaxPictureTokens: 1568, Page: pageClaude46,

@@ -6,14 +6,17 @@ import "strings"
 // family of the rule the provider's page gives for them, in one table: each prefix matches
 // an id equal to it or followed by '-', '@' or ':' (a prefix ending in '.' matches any id
 // it starts), the longest prefix winning. The detail level is the one an omitted detail
-// uses (auto).
+// uses (auto). The Claude ids of the high-resolution tier are those Claude Code's model catalog
+// (2.1.337) gives image limits of 2576 px and 4784 tokens.
 var hostedModels = []struct{ prefix, family string }{
 	{"claude", "anthropic/claude-legacy"},
 	{"claude-fable-5", "anthropic/opus-4.7-class"},
 	{"claude-mythos-5", "anthropic/opus-4.7-class"},
+	{"claude-opus-5", "anthropic/opus-4.7-class"},
 	{"claude-opus-4-8", "anthropic/opus-4.7-class"},
 	{"claude-opus-4-7", "anthropic/opus-4.7-class"},
 	{"claude-sonnet-5", "anthropic/opus-4.7-class"},
+	{"claude-haiku-5-5", "anthropic/opus-4.7-class"},
 	{"gpt-5.6", "openai/gpt-5.6-original"},
 	{"gpt-5.5", "openai/gpt-5.5-original"},
 	{"gpt-5.4", "openai/gpt-5.4-high"},

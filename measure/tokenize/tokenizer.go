@@ -111,8 +111,9 @@ type BPETokenizer struct {
 	// asciiFast says countOrdinary may count ASCII text with countASCIIPieces (every
 	// pre-tokenizer but GPT-2's).
 	asciiFast bool
-	// user holds the user-defined tokens of a GGUF vocabulary, found in ordinary text too
-	// (as llama.cpp finds them without parse_special), or nil.
+	// user holds the user-defined tokens of a GGUF vocabulary (or the non-special added
+	// tokens of a tokenizer.json), found in ordinary text too (as llama.cpp finds them without
+	// parse_special, and Hugging Face), or nil.
 	user *specialSet
 	// bos is the text of the BOS token the vocabulary adds to every prompt (a GGUF's
 	// tokenizer.ggml.add_bos_token), or "".
@@ -267,8 +268,8 @@ func InvalidBytesAsRune(s string) string {
 	return b.String()
 }
 
-// Encode returns the token ids of ordinary text (a GGUF vocabulary's user-defined tokens are
-// recognised in it, no other special token).
+// Encode returns the token ids of ordinary text (a GGUF vocabulary's user-defined tokens and
+// a tokenizer.json's non-special added tokens are recognised in it, no other special token).
 func (t *BPETokenizer) Encode(text string) []int {
 	s := t.scratch.Get().(*bpeScratch)
 	defer t.scratch.Put(s)

@@ -102,7 +102,7 @@ func loadHFFile(path string) (Tokenizer, error) {
 // LoadHFTokenizer loads a Hugging Face tokenizer.json of a byte-level BPE model (Qwen2/2.5/3,
 // Llama 3, GPT-2 style): model type BPE, a ByteLevel pre-tokenizer (alone, or after a Split
 // whose regular expression is one this package implements), an optional NFC normaliser, and
-// added tokens (recognised in template framing only).
+// added tokens (all recognised in template framing, the non-special ones in content too).
 func LoadHFTokenizer(path string) (*BPETokenizer, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -158,14 +158,17 @@ func buildHFByteLevel(name string, f *hfTokenizerFile) (*BPETokenizer, error) {
 	if err != nil {
 		return nil, err
 	}
-	specials := map[string]uint32{}
+	specials, user := map[string]uint32{}, map[string]int32{}
 	for i, at := range f.AddedTokens {
 		if at.Content == "" || at.ID < 0 || at.ID > 1<<24 {
 			return nil, fmt.Errorf("%s at /added_tokens/%d: empty content or bad id %d", name, i, at.ID)
 		}
 		specials[at.Content] = uint32(at.ID)
+		if !at.Special {
+			user[at.Content] = int32(at.ID)
+		}
 	}
-	return newBPETokenizer(bpeSpec{
+	t, err := newBPETokenizer(bpeSpec{
 		name:            name,
 		mode:            rankByMergeList,
 		vocab:           vocab,
@@ -175,6 +178,10 @@ func buildHFByteLevel(name string, f *hfTokenizerFile) (*BPETokenizer, error) {
 		specials:        specials,
 		normalize:       normalize,
 	})
+	if err == nil && len(user) > 0 {
+		t.user = newSpecialSet(user, nil) // Hugging Face finds a non-special added token in content too
+	}
+	return t, err
 }
 
 // buildMerges turns merge pairs (in byte-level form) into the engine's table. vocab maps the
