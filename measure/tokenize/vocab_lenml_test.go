@@ -110,17 +110,17 @@ func TestCharBPECutsAtSpace(t *testing.T) {
 	texts := append(slices.Clone(tokentext.EdgeCases), tokentext.EnglishText(rand.New(rand.NewPCG(3, 4)), 256<<10))
 	for _, name := range []string{"gemma3", "llama2"} {
 		tok := lenmlTokenizer(t, name).(*CharBPETokenizer)
-		if !tok.cutAtSpace {
+		if !tok.cuts {
 			t.Fatalf("%s: words are not cut at spaces", name)
 		}
-		s := new(charBPEScratch)
+		s := new(runScratch)
 		for _, text := range texts {
 			tok.user.partition(text, func(chunk string, _ int32, special bool) {
 				if special {
 					return
 				}
 				cut := tok.encodeChunk(nil, chunk, s)
-				if whole := tok.encodeWord(nil, tok.normalize(chunk, s), s); !slices.Equal(cut, whole) {
+				if whole := tok.merge(nil, tok.normalize(chunk, s), s); !slices.Equal(cut, whole) {
 					t.Errorf("%s: %q: in parts %d ids, whole %d", name, clip(chunk, 60), len(cut), len(whole))
 				}
 			})

@@ -29,8 +29,8 @@ type vocabFrame struct {
 type runScratch struct {
 	ids  []uint32
 	buf  []byte
-	syms []spmSymbol
-	heap []spmBigram
+	syms []mergeSymbol
+	heap []mergePair
 	best []ugmBest
 	// counting says only the number of ids is wanted: a run may append zeros for ids it
 	// recalls the count of from memo.
