@@ -29,9 +29,10 @@ type charMerger struct {
 	bytesFirst bool
 	// spanners are the tokens that hold a "▁" right after another character. A word (from a
 	// "▁" after another character to the next) is merged, and counted, on its own where no
-	// spanner may be written across its start: with at most maxSpanners tested against the
-	// text, with more against the character before the "▁" (noCutAfter: the characters
-	// right before a "▁" in a spanner). cuts is false where the loader proves nothing.
+	// spanner may be written across its start (nor a symbol of invalid UTF-8 run across it):
+	// with at most maxSpanners tested against the text, with more against the character
+	// before the "▁" (noCutAfter: the characters right before a "▁" in a spanner). cuts is
+	// false where the loader proves nothing.
 	cuts       bool
 	spanners   []string
 	noCutAfter map[rune]bool
@@ -40,22 +41,22 @@ type charMerger struct {
 // maxSpanners is the most spanners tested against the text.
 const maxSpanners = 16
 
-// mergeSymbol is one piece of the text being merged: bytes [start, start+n) of the escaped
-// text, linked to its neighbours (-1 at the ends), the token it is (-1: none); n is 0 once
-// merged into its left neighbour.
+// mergeSymbol is one piece of the text being merged, from byte start of the escaped text to
+// its right neighbour's start (start is -1 once merged into its left neighbour), linked to its
+// neighbours (-1 at the ends), and the token it is (-1: none).
 type mergeSymbol struct {
-	start, n   int32
+	start      int32
 	prev, next int32
 	id         int32
 }
 
-// mergePair is a candidate merge of adjacent symbols left and right, of size bytes in all,
-// into token id; key orders the queue.
+// mergePair is a candidate merge of symbol left and its right neighbour, which ends at end,
+// into token id (stale once either has merged since); key orders the queue.
 type mergePair struct {
-	key         uint32
-	left, right int32
-	size        int32
-	id          int32
+	key  uint32
+	left int32
+	end  int32
+	id   int32
 }
 
 // utf8SeqLen is the length llama.cpp gives a UTF-8 sequence by its first byte's high bits
@@ -130,32 +131,58 @@ func (m *charMerger) idOf(b []byte) int32 {
 }
 
 // encode appends the ids of escaped text, a word at a time where cuts are proven. When only
-// the number of ids is wanted (s.counting) a word of 2 to 15 bytes is merged once per
+// the number of ids is wanted (s.counting) a word of 2 to 32 bytes is merged once per
 // scratch and its count recalled from memo after that (the ids appended are then zeros).
 func (m *charMerger) encode(dst []uint32, b []byte, s *runScratch) []uint32 {
 	for lo := 0; lo < len(b); {
 		hi := m.cutEnd(b, lo)
 		c := b[lo:hi]
 		lo = hi
-		if !s.counting || len(c) < 2 || len(c) > maxMemoPiece {
+		switch {
+		case !s.counting || len(c) < 2 || len(c) > maxLongPiece:
 			dst = m.merge(dst, c, s)
-			continue
-		}
-		if s.memo == nil {
-			s.memo = new(pieceMemo)
-		}
-		key0, key1 := packMemoKey(unsafe.String(&c[0], len(c)))
-		slot := s.memo.slotOf(key0, key1)
-		if slot.lo != key0 || slot.hi != key1 {
-			n := len(dst)
-			dst = m.merge(dst, c, s)
-			*slot = memoSlot{lo: key0, hi: key1, count: uint32(len(dst) - n)}
-			continue
-		}
-		for range slot.count {
-			dst = append(dst, 0)
+		case len(c) <= maxMemoPiece:
+			dst = m.countShort(dst, c, s)
+		default:
+			dst = m.countLong(dst, c, s)
 		}
 	}
+	return dst
+}
+
+// Bounds of runScratch.longMemo: its longest word, and how many it keeps before it is cleared.
+const (
+	maxLongPiece = 32
+	longMemoKept = 1 << 14
+)
+
+// countShort appends as many zeros as word c of 2 to maxMemoPiece bytes has ids.
+func (m *charMerger) countShort(dst []uint32, c []byte, s *runScratch) []uint32 {
+	if s.memo == nil {
+		s.memo = new(pieceMemo)
+	}
+	key0, key1 := packMemoKey(unsafe.String(&c[0], len(c)))
+	slot := s.memo.slotOf(key0, key1)
+	if slot.lo != key0 || slot.hi != key1 {
+		n := len(dst)
+		dst = m.merge(dst, c, s)
+		*slot = memoSlot{lo: key0, hi: key1, count: uint32(len(dst) - n)}
+		return dst
+	}
+	return append(dst, make([]uint32, slot.count)...)
+}
+
+// countLong appends as many zeros as a longer word c (a path, a timestamp) has ids.
+func (m *charMerger) countLong(dst []uint32, c []byte, s *runScratch) []uint32 {
+	if n, ok := s.longMemo[string(c)]; ok {
+		return append(dst, make([]uint32, n)...)
+	}
+	if s.longMemo == nil || len(s.longMemo) >= longMemoKept {
+		s.longMemo = make(map[string]uint32, 1024)
+	}
+	n := len(dst)
+	dst = m.merge(dst, c, s)
+	s.longMemo[string(c)] = uint32(len(dst) - n)
 	return dst
 }
 
@@ -165,10 +192,21 @@ func (m *charMerger) cutEnd(b []byte, lo int) int {
 		return len(b)
 	}
 	p := wordEnd(b, lo, len(b))
-	for p < len(b) && m.spanned(b, p) {
+	for p < len(b) && (m.spanned(b, p) || overrun(b, lo, p)) {
 		p = wordEnd(b, p, len(b))
 	}
 	return p
+}
+
+// overrun says a symbol of b[lo:] that starts before p may run across p: a lead byte of
+// invalid UTF-8 whose sequence length, as llama.cpp reads it, reaches past p.
+func overrun(b []byte, lo, p int) bool {
+	for k := 1; k <= 3 && p-k >= lo; k++ {
+		if int(utf8SeqLen[b[p-k]>>4]) > k {
+			return true
+		}
+	}
+	return false
 }
 
 // spanned says a spanner may be written across the "▁" at p of b.
@@ -208,6 +246,9 @@ func (m *charMerger) merge(dst []uint32, b []byte, s *runScratch) []uint32 {
 	if len(b) == 0 {
 		return dst
 	}
+	if cap(s.syms) < len(b) { // a symbol a byte at most: one allocation, not a doubling series
+		s.syms, s.heap = make([]mergeSymbol, 0, len(b)), make([]mergePair, 0, len(b))
+	}
 	syms := m.symbols(s.syms[:0], b)
 	s.syms = syms
 	h := s.heap[:0]
@@ -217,14 +258,12 @@ func (m *charMerger) merge(dst []uint32, b []byte, s *runScratch) []uint32 {
 	for len(h) > 0 {
 		var top mergePair
 		top, h = mergePop(h)
-		l, r := &syms[top.left], &syms[top.right]
-		if l.n == 0 || r.n == 0 || l.n+r.n != top.size {
+		l := &syms[top.left]
+		if l.start < 0 || l.next < 0 || symbolEnd(syms, l.next, b) != top.end {
 			continue // one of the two was merged since
 		}
-		l.n += r.n
-		l.id = top.id
-		r.n = 0
-		l.next = r.next
+		r := &syms[l.next]
+		l.id, l.next, r.start = top.id, r.next, -1
 		if r.next >= 0 {
 			syms[r.next].prev = top.left
 		}
@@ -232,15 +271,12 @@ func (m *charMerger) merge(dst []uint32, b []byte, s *runScratch) []uint32 {
 		h = m.tryMerge(h, syms, b, top.left, l.next)
 	}
 	s.heap = h
-	for _, sym := range syms {
-		if sym.n == 0 {
+	for i := int32(0); i >= 0; i = syms[i].next {
+		if id := syms[i].id; id >= 0 {
+			dst = append(dst, uint32(id))
 			continue
 		}
-		if sym.id >= 0 {
-			dst = append(dst, uint32(sym.id))
-			continue
-		}
-		for _, c := range b[sym.start : sym.start+sym.n] {
+		for _, c := range b[syms[i].start:symbolEnd(syms, i, b)] {
 			if id := m.byteID[c]; id >= 0 {
 				dst = append(dst, uint32(id))
 			}
@@ -262,10 +298,10 @@ func (m *charMerger) symbols(syms []mergeSymbol, b []byte) []mergeSymbol {
 		}
 		if id < 0 && m.bytesFirst {
 			for k := off; k < off+n; k++ {
-				syms = append(syms, mergeSymbol{start: k, n: 1, id: m.byteID[b[k]]})
+				syms = append(syms, mergeSymbol{start: k, id: m.byteID[b[k]]})
 			}
 		} else {
-			syms = append(syms, mergeSymbol{start: off, n: n, id: id})
+			syms = append(syms, mergeSymbol{start: off, id: id})
 		}
 		off += n
 	}
@@ -276,6 +312,14 @@ func (m *charMerger) symbols(syms []mergeSymbol, b []byte) []mergeSymbol {
 	return syms
 }
 
+// symbolEnd returns where symbol i of b ends: at its right neighbour's start.
+func symbolEnd(syms []mergeSymbol, i int32, b []byte) int32 {
+	if j := syms[i].next; j >= 0 {
+		return syms[j].start
+	}
+	return int32(len(b))
+}
+
 // tryMerge queues the merge of symbols left and right: by rank when their pair is in the
 // merge list, else by score when their text is a token.
 func (m *charMerger) tryMerge(h []mergePair, syms []mergeSymbol, b []byte, left, right int32) []mergePair {
@@ -283,9 +327,9 @@ func (m *charMerger) tryMerge(h []mergePair, syms []mergeSymbol, b []byte, left,
 		return h
 	}
 	l, r := &syms[left], &syms[right]
-	p := mergePair{left: left, right: right, size: l.n + r.n}
+	p := mergePair{left: left, end: symbolEnd(syms, right, b)}
 	if m.merges == nil {
-		id, ok := m.ids[string(b[l.start:l.start+p.size])]
+		id, ok := m.ids[string(b[l.start:p.end])]
 		if !ok {
 			return h
 		}

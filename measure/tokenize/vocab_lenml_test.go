@@ -138,6 +138,7 @@ func BenchmarkLenmlCount(b *testing.B) {
 		for input, text := range inputs {
 			b.Run(name+"/"+input, func(b *testing.B) {
 				b.SetBytes(int64(len(text)))
+				defer reportCPU(b, processCPU())
 				for b.Loop() {
 					tok.Count(text)
 				}

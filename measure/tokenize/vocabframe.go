@@ -36,6 +36,7 @@ type runScratch struct {
 	// recalls the count of from memo.
 	counting bool
 	memo     *pieceMemo
+	longMemo map[string]uint32 // counts of words too long for memo (charMerger)
 	ugmMemo  *ugmMemo
 	ids2     []uint32 // a word's ids, counted apart from ids
 }
