@@ -232,8 +232,10 @@ func (t *CharBPETokenizer) encodeWith(text string, set *specialSet, counting boo
 // encodeChunk normalises one run of text between added tokens and encodes it.
 func (t *CharBPETokenizer) encodeChunk(dst []uint32, chunk string, s *runScratch) []uint32 {
 	word := t.normalize(chunk, s)
-	if id, ok := t.ids[string(word)]; ok && t.ignoreMerges {
-		return append(dst, uint32(id))
+	if t.ignoreMerges { // a word that is a token is that token
+		if id := t.idOf(word); id >= 0 {
+			return append(dst, uint32(id))
+		}
 	}
 	return t.encode(dst, word, s)
 }
