@@ -178,7 +178,7 @@ func (m *charMerger) countLong(dst []uint32, c []byte, s *runScratch) []uint32 {
 		return append(dst, make([]uint32, n)...)
 	}
 	if s.longMemo == nil || len(s.longMemo) >= longMemoKept {
-		s.longMemo = make(map[string]uint32, 1024)
+		s.longMemo = map[string]uint32{}
 	}
 	n := len(dst)
 	dst = m.merge(dst, c, s)
