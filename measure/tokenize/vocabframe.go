@@ -29,13 +29,14 @@ type vocabFrame struct {
 type runScratch struct {
 	ids  []uint32
 	buf  []byte
-	syms []spmSymbol
-	heap []spmBigram
+	syms []mergeSymbol
+	heap []mergePair
 	best []ugmBest
 	// counting says only the number of ids is wanted: a run may append zeros for ids it
 	// recalls the count of from memo.
 	counting bool
 	memo     *pieceMemo
+	longMemo map[string]uint32 // counts of words too long for memo (charMerger)
 	ugmMemo  *ugmMemo
 	ids2     []uint32 // a word's ids, counted apart from ids
 }
